@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { Empty, ListQuery, listOf, Problem } from './common.js';
+import * as auth from './auth.js';
+import * as keys from './keys.js';
+import type { Scope } from './keys.js';
+
+/** Which credential an operation takes (decisions.md "credential kinds"). */
+export type AuthKind = 'none' | 'session' | 'key' | 'either';
+
+export interface Endpoint {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to the base URL (`/v1`), with `:param` placeholders. */
+  path: string;
+  summary: string;
+  auth: AuthKind;
+  /** The operation acts on the credential's workspace (403 `workspace_required` without one). */
+  workspace?: boolean;
+  scope?: Scope;
+  /** Lowest role allowed for a session; `owner` and `admin` manage, `member` reads. */
+  role?: 'admin';
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Success status and body schema (`null` for no body). */
+  success: readonly [number, z.ZodType | null];
+  /** Statuses of the Problem responses the operation can give. */
+  errors: readonly number[];
+}
+
+/** The endpoint table: every `/v1` operation, by the one name used in every layer. */
+export const endpoints = {
+  signup: {
+    method: 'POST', path: '/auth/signup', summary: 'Create an account and its first workspace', auth: 'none',
+    body: auth.SignupRequest, success: [201, auth.Session], errors: [400, 403, 422, 429],
+  },
+  login: {
+    method: 'POST', path: '/auth/login', summary: 'Sign in', auth: 'none',
+    body: auth.LoginRequest, success: [200, auth.Session], errors: [400, 401, 403, 429],
+  },
+  refreshSession: {
+    method: 'POST', path: '/auth/refresh', summary: 'Rotate a refresh token (optionally switching workspace)', auth: 'none',
+    body: auth.RefreshRequest, success: [200, auth.Session], errors: [400, 401, 403],
+  },
+  logout: {
+    method: 'POST', path: '/auth/logout', summary: 'End a session', auth: 'none',
+    body: auth.LogoutRequest, success: [204, null], errors: [400],
+  },
+  getMe: {
+    method: 'GET', path: '/auth/me', summary: 'The signed-in user', auth: 'session',
+    success: [200, auth.MeResponse], errors: [401, 403],
+  },
+  revokeAllSessions: {
+    method: 'POST', path: '/auth/sessions/revoke-all', summary: "Revoke all of the user's refresh tokens", auth: 'session',
+    success: [200, auth.RevokeAllResponse], errors: [401, 403],
+  },
+  verifyEmail: {
+    method: 'POST', path: '/auth/verify-email', summary: 'Confirm an email address', auth: 'none',
+    body: auth.VerifyEmailRequest, success: [200, auth.VerifyEmailResponse], errors: [400, 422],
+  },
+  resendVerification: {
+    method: 'POST', path: '/auth/resend-verification', summary: 'Send the verification email again', auth: 'session',
+    success: [202, auth.ResendVerificationResponse], errors: [401, 403, 429],
+  },
+  listApiKeys: {
+    method: 'GET', path: '/api-keys', summary: 'List API keys, newest first', auth: 'session', workspace: true,
+    query: ListQuery, success: [200, listOf(keys.ApiKey)], errors: [400, 401, 403],
+  },
+  createApiKey: {
+    method: 'POST', path: '/api-keys', summary: 'Create an API key (shown once)', auth: 'session', workspace: true,
+    role: 'admin', body: keys.CreateApiKeyRequest, success: [201, keys.CreatedApiKey], errors: [400, 401, 403, 422],
+  },
+  revokeApiKey: {
+    method: 'DELETE', path: '/api-keys/:id', summary: 'Revoke an API key', auth: 'session', workspace: true,
+    role: 'admin', success: [204, null], errors: [401, 403, 404],
+  },
+  getOpenApi: {
+    method: 'GET', path: '/openapi.json', summary: 'This API description', auth: 'none',
+    success: [200, z.record(z.string(), z.unknown())], errors: [],
+  },
+} as const satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof endpoints;
+
+/** Replace `:param` with values, URI-encoded. */
+export function fillPath(path: string, params: Record<string, string> = {}): string {
+  return path.replace(/:(\w+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));
+}
+
+/** The OpenAPI 3.1 document of every operation, generated from the schemas that validate requests. */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const problem = z.toJSONSchema(Problem, { io: 'output' });
+  for (const [name, e] of Object.entries(endpoints) as [string, Endpoint][]) {
+    const path = e.path.replace(/:(\w+)/g, '{$1}');
+    const params = [...e.path.matchAll(/:(\w+)/g)].map((m) => ({
+      name: m[1], in: 'path', required: true, schema: { type: 'string' },
+    }));
+    if (e.query) {
+      const q = z.toJSONSchema(e.query, { io: 'input' }) as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [k, s] of Object.entries(q.properties ?? {})) {
+        params.push({ name: k, in: 'query', required: q.required?.includes(k) ?? false, schema: s as { type: string } });
+      }
+    }
+    const responses: Record<string, unknown> = {};
+    const [status, schema] = e.success;
+    responses[String(status)] = schema
+      ? { description: 'Success', content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'output' }) } } }
+      : { description: 'Success, no body' };
+    for (const s of e.errors) {
+      responses[String(s)] = { description: 'Problem', content: { 'application/problem+json': { schema: problem } } };
+    }
+    const security =
+      e.auth === 'none' ? [] : e.auth === 'either' ? [{ apiKey: [] }, { session: [] }] : [{ [e.auth === 'key' ? 'apiKey' : 'session']: [] }];
+    (paths[path] ??= {})[e.method.toLowerCase()] = {
+      operationId: name,
+      summary: e.summary,
+      ...(e.scope ? { 'x-scope': e.scope } : {}),
+      security,
+      parameters: params.length ? params : undefined,
+      requestBody: e.body
+        ? { required: true, content: { 'application/json': { schema: z.toJSONSchema(e.body, { io: 'input' }) } } }
+        : undefined,
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'svc transactional email API', version: '2026-08-01' },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'API key (svc_live_… or svc_test_…)' },
+        session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session access token' },
+      },
+    },
+    paths,
+  };
+}
+
+export { Empty };

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { Role, Workspace } from './auth.js';
+import { Timestamp, listOf } from './common.js';
+
+/** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
+export const CreateInviteRequest = z.strictObject({
+  max_uses: z.number().int().min(1).max(1_000_000).optional(),
+  expires_at: Timestamp.optional(),
+});
+export const Invite = z.object({ id: z.string(), code: z.string(), max_uses: z.number().int(), expires_at: Timestamp.nullable() });
+
+export const CreateSandboxWorkspaceRequest = z.strictObject({
+  email: z.string().max(254),
+  name: z.string().trim().min(1).max(128),
+  role: Role,
+});
+
+export const CaughtMessageSummary = z.object({
+  id: z.string(),
+  message_id: z.string().nullable(),
+  from: z.string().nullable(),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  subject: z.string().nullable(),
+  received_at: Timestamp,
+  size: z.number().int(),
+});
+export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
+
+export const CaughtAttachment = z.object({
+  filename: z.string().nullable(),
+  content_type: z.string(),
+  size: z.number().int(),
+  content_id: z.string().nullable(),
+});
+
+export const CaughtMessage = CaughtMessageSummary.extend({
+  envelope: z.object({ mail_from: z.string().nullable(), rcpt_to: z.array(z.string()) }),
+  headers: z.array(z.object({ name: z.string(), value: z.string() })),
+  text: z.string().nullable(),
+  html: z.string().nullable(),
+  attachments: z.array(CaughtAttachment),
+  dkim: z.enum(['pass', 'fail', 'none']),
+});
+export type CaughtMessage = z.infer<typeof CaughtMessage>;
+
+export const MessagesQuery = z.strictObject({
+  to: z.string().max(320).optional(),
+  workspace_id: z.string().max(64).optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .optional(),
+  after: z.string().max(64).optional(),
+});
+
+export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) });
+export const MoveClockRequest = z
+  .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: Timestamp.optional() })
+  .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {
+    message: 'give exactly one of advance_seconds and to',
+  });
+export const MovedClock = z.object({ now: Timestamp, ran: z.number().int() });
+
+export const sandboxEndpoints = {
+  createInvite: { method: 'POST', path: '/sandbox/invites', body: CreateInviteRequest, success: [201, Invite] },
+  createSandboxWorkspace: {
+    method: 'POST', path: '/sandbox/workspaces', body: CreateSandboxWorkspaceRequest, success: [201, Workspace],
+  },
+  suspendWorkspace: { method: 'POST', path: '/sandbox/workspaces/:id/suspend', success: [200, Workspace] },
+  activateWorkspace: { method: 'POST', path: '/sandbox/workspaces/:id/activate', success: [200, Workspace] },
+  closeWorkspace: { method: 'POST', path: '/sandbox/workspaces/:id/close', success: [200, Workspace] },
+  listMessages: { method: 'GET', path: '/sandbox/messages', query: MessagesQuery, success: [200, listOf(CaughtMessageSummary)] },
+  getMessage: { method: 'GET', path: '/sandbox/messages/:id', success: [200, CaughtMessage] },
+  getRawMessage: { method: 'GET', path: '/sandbox/messages/:id/raw', success: [200, null] },
+  deleteMessages: { method: 'DELETE', path: '/sandbox/messages', success: [204, null] },
+  getClock: { method: 'GET', path: '/sandbox/clock', success: [200, ClockState] },
+  moveClock: { method: 'POST', path: '/sandbox/clock', body: MoveClockRequest, success: [200, MovedClock] },
+} as const satisfies Record<
+  string,
+  { method: string; path: string; body?: z.ZodType; query?: z.ZodType; success: readonly [number, z.ZodType | null] }
+>;
+export type SandboxEndpointName = keyof typeof sandboxEndpoints;

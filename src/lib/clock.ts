@@ -1,0 +1,41 @@
+/** The service clock. Everything time-dependent in the service reads it; nothing calls Date.now() directly. */
+export interface Clock {
+  readonly mode: 'real' | 'manual';
+  /** Milliseconds since the epoch on the service clock. */
+  now(): number;
+}
+
+export interface ManualClock extends Clock {
+  readonly mode: 'manual';
+  set(ms: number): void;
+  advance(ms: number): void;
+}
+
+export function realClock(): Clock {
+  return { mode: 'real', now: () => Date.now() };
+}
+
+/** A clock that moves only when told to. Starts at `start` (default: the real time, whole seconds). */
+export function manualClock(start = Math.floor(Date.now() / 1000) * 1000): ManualClock {
+  let t = start;
+  return {
+    mode: 'manual',
+    now: () => t,
+    set(ms) {
+      t = ms;
+    },
+    advance(ms) {
+      t += ms;
+    },
+  };
+}
+
+/** UTC ISO 8601 with `Z` and millisecond precision. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;

@@ -1,0 +1,3 @@
+import { run } from './cli/program.js';
+
+process.exitCode = await run(process.argv);

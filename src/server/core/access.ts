@@ -1,0 +1,84 @@
+import type { Endpoint } from '../../contract/endpoints.js';
+import type { Role } from '../../contract/auth.js';
+import type { AccountStore, WorkspaceRow } from '../store/accounts.js';
+import type { Deps } from './deps.js';
+import { ServiceError, fail } from './errors.js';
+import { ipAllowed, type KeyPrincipal, type Keys } from './keys.js';
+import { verifyAccessToken } from './tokens.js';
+
+export interface SessionPrincipal {
+  kind: 'session';
+  userId: string;
+  workspaceId: string | null;
+  sid: string;
+}
+export type Principal = SessionPrincipal | KeyPrincipal;
+
+/** Who is calling, resolved against the operation's requirements. */
+export interface Caller {
+  principal: Principal;
+  /** The workspace acted on, for workspace-scoped operations. */
+  workspace: WorkspaceRow | null;
+  /** The session's role in that workspace; null for an API key. */
+  role: Role | null;
+}
+
+type Requirement = Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
+
+/**
+ * Authenticates a bearer credential and checks it against an operation: 401 for a missing or bad credential,
+ * 403 for the wrong kind, a disallowed IP, a suspended workspace, a missing scope or a role too low.
+ */
+export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }) {
+  const { accounts, keys, secrets, clock } = deps;
+
+  async function principalOf(bearer: string | null): Promise<Principal & { ipAllowlist?: string[] }> {
+    if (!bearer) fail('missing_credentials', 'Send an API key or access token as "Authorization: Bearer …".');
+    if (bearer!.startsWith('svc_')) return keys.authenticate(bearer!);
+    const claims = await verifyAccessToken(secrets.jwtKey, bearer!, clock.now());
+    return { kind: 'session', userId: claims.sub, workspaceId: claims.ws ?? null, sid: claims.sid };
+  }
+
+  return {
+    async authorize(req: Requirement, bearer: string | null, ip: string): Promise<Caller> {
+      const p = await principalOf(bearer);
+      if (req.auth === 'session' && p.kind === 'key') {
+        fail('session_required', 'This operation manages the account and takes a session, not an API key; sign in with `svc login`.');
+      }
+      if (req.auth === 'key' && p.kind === 'session') {
+        fail('api_key_required', 'This operation takes an API key, not a session; create one with `svc keys create`.');
+      }
+      if (p.kind === 'key' && !ipAllowed(ip, p.ipAllowlist ?? [])) {
+        fail('ip_not_allowed', `This API key may not be used from ${ip}.`);
+      }
+      const { ipAllowlist: _drop, ...principal } = p as Principal & { ipAllowlist?: string[] };
+      if (!req.workspace) return { principal, workspace: null, role: null };
+
+      let workspace: WorkspaceRow | undefined;
+      let role: Role | null = null;
+      if (principal.kind === 'session') {
+        if (!principal.workspaceId) {
+          fail('workspace_required', 'This session has no workspace selected; refresh it with a workspace_id.');
+        }
+        const m = accounts.membership(principal.userId, principal.workspaceId!);
+        if (!m) fail('not_a_member', 'You are no longer a member of this workspace.');
+        workspace = m;
+        role = m!.role;
+      } else {
+        workspace = accounts.workspaceById(principal.workspaceId);
+      }
+      if (!workspace) throw new ServiceError('invalid_api_key', 'The API key belongs to no workspace.');
+      if (workspace.status !== 'active') {
+        fail('workspace_suspended', `This workspace is ${workspace.status}; API calls are refused.`);
+      }
+      if (principal.kind === 'key' && req.scope && !principal.scopes.includes(req.scope)) {
+        fail('insufficient_scope', `This API key lacks the ${req.scope} scope.`);
+      }
+      if (principal.kind === 'session' && req.role === 'admin' && role === 'member') {
+        fail('forbidden', 'Your role in this workspace (member) may read but not change this; ask an owner or admin.');
+      }
+      return { principal, workspace, role };
+    },
+  };
+}
+export type Access = ReturnType<typeof createAccess>;

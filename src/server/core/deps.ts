@@ -1,0 +1,60 @@
+// What core needs from the outside world: time, secrets, durable jobs, configuration.
+// Tests and the manual clock drive core through these; nothing in core calls Date.now().
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/log.js';
+import type { Db } from '../store/db.js';
+import type { JobStore } from '../store/jobs.js';
+
+export interface Secrets {
+  /** HS256 key for access tokens. */
+  jwtKey: Uint8Array;
+  /** Key of the keyed hash that stores API keys, refresh tokens, invite and verification codes. */
+  hashKey: Buffer;
+}
+
+export interface ServiceConfig {
+  /** Origin the service is reached at, e.g. `http://127.0.0.1:4010` (links in emails). */
+  publicOrigin: string;
+  openSignup: boolean;
+  waitlistUrl: string;
+  /** Sender of the service's own mail (verification, notices). */
+  systemFrom: string;
+}
+
+export interface Jobs {
+  /** Adds a durable job; call inside the transaction of the change that caused it. */
+  enqueue(kind: string, payload: unknown, runAt?: number): void;
+}
+
+export interface Deps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  secrets: Secrets;
+  config: ServiceConfig;
+  jobs: Jobs;
+}
+
+/** Builds the job enqueuer: a durable row now, a scheduler kick once the caller's transaction has committed. */
+export function jobsFor(store: JobStore, clock: Clock, kick: () => void): Jobs {
+  return {
+    enqueue(kind, payload, runAt) {
+      const now = clock.now();
+      store.enqueue(kind, payload, runAt ?? now, now);
+      kick();
+    },
+  };
+}
+
+/** HMAC-SHA-256 of a secret value under the server's hash key, hex. */
+export function keyedHash(secrets: Secrets, value: string): string {
+  return createHmac('sha256', secrets.hashKey).update(value, 'utf8').digest('hex');
+}
+
+/** Constant-time string comparison. */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

@@ -1,0 +1,29 @@
+import type { ErrorCode, FieldError } from '../../contract/common.js';
+
+/** A refusal by a rule of the service. `http/` maps its code to a status; the message becomes the Problem `detail`. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    detail?: string,
+    readonly extra: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      members?: Record<string, unknown>;
+    } = {},
+  ) {
+    super(detail ?? code);
+    this.name = 'ServiceError';
+  }
+  get detail(): string | undefined {
+    return this.message === this.code ? undefined : this.message;
+  }
+}
+
+export const fail = (code: ErrorCode, detail?: string, extra?: ServiceError['extra']): never => {
+  throw new ServiceError(code, detail, extra);
+};
+
+/** A 422 `validation_failed` naming one field. */
+export function invalidField(path: string, message: string, code: ErrorCode = 'validation_failed'): ServiceError {
+  return new ServiceError(code, message, { errors: [{ path, code: 'invalid', message }] });
+}

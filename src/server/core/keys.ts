@@ -1,0 +1,132 @@
+import ipaddr from 'ipaddr.js';
+import { KEY_PREFIX_LENGTH, type ApiKey, type CreateApiKeyRequest, type CreatedApiKey, type Scope } from '../../contract/keys.js';
+import { MINUTE, iso } from '../../lib/clock.js';
+import { base62, newId } from '../../lib/ids.js';
+import type { ApiKeyRow, KeyStore } from '../store/keys.js';
+import { keyedHash, safeEqual, type Deps } from './deps.js';
+import { ServiceError, fail } from './errors.js';
+
+export interface KeyPrincipal {
+  kind: 'key';
+  keyId: string;
+  workspaceId: string;
+  mode: 'live' | 'test';
+  scopes: Scope[];
+  domainId: string | null;
+}
+
+function toApiKey(r: ApiKeyRow): ApiKey {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    reveal: `${r.prefix}…${r.last4}`,
+    mode: r.mode,
+    scopes: JSON.parse(r.scopes),
+    domain_id: r.domain_id,
+    ip_allowlist: JSON.parse(r.ip_allowlist),
+    created_at: iso(r.created_at),
+    last_used_at: r.last_used_at == null ? null : iso(r.last_used_at),
+    expires_at: r.expires_at == null ? null : iso(r.expires_at),
+    revoked_at: r.revoked_at == null ? null : iso(r.revoked_at),
+    revoked: r.revoked_at != null,
+  };
+}
+
+/** Parses an address or CIDR; null when it is neither. IPv4 addresses are kept as IPv4 for matching. */
+export function parseCidr(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
+  try {
+    if (entry.includes('/')) return ipaddr.parseCIDR(entry);
+    if (!ipaddr.isValid(entry)) return null;
+    const a = ipaddr.parse(entry);
+    return [a, a.kind() === 'ipv4' ? 32 : 128];
+  } catch {
+    return null;
+  }
+}
+
+/** True when `ip` (v4, v6 or v4-mapped v6) falls in one of the allowlist entries. */
+export function ipAllowed(ip: string, allowlist: string[]): boolean {
+  if (allowlist.length === 0) return true;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.process(ip);
+  } catch {
+    return false;
+  }
+  return allowlist.some((entry) => {
+    const range = parseCidr(entry);
+    if (!range) return false;
+    let [net, bits] = range;
+    if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+      net = (net as ipaddr.IPv6).toIPv4Address();
+      bits -= 96;
+    }
+    return addr.kind() === net.kind() && addr.match(net, bits);
+  });
+}
+
+export function createKeys(deps: Deps & { store: KeyStore }) {
+  const { store, clock, secrets } = deps;
+
+  return {
+    /** POST /api-keys: the full key is in this response only; the store keeps a keyed hash. */
+    create(workspaceId: string, userId: string | null, input: CreateApiKeyRequest): CreatedApiKey {
+      const now = clock.now();
+      const errors: { path: string; code: string; message: string }[] = [];
+      if (input.domain_id && !store.domainInWorkspace(workspaceId, input.domain_id)) {
+        errors.push({ path: 'domain_id', code: 'unknown', message: 'not a domain of this workspace' });
+      }
+      (input.ip_allowlist ?? []).forEach((entry, i) => {
+        if (!parseCidr(entry)) {
+          errors.push({ path: `ip_allowlist.${i}`, code: 'invalid', message: `"${entry}" is not an IPv4/IPv6 address or CIDR` });
+        }
+      });
+      const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
+      if (expiresAt != null && expiresAt <= now) {
+        errors.push({ path: 'expires_at', code: 'in_past', message: 'must be in the future' });
+      }
+      if (errors.length) throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+
+      const mode = input.mode ?? 'test';
+      const key = `svc_${mode}_${base62(32)}`;
+      const row: ApiKeyRow = {
+        id: newId('key'), workspace_id: workspaceId, name: input.name, prefix: key.slice(0, KEY_PREFIX_LENGTH),
+        last4: key.slice(-4), key_hash: keyedHash(secrets, key), mode, scopes: JSON.stringify([...new Set(input.scopes)]),
+        domain_id: input.domain_id ?? null, ip_allowlist: JSON.stringify(input.ip_allowlist ?? []), created_by: userId,
+        created_at: now, last_used_at: null, expires_at: expiresAt, revoked_at: null,
+      };
+      store.insert(row);
+      return { ...toApiKey(row), key };
+    },
+
+    list(workspaceId: string, limit = 20, after?: string) {
+      const rows = store.list(workspaceId, limit, after);
+      return { data: rows.slice(0, limit).map(toApiKey), has_more: rows.length > limit };
+    },
+
+    /** DELETE /api-keys/{id}: immediate; already revoked → still 204; another tenant's → 404. */
+    revoke(workspaceId: string, id: string): void {
+      if (!store.byId(workspaceId, id)) fail('not_found', 'No API key with this id.');
+      store.revoke(workspaceId, id, clock.now());
+    },
+
+    /** Authenticates a presented key: unknown, revoked or expired → 401 `invalid_api_key`. */
+    authenticate(presented: string): KeyPrincipal & { ipAllowlist: string[] } {
+      const now = clock.now();
+      const h = keyedHash(secrets, presented);
+      const row = store.byHash(h);
+      if (!row || !safeEqual(row.key_hash, h) || row.revoked_at != null || (row.expires_at != null && row.expires_at <= now)) {
+        throw new ServiceError('invalid_api_key', 'The API key is unknown, revoked or expired.');
+      }
+      store.touch(row.id, now, MINUTE);
+      return {
+        kind: 'key', keyId: row.id, workspaceId: row.workspace_id, mode: row.mode, scopes: JSON.parse(row.scopes),
+        domainId: row.domain_id, ipAllowlist: JSON.parse(row.ip_allowlist),
+      };
+    },
+
+    toApiKey,
+  };
+}
+export type Keys = ReturnType<typeof createKeys>;

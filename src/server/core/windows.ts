@@ -1,0 +1,39 @@
+import { ServiceError } from './errors.js';
+import type { RateStore } from '../store/accounts.js';
+import type { Clock } from '../../lib/clock.js';
+
+export interface WindowLimit {
+  bucket: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** Sliding windows on the service clock: login throttle, signup, resend and verify limits. */
+export function createWindows(rates: RateStore, clock: Clock) {
+  return {
+    /** Throws 429 `rate_limited` with `Retry-After` when any window is full. Counts nothing. */
+    check(...limits: WindowLimit[]): void {
+      const now = clock.now();
+      let retryAfter = 0;
+      for (const l of limits) {
+        const { n, oldest } = rates.count(l.bucket, now - l.windowMs);
+        if (n >= l.limit && oldest != null) {
+          retryAfter = Math.max(retryAfter, Math.max(1, Math.ceil((oldest + l.windowMs - now) / 1000)));
+        }
+      }
+      if (retryAfter > 0) {
+        throw new ServiceError('rate_limited', `Too many attempts; try again in ${retryAfter} seconds.`, {
+          headers: { 'Retry-After': String(retryAfter) },
+        });
+      }
+    },
+    hit(...buckets: string[]): void {
+      const now = clock.now();
+      for (const b of buckets) rates.add(b, now);
+    },
+    clear(...buckets: string[]): void {
+      for (const b of buckets) rates.clear(b);
+    },
+  };
+}
+export type Windows = ReturnType<typeof createWindows>;

@@ -1,0 +1,25 @@
+import type { Core } from '../../core/index.js';
+import type { V1Handlers } from '../app.js';
+import type { SessionPrincipal } from '../../core/access.js';
+
+const session = (p: unknown) => p as SessionPrincipal;
+
+export function authRoutes(core: Core): Pick<
+  V1Handlers,
+  'signup' | 'login' | 'refreshSession' | 'logout' | 'getMe' | 'revokeAllSessions' | 'verifyEmail' | 'resendVerification'
+> {
+  const { accounts } = core;
+  return {
+    signup: async ({ body, ip }) => ({ body: await accounts.signup(body, ip) }),
+    login: async ({ body, ip }) => ({ body: await accounts.login(body, ip) }),
+    refreshSession: async ({ body }) => ({ body: await accounts.refresh(body) }),
+    logout: ({ body }) => accounts.logout(body.refresh_token),
+    getMe: ({ caller }) => {
+      const p = session(caller.principal);
+      return { body: accounts.me(p.userId, p.workspaceId) };
+    },
+    revokeAllSessions: ({ caller }) => ({ body: accounts.revokeAll(session(caller.principal).userId) }),
+    verifyEmail: ({ body }) => ({ body: accounts.verifyEmail(body.token) }),
+    resendVerification: ({ caller }) => ({ body: accounts.resendVerification(session(caller.principal).userId) }),
+  };
+}

@@ -1,0 +1,193 @@
+// Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the scheduler.
+import { serve, type ServerType } from '@hono/node-server';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { isIP } from 'node:net';
+import { SCOPES } from '../contract/keys.js';
+import { openApiDocument } from '../contract/endpoints.js';
+import { manualClock, realClock, type Clock } from '../lib/clock.js';
+import { base62 } from '../lib/ids.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import { createCore, type Core } from './core/index.js';
+import { jobsFor, safeEqual } from './core/deps.js';
+import { createApp } from './http/app.js';
+import { authRoutes } from './http/routes/auth.js';
+import { keyRoutes } from './http/routes/keys.js';
+import { sandboxRoutes } from './sandbox/routes.js';
+import { pages } from './sandbox/pages.js';
+import { loadSecrets } from './secrets.js';
+import { createSender } from './smtp/sender.js';
+import { createSink } from './smtp/sink.js';
+import { openDb } from './store/db.js';
+import { createJobStore } from './store/jobs.js';
+import { createScheduler, type Scheduler } from './workers/scheduler.js';
+import { systemMailWorker } from './workers/system-mail.js';
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  smtpPort?: number;
+  dataDir?: string;
+  memory?: boolean;
+  clock?: 'real' | 'manual';
+  openSignup?: boolean;
+  seed?: boolean;
+  sendRate?: number;
+  relay?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  allowInsecureHttp?: boolean;
+  trustProxy?: boolean;
+  json?: boolean;
+  log?: Logger;
+}
+
+export interface Seed {
+  email: string;
+  password: string;
+  user_id: string;
+  workspace_id: string;
+  api_key_test: string;
+  api_key_live: string;
+}
+
+export interface RunningServer {
+  api: string;
+  origin: string;
+  smtp: string;
+  inbox: string;
+  port: number;
+  smtpPort: number;
+  adminToken: string;
+  seed: Seed | null;
+  clock: Clock;
+  core: Core;
+  scheduler: Scheduler;
+  close(): Promise<void>;
+}
+
+/** A usage problem with the options: the CLI shows it and exits 2. */
+export class ServeUsageError extends Error {}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+export async function startServer(opts: ServeOptions = {}): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const tls = Boolean(opts.tlsCert && opts.tlsKey);
+  if ((opts.tlsCert && !opts.tlsKey) || (!opts.tlsCert && opts.tlsKey)) {
+    throw new ServeUsageError('--tls-cert and --tls-key go together; give both.');
+  }
+  if (!isLoopback(host) && !tls && !opts.allowInsecureHttp) {
+    throw new ServeUsageError(
+      `Refusing to serve plain HTTP on ${host}, which is not a loopback address: give --tls-cert and --tls-key, ` +
+        'or --allow-insecure-http if you really mean it.',
+    );
+  }
+  const log = opts.log ?? createLogger({ json: opts.json });
+  const memory = opts.memory || !opts.dataDir;
+  const { db, fresh } = openDb({ dataDir: opts.dataDir, memory });
+  const { secrets, adminToken } = loadSecrets(memory ? null : opts.dataDir!);
+  const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
+  const jobStore = createJobStore(db);
+  const released = jobStore.releaseAll();
+  if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
+
+  let scheduler: Scheduler | undefined;
+  const jobs = jobsFor(jobStore, clock, () => scheduler?.kick());
+  const scheme = tls ? 'https' : 'http';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  // The public origin is only known once the port is bound; config reads it lazily.
+  const config = {
+    publicOrigin: '',
+    openSignup: Boolean(opts.openSignup),
+    waitlistUrl: 'https://svc.dev/waitlist',
+    systemFrom: 'svc <no-reply@svc.test>',
+  };
+  const core = createCore({ db, clock, log, secrets, config, jobs });
+
+  const sink = createSink({ store: core.sink, clock, log });
+  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
+  const sender = createSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
+  scheduler = createScheduler({
+    jobs: jobStore,
+    clock,
+    log,
+    handlers: { system_mail: systemMailWorker(sender, config.systemFrom) },
+  });
+
+  const app = createApp({
+    log,
+    trustProxy: Boolean(opts.trustProxy),
+    authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
+    isAdmin: (bearer) => bearer != null && safeEqual(bearer, adminToken),
+    v1: {
+      ...authRoutes(core),
+      ...keyRoutes(core),
+      getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
+    },
+    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
+    extra: (a) => pages(a, core, adminToken),
+  });
+
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve(
+      {
+        fetch: app.fetch,
+        port: opts.port ?? 4010,
+        hostname: host,
+        ...(tls
+          ? { createServer: createHttpsServer, serverOptions: { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } }
+          : {}),
+      },
+      () => resolve(s),
+    );
+    s.once('error', reject);
+  });
+  const port = (server.address() as { port: number }).port;
+  config.publicOrigin = `${scheme}://${urlHost}:${port}`;
+
+  let seed: Seed | null = null;
+  if (fresh && opts.seed !== false) seed = await seedSandbox(core);
+
+  scheduler.start();
+  let closing: Promise<void> | undefined;
+  return {
+    api: `${config.publicOrigin}/v1`,
+    origin: config.publicOrigin,
+    smtp: `smtp://${urlHost}:${smtpPort}`,
+    inbox: `${config.publicOrigin}/?token=${adminToken}`,
+    port,
+    smtpPort,
+    adminToken,
+    seed,
+    clock,
+    core,
+    scheduler,
+    close() {
+      closing ??= (async () => {
+        // Stop taking requests and let those in flight finish, then the workers, then the sink and the store.
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        });
+        await scheduler!.stop();
+        sender.close();
+        await sink.close();
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The demo account of a fresh data directory: a confirmed owner, a workspace, a test and a live key with every scope. */
+async function seedSandbox(core: Core): Promise<Seed> {
+  const email = 'owner@example.test';
+  const password = `sandbox-${base62(16)}`;
+  const { user, workspace } = await core.accounts.seedOwner(email, password, 'Sandbox');
+  const test = core.keys.create(workspace.id, user.id, { name: 'Sandbox test key', scopes: [...SCOPES], mode: 'test' });
+  const live = core.keys.create(workspace.id, user.id, { name: 'Sandbox live key', scopes: [...SCOPES], mode: 'live' });
+  return { email, password, user_id: user.id, workspace_id: workspace.id, api_key_test: test.key, api_key_live: live.key };
+}

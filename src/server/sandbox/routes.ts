@@ -1,0 +1,79 @@
+import type { CaughtMessage, CaughtMessageSummary } from '../../contract/sandbox.js';
+import { iso, type Clock, type ManualClock } from '../../lib/clock.js';
+import type { Core } from '../core/index.js';
+import { ServiceError, fail } from '../core/errors.js';
+import type { SinkSummaryRow } from '../store/sink.js';
+import type { SandboxHandlers } from '../http/app.js';
+
+function summary(r: SinkSummaryRow): CaughtMessageSummary {
+  return {
+    id: r.id,
+    message_id: r.svc_message_id,
+    from: r.from_addr,
+    to: JSON.parse(r.to_addrs),
+    cc: JSON.parse(r.cc_addrs),
+    subject: r.subject,
+    received_at: iso(r.received_at),
+    size: r.size,
+  };
+}
+
+export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<number>): SandboxHandlers {
+  const { accounts, sink } = core;
+  const manual = () =>
+    clock.mode === 'manual'
+      ? (clock as ManualClock)
+      : fail('conflict', 'The clock is real; start the server with --clock manual to move it.');
+
+  return {
+    createInvite: ({ body }) => ({ body: accounts.createInvite(body) }),
+    createSandboxWorkspace: ({ body }) => ({ body: accounts.addWorkspace(body.email, body.name, body.role) }),
+    suspendWorkspace: ({ params }) => ({ body: accounts.setWorkspaceStatus(params.id!, 'suspended') }),
+    activateWorkspace: ({ params }) => ({ body: accounts.setWorkspaceStatus(params.id!, 'active') }),
+    closeWorkspace: ({ params }) => ({ body: accounts.setWorkspaceStatus(params.id!, 'closed') }),
+
+    listMessages: ({ query }) => {
+      const limit = query.limit ?? 20;
+      const rows = sink.list({ to: query.to, workspaceId: query.workspace_id, limit, after: query.after });
+      return { body: { data: rows.slice(0, limit).map(summary), has_more: rows.length > limit } };
+    },
+    getMessage: ({ params }) => {
+      const r = sink.get(params.id!) ?? fail('not_found', 'No caught message with this id.');
+      const body: CaughtMessage = {
+        ...summary(r),
+        envelope: { mail_from: r.mail_from, rcpt_to: JSON.parse(r.rcpt_to) },
+        headers: JSON.parse(r.headers),
+        text: r.text,
+        html: r.html,
+        attachments: JSON.parse(r.attachments),
+        dkim: r.dkim,
+      };
+      return { body };
+    },
+    getRawMessage: ({ params }) => {
+      const r = sink.get(params.id!) ?? fail('not_found', 'No caught message with this id.');
+      return { raw: { body: new Uint8Array(r.raw), contentType: 'message/rfc822' } };
+    },
+    deleteMessages: () => {
+      sink.clear();
+    },
+
+    getClock: () => ({ body: { now: iso(clock.now()), mode: clock.mode } }),
+    moveClock: async ({ body }) => {
+      const c = manual();
+      if (body.to !== undefined) {
+        const target = Date.parse(body.to);
+        if (target < c.now()) {
+          throw new ServiceError('validation_failed', 'The clock only moves forward.', {
+            errors: [{ path: 'to', code: 'in_past', message: 'earlier than the current service time' }],
+          });
+        }
+        c.set(target);
+      } else {
+        c.advance(Math.round(body.advance_seconds! * 1000));
+      }
+      const ran = await runDue();
+      return { body: { now: iso(c.now()), ran } };
+    },
+  };
+}

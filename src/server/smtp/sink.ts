@@ -1,0 +1,160 @@
+// The SMTP sink: catches every message handed to it (by the service or any other program), parses it and
+// stores it with its raw source before answering 250, so an accepted message is already readable.
+import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { simpleParser, type AddressObject } from 'mailparser';
+import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { Logger } from '../../lib/log.js';
+import type { SinkStore } from '../store/sink.js';
+
+export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
+
+/** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
+export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
+
+export interface SinkDeps {
+  store: SinkStore;
+  clock: Clock;
+  log: Logger;
+  /** Maps a Message-ID header to the `/v1` message it carries, when it is one. */
+  lookupMessage?: (messageIdHeader: string) => { messageId: string; workspaceId: string } | null;
+  resolver?: MailauthResolver;
+  /** Called after a message is stored. */
+  onStored?: (id: string) => void;
+}
+
+function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
+  const list = Array.isArray(field) ? field : field ? [field] : [];
+  const out: string[] = [];
+  const walk = (values: AddressObject['value']) => {
+    for (const v of values) {
+      if (v.address) out.push(v.address);
+      if (v.group) walk(v.group);
+    }
+  };
+  for (const a of list) walk(a.value);
+  return out;
+}
+
+async function dkimOf(raw: Buffer, resolver: MailauthResolver | undefined): Promise<'pass' | 'fail' | 'none'> {
+  if (!/^dkim-signature:/im.test(raw.subarray(0, Math.min(raw.length, 256 * 1024)).toString('latin1').split(/\r?\n\r?\n/)[0] ?? '')) {
+    return 'none';
+  }
+  try {
+    const result = await dkimVerify(raw, resolver ? { resolver: resolver as never } : {});
+    const statuses = (result.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);
+    if (statuses.includes('pass')) return 'pass';
+    return statuses.length ? 'fail' : 'none';
+  } catch {
+    return 'fail';
+  }
+}
+
+/** Parses and stores one message; returns the stored id (or null for a duplicate service message). */
+export async function ingest(
+  deps: SinkDeps,
+  raw: Buffer,
+  envelope: { mailFrom: string | null; rcptTo: string[] },
+): Promise<string | null> {
+  const parsed = await simpleParser(raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
+  const messageIdHeader = parsed.messageId ?? null;
+  const linked = messageIdHeader ? (deps.lookupMessage?.(messageIdHeader) ?? null) : null;
+  const headers = parsed.headerLines.map((h) => {
+    const i = h.line.indexOf(':');
+    return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]/g, ' ').trim() };
+  });
+  const id = newId('eml');
+  const stored = deps.store.insert({
+    id,
+    message_id_header: messageIdHeader,
+    svc_message_id: linked?.messageId ?? null,
+    workspace_id: linked?.workspaceId ?? null,
+    mail_from: envelope.mailFrom,
+    rcpt_to: JSON.stringify(envelope.rcptTo),
+    from_addr: parsed.from?.text ?? null,
+    to_addrs: JSON.stringify(addresses(parsed.to)),
+    cc_addrs: JSON.stringify(addresses(parsed.cc)),
+    subject: parsed.subject ?? null,
+    text: parsed.text ?? null,
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+    headers: JSON.stringify(headers),
+    attachments: JSON.stringify(
+      parsed.attachments.map((a) => ({
+        filename: a.filename ?? null,
+        content_type: a.contentType,
+        size: a.size,
+        content_id: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null,
+      })),
+    ),
+    dkim: await dkimOf(raw, deps.resolver),
+    size: raw.length,
+    raw,
+    received_at: deps.clock.now(),
+  });
+  if (!stored) return null;
+  deps.onStored?.(id);
+  return id;
+}
+
+export interface Sink {
+  listen(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function createSink(deps: SinkDeps): Sink {
+  const server = new SMTPServer({
+    name: 'svc-sink',
+    banner: 'svc SMTP sink: every message is caught, none is delivered',
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    hideSTARTTLS: true,
+    disableReverseLookup: true,
+    size: MAX_MESSAGE_BYTES,
+    logger: false,
+    onData(stream, session, callback) {
+      // smtp-server resets the envelope after the callback: copy it first.
+      const envelope = {
+        mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
+        rcptTo: session.envelope.rcptTo.map((r) => r.address),
+      };
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > MAX_MESSAGE_BYTES) {
+          const err = Object.assign(new Error('Message exceeds the 50 MiB limit of this sink'), { responseCode: 552 });
+          return callback(err);
+        }
+        ingest(deps, Buffer.concat(chunks), envelope).then(
+          () => callback(null, 'Caught'),
+          (err: Error) => {
+            deps.log.error('sink could not store a message', { error: err.message });
+            callback(Object.assign(new Error('Could not store the message; try again'), { responseCode: 451 }));
+          },
+        );
+      });
+    },
+  });
+  server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
+
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.server.once('error', onError);
+        server.listen(port, host, () => {
+          server.server.off('error', onError);
+          resolve((server.server.address() as AddressInfo).port);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrations } from './migrations.js';
+
+export type Db = Database.Database;
+
+/** Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database. */
+export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; fresh: boolean } {
+  let file = ':memory:';
+  if (!opts.memory) {
+    if (!opts.dataDir) throw new Error('dataDir is required unless memory is set');
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    file = join(opts.dataDir, 'svc.sqlite');
+  }
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const fresh = migrate(db) === 0;
+  return { db, fresh };
+}
+
+/** Applies pending migrations; returns the version found before. */
+export function migrate(db: Db): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return current;
+}
+
+/** JSON column helpers. */
+export const json = {
+  out: (v: unknown) => JSON.stringify(v),
+  in: <T>(s: string | null): T => (s == null ? (null as T) : (JSON.parse(s) as T)),
+};

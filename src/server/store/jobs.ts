@@ -1,0 +1,60 @@
+import type { Db } from './db.js';
+
+export interface JobRow {
+  id: number;
+  kind: string;
+  payload: string;
+  run_at: number;
+  attempts: number;
+  claimed_until: number | null;
+  created_at: number;
+}
+
+export function createJobStore(db: Db) {
+  const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, created_at) VALUES (?, ?, ?, ?)');
+  const claim = db.prepare(`
+    UPDATE jobs SET claimed_until = @lease, attempts = attempts + 1
+    WHERE id IN (
+      SELECT id FROM jobs
+      WHERE run_at <= @now AND (claimed_until IS NULL OR claimed_until < @wall)
+      ORDER BY run_at, id LIMIT @limit
+    )
+    RETURNING *`);
+  const del = db.prepare('DELETE FROM jobs WHERE id = ?');
+  const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
+  const next = db.prepare('SELECT MIN(run_at) AS t FROM jobs WHERE claimed_until IS NULL');
+  const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
+  return {
+    /** Adds a job; call inside the transaction of the change that caused it. */
+    enqueue(kind: string, payload: unknown, runAt: number, now: number): number {
+      return Number(insert.run(kind, JSON.stringify(payload), runAt, now).lastInsertRowid);
+    },
+    /**
+     * Atomically claims up to `limit` jobs due at `now` (service clock). The lease is on the wall clock
+     * (`wall`, `lease`), so a manual service clock never strands a claim.
+     */
+    claimDue(now: number, wall: number, leaseMs: number, limit: number): JobRow[] {
+      return claim.all({ now, wall, lease: wall + leaseMs, limit }) as JobRow[];
+    },
+    complete(id: number): void {
+      del.run(id);
+    },
+    reschedule(id: number, runAt: number): void {
+      reschedule.run(runAt, id);
+    },
+    nextRunAt(): number | null {
+      return (next.get() as { t: number | null }).t;
+    },
+    /** At start: every claim belongs to a process that is gone. */
+    releaseAll(): number {
+      return release.run().changes;
+    },
+    count(kind?: string): number {
+      const row = kind
+        ? db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE kind = ?').get(kind)
+        : db.prepare('SELECT COUNT(*) AS n FROM jobs').get();
+      return (row as { n: number }).n;
+    },
+  };
+}
+export type JobStore = ReturnType<typeof createJobStore>;

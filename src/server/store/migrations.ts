@@ -1,0 +1,138 @@
+/** Numbered migrations, applied in order at start; never edit one that has shipped, add the next. */
+export const migrations: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'foundation',
+    sql: `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  name TEXT,
+  locale TEXT,
+  password_hash TEXT NOT NULL,
+  email_verified_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE workspaces (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  slug TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('active','suspended','closed')),
+  pinned_version TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE memberships (
+  user_id TEXT NOT NULL REFERENCES users(id),
+  workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+  role TEXT NOT NULL CHECK (role IN ('owner','admin','member')),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, workspace_id)
+);
+CREATE INDEX memberships_ws ON memberships(workspace_id);
+
+CREATE TABLE invites (
+  id TEXT PRIMARY KEY,
+  code_hash TEXT NOT NULL UNIQUE,
+  max_uses INTEGER NOT NULL,
+  uses INTEGER NOT NULL DEFAULT 0,
+  expires_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE refresh_tokens (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  family_id TEXT NOT NULL,
+  user_id TEXT NOT NULL REFERENCES users(id),
+  workspace_id TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER,
+  revoked_at INTEGER
+);
+CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id);
+CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id);
+
+CREATE TABLE verification_tokens (
+  token_hash TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id),
+  email TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER
+);
+
+CREATE TABLE rate_events (
+  bucket TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX rate_events_bucket ON rate_events(bucket, at);
+
+CREATE TABLE domains (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (workspace_id, name)
+);
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+  name TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  last4 TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  mode TEXT NOT NULL CHECK (mode IN ('live','test')),
+  scopes TEXT NOT NULL,
+  domain_id TEXT REFERENCES domains(id),
+  ip_allowlist TEXT NOT NULL DEFAULT '[]',
+  created_by TEXT,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER,
+  expires_at INTEGER,
+  revoked_at INTEGER
+);
+CREATE INDEX api_keys_ws ON api_keys(workspace_id, created_at);
+
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  run_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  claimed_until INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX jobs_due ON jobs(run_at);
+
+CREATE TABLE sink_messages (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  message_id_header TEXT,
+  svc_message_id TEXT,
+  workspace_id TEXT,
+  mail_from TEXT,
+  rcpt_to TEXT NOT NULL,
+  from_addr TEXT,
+  to_addrs TEXT NOT NULL,
+  cc_addrs TEXT NOT NULL,
+  subject TEXT,
+  text TEXT,
+  html TEXT,
+  headers TEXT NOT NULL,
+  attachments TEXT NOT NULL,
+  dkim TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  raw BLOB NOT NULL,
+  received_at INTEGER NOT NULL
+);
+CREATE INDEX sink_messages_msgid ON sink_messages(message_id_header);
+`,
+  },
+];

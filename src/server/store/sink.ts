@@ -1,0 +1,77 @@
+import type { Db } from './db.js';
+
+export interface SinkRow {
+  seq?: number;
+  id: string;
+  message_id_header: string | null;
+  svc_message_id: string | null;
+  workspace_id: string | null;
+  mail_from: string | null;
+  rcpt_to: string;
+  from_addr: string | null;
+  to_addrs: string;
+  cc_addrs: string;
+  subject: string | null;
+  text: string | null;
+  html: string | null;
+  headers: string;
+  attachments: string;
+  dkim: 'pass' | 'fail' | 'none';
+  size: number;
+  raw: Buffer;
+  received_at: number;
+}
+export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments'>;
+
+const SUMMARY_COLUMNS =
+  'seq, id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs, cc_addrs, subject, dkim, size, received_at';
+
+export function createSinkStore(db: Db) {
+  const insert = db.prepare(
+    `INSERT INTO sink_messages (id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
+       cc_addrs, subject, text, html, headers, attachments, dkim, size, raw, received_at)
+     VALUES (@id, @message_id_header, @svc_message_id, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
+       @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at)`,
+  );
+  const seenMessageId = db.prepare('SELECT 1 FROM sink_messages WHERE message_id_header = ? AND svc_message_id IS NOT NULL');
+  return {
+    /** Stores a caught message; a second copy of a service message (same Message-ID) is ignored. */
+    insert(row: SinkRow): boolean {
+      return db.transaction(() => {
+        if (row.svc_message_id && row.message_id_header && seenMessageId.get(row.message_id_header)) return false;
+        insert.run(row);
+        return true;
+      })();
+    },
+    /** Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively. */
+    list(opts: { to?: string; workspaceId?: string; limit: number; after?: string }): SinkSummaryRow[] {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (opts.to) {
+        where.push(
+          `(EXISTS (SELECT 1 FROM json_each(rcpt_to) WHERE lower(value) = lower(?))
+            OR EXISTS (SELECT 1 FROM json_each(to_addrs) WHERE lower(value) = lower(?))
+            OR EXISTS (SELECT 1 FROM json_each(cc_addrs) WHERE lower(value) = lower(?)))`,
+        );
+        args.push(opts.to, opts.to, opts.to);
+      }
+      if (opts.workspaceId) {
+        where.push('workspace_id = ?');
+        args.push(opts.workspaceId);
+      }
+      if (opts.after) {
+        const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as { seq: number } | undefined;
+        if (!anchor) return [];
+        where.push('seq < ?');
+        args.push(anchor.seq);
+      }
+      const sql = `SELECT ${SUMMARY_COLUMNS} FROM sink_messages ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+        ORDER BY seq DESC LIMIT ?`;
+      return db.prepare(sql).all(...args, opts.limit + 1) as SinkSummaryRow[];
+    },
+    get: (id: string) => db.prepare('SELECT * FROM sink_messages WHERE id = ?').get(id) as SinkRow | undefined,
+    clear: () => db.prepare('DELETE FROM sink_messages').run().changes,
+    count: () => (db.prepare('SELECT COUNT(*) AS n FROM sink_messages').get() as { n: number }).n,
+  };
+}
+export type SinkStore = ReturnType<typeof createSinkStore>;

@@ -1,0 +1,127 @@
+// The scheduler: the only code in the server that holds timers. Workers are handlers of job kinds;
+// the manual clock and the timer both drive them through the same step().
+import type { Clock } from '../../lib/clock.js';
+import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
+import type { Logger } from '../../lib/log.js';
+import type { JobRow, JobStore } from '../store/jobs.js';
+
+export type JobResult = void | { retryAt: number };
+export type JobHandler = (payload: any, job: JobRow) => Promise<JobResult> | JobResult;
+
+const LEASE_MS = 5 * MINUTE;
+const MAX_GENERIC_ATTEMPTS = 10;
+const IDLE_POLL_MS = 5 * SECOND;
+
+export interface Scheduler {
+  start(): void;
+  /** Stops the timer and waits for jobs in flight. */
+  stop(): Promise<void>;
+  /** Asks for a step soon (after the current transaction has committed). */
+  kick(): void;
+  /** Claims the jobs due now and runs them; resolves with how many ran. */
+  step(): Promise<number>;
+  /** Runs every job due now, including jobs those jobs make due, and waits for jobs already in flight. */
+  runDue(): Promise<number>;
+}
+
+export function createScheduler(deps: {
+  jobs: JobStore;
+  clock: Clock;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  concurrency?: number;
+}): Scheduler {
+  const { jobs, clock, log, handlers } = deps;
+  const concurrency = deps.concurrency ?? 32;
+  const inflight = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let kicked = false;
+
+  async function runJob(job: JobRow): Promise<void> {
+    const handler = handlers[job.kind];
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      const result = await handler(JSON.parse(job.payload), job);
+      if (result && 'retryAt' in result) jobs.reschedule(job.id, result.retryAt);
+      else jobs.complete(job.id);
+    } catch (err) {
+      if (job.attempts >= MAX_GENERIC_ATTEMPTS) {
+        log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
+        jobs.complete(job.id);
+      } else {
+        const delay = Math.min(2 ** job.attempts * SECOND, HOUR);
+        log.warn('job failed, will retry', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
+        jobs.reschedule(job.id, clock.now() + delay);
+      }
+    }
+  }
+
+  async function step(): Promise<number> {
+    const free = concurrency - inflight.size;
+    if (free <= 0) return 0;
+    const due = jobs.claimDue(clock.now(), Date.now(), LEASE_MS, free);
+    for (const job of due) {
+      const p = runJob(job).finally(() => {
+        inflight.delete(p);
+        if (running) arm(0);
+      });
+      inflight.add(p);
+    }
+    return due.length;
+  }
+
+  function arm(delay: number) {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, delay);
+    timer.unref?.();
+  }
+
+  async function tick() {
+    timer = undefined;
+    kicked = false;
+    try {
+      await step();
+    } catch (err) {
+      log.error('scheduler step failed', { error: String(err) });
+    }
+    const next = jobs.nextRunAt();
+    if (next == null) return arm(IDLE_POLL_MS);
+    const wait = next - clock.now();
+    // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock.
+    if (wait <= 0) return arm(inflight.size >= concurrency ? 50 : 0);
+    arm(clock.mode === 'manual' ? IDLE_POLL_MS : Math.min(wait, IDLE_POLL_MS));
+  }
+
+  return {
+    start() {
+      running = true;
+      arm(0);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await Promise.allSettled([...inflight]);
+    },
+    kick() {
+      if (!running || kicked) return;
+      kicked = true;
+      setImmediate(() => arm(0));
+    },
+    step,
+    async runDue() {
+      let ran = 0;
+      for (;;) {
+        ran += await step();
+        if (inflight.size === 0) {
+          const next = jobs.nextRunAt();
+          if (next == null || next > clock.now()) return ran;
+          continue;
+        }
+        await Promise.race(inflight);
+      }
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { newId } from '../../lib/ids.js';
+import type { Sender } from '../smtp/sender.js';
+import type { JobHandler } from './scheduler.js';
+
+export interface SystemMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */
+export function systemMailWorker(sender: Sender, from: string): JobHandler {
+  return async (mail: SystemMail) => {
+    await sender.send({
+      from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      messageId: `<${newId('sys')}@svc.test>`,
+    });
+  };
+}
