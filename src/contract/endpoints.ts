@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Empty, ListQuery, listOf, Problem } from './common.js';
 import * as auth from './auth.js';
 import * as keys from './keys.js';
+import * as domains from './domains.js';
 import type { Scope } from './keys.js';
 
 /** Which credential an operation takes (decisions.md "credential kinds"). */
@@ -71,6 +72,36 @@ export const endpoints = {
   revokeApiKey: {
     method: 'DELETE', path: '/api-keys/:id', summary: 'Revoke an API key', auth: 'session', workspace: true,
     role: 'admin', success: [204, null], errors: [401, 403, 404],
+  },
+  listDomains: {
+    method: 'GET', path: '/domains', summary: 'List sending domains, newest first', auth: 'either', workspace: true,
+    scope: 'domains:read', query: ListQuery, success: [200, listOf(domains.Domain)], errors: [400, 401, 403],
+  },
+  createDomain: {
+    method: 'POST', path: '/domains', summary: 'Add a domain; the response lists the DNS records to publish', auth: 'either',
+    workspace: true, scope: 'domains:write', role: 'admin', body: domains.CreateDomainRequest,
+    success: [201, domains.Domain], errors: [400, 401, 403, 422],
+  },
+  getDomain: {
+    method: 'GET', path: '/domains/:id', summary: 'One domain', auth: 'either', workspace: true, scope: 'domains:read',
+    success: [200, domains.Domain], errors: [401, 403, 404],
+  },
+  updateDomain: {
+    method: 'PATCH', path: '/domains/:id', summary: 'Change purpose, MAIL FROM or tracking host; the record set is regenerated',
+    auth: 'either', workspace: true, scope: 'domains:write', role: 'admin', body: domains.UpdateDomainRequest,
+    success: [200, domains.UpdatedDomain], errors: [400, 401, 403, 404, 422],
+  },
+  deleteDomain: {
+    method: 'DELETE', path: '/domains/:id', summary: 'Delete a domain', auth: 'either', workspace: true, scope: 'domains:write',
+    role: 'admin', success: [204, null], errors: [401, 403, 404, 422],
+  },
+  getDomainDns: {
+    method: 'GET', path: '/domains/:id/dns', summary: 'The records to publish and their last observed state', auth: 'either',
+    workspace: true, scope: 'domains:read', success: [200, domains.DomainDns], errors: [401, 403, 404],
+  },
+  verifyDomain: {
+    method: 'POST', path: '/domains/:id/verify', summary: 'Look every record up now', auth: 'either', workspace: true,
+    scope: 'domains:write', role: 'admin', success: [200, domains.VerifiedDomain], errors: [401, 403, 404, 429],
   },
   getOpenApi: {
     method: 'GET', path: '/openapi.json', summary: 'This API description', auth: 'none',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Role, Workspace } from './auth.js';
 import { Timestamp, listOf } from './common.js';
+import { RecordKind } from './domains.js';
 
 /** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
 export const CreateInviteRequest = z.strictObject({
@@ -64,6 +65,24 @@ export const MoveClockRequest = z
   });
 export const MovedClock = z.object({ now: Timestamp, ran: z.number().int() });
 
+export const PublishDomainRequest = z.strictObject({
+  kinds: z.array(RecordKind).min(1).optional(),
+  state: z.enum(['visible', 'propagating']).optional(),
+});
+export const ZoneRecord = z.object({
+  host: z.string(),
+  type: z.string(),
+  values: z.array(z.string()),
+  state: z.enum(['visible', 'propagating']),
+});
+export const PutDnsRequest = z.strictObject({
+  host: z.string().min(1).max(253),
+  type: z.enum(['TXT', 'CNAME', 'MX']),
+  values: z.array(z.string().max(4096)).min(1).max(50),
+  state: z.enum(['visible', 'propagating']).optional(),
+});
+export const DeleteDnsQuery = z.strictObject({ host: z.string().min(1).max(253), type: z.enum(['TXT', 'CNAME', 'MX']) });
+
 export const sandboxEndpoints = {
   createInvite: { method: 'POST', path: '/sandbox/invites', body: CreateInviteRequest, success: [201, Invite] },
   createSandboxWorkspace: {
@@ -78,6 +97,12 @@ export const sandboxEndpoints = {
   deleteMessages: { method: 'DELETE', path: '/sandbox/messages', success: [204, null] },
   getClock: { method: 'GET', path: '/sandbox/clock', success: [200, ClockState] },
   moveClock: { method: 'POST', path: '/sandbox/clock', body: MoveClockRequest, success: [200, MovedClock] },
+  publishDomain: {
+    method: 'POST', path: '/sandbox/domains/:id/publish', body: PublishDomainRequest,
+    success: [200, z.object({ records: z.array(ZoneRecord) })],
+  },
+  putDns: { method: 'PUT', path: '/sandbox/dns', body: PutDnsRequest, success: [200, ZoneRecord] },
+  deleteDns: { method: 'DELETE', path: '/sandbox/dns', query: DeleteDnsQuery, success: [204, null] },
 } as const satisfies Record<
   string,
   { method: string; path: string; body?: z.ZodType; query?: z.ZodType; success: readonly [number, z.ZodType | null] }

@@ -13,6 +13,10 @@ import { jobsFor, safeEqual } from './core/deps.js';
 import { createApp } from './http/app.js';
 import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
+import { domainRoutes } from './http/routes/domains.js';
+import { systemResolver } from './dns/system.js';
+import { sandboxResolver } from './sandbox/zone.js';
+import { createDomainStore } from './store/domains.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { loadSecrets } from './secrets.js';
@@ -30,6 +34,10 @@ export interface ServeOptions {
   dataDir?: string;
   memory?: boolean;
   clock?: 'real' | 'manual';
+  /** Where domain records are looked up: the sandbox zone (default) or real DNS. */
+  dns?: 'sandbox' | 'system';
+  /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
+  dnsServer?: string[];
   openSignup?: boolean;
   seed?: boolean;
   sendRate?: number;
@@ -47,6 +55,8 @@ export interface Seed {
   password: string;
   user_id: string;
   workspace_id: string;
+  domain: string;
+  domain_id: string;
   api_key_test: string;
   api_key_live: string;
 }
@@ -104,17 +114,25 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     openSignup: Boolean(opts.openSignup),
     waitlistUrl: 'https://svc.dev/waitlist',
     systemFrom: 'svc <no-reply@svc.test>',
+    providerHosts: PROVIDER_HOSTS,
   };
-  const core = createCore({ db, clock, log, secrets, config, jobs });
+  const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : sandboxResolver(createDomainStore(db));
+  const core = createCore({ db, clock, log, secrets, config, jobs, resolver });
 
-  const sink = createSink({ store: core.sink, clock, log });
+  const sink = createSink({ store: core.sink, clock, log, resolver: (name, rrtype) => resolver.resolve(name, rrtype) });
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
   const sender = createSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   scheduler = createScheduler({
     jobs: jobStore,
     clock,
     log,
-    handlers: { system_mail: systemMailWorker(sender, config.systemFrom) },
+    handlers: {
+      system_mail: systemMailWorker(sender, config.systemFrom),
+      domain_check: async (p: { domain_id: string; generation: number }) => {
+        const next = await core.domains.check(p.domain_id, p.generation);
+        return next == null ? undefined : { retryAt: next };
+      },
+    },
   });
 
   const app = createApp({
@@ -125,6 +143,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     v1: {
       ...authRoutes(core),
       ...keyRoutes(core),
+      ...domainRoutes(core),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
@@ -149,7 +168,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   config.publicOrigin = `${scheme}://${urlHost}:${port}`;
 
   let seed: Seed | null = null;
-  if (fresh && opts.seed !== false) seed = await seedSandbox(core);
+  if (fresh && opts.seed !== false) seed = await seedSandbox(core, opts.dns !== 'system');
 
   scheduler.start();
   let closing: Promise<void> | undefined;
@@ -182,12 +201,33 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   };
 }
 
-/** The demo account of a fresh data directory: a confirmed owner, a workspace, a test and a live key with every scope. */
-async function seedSandbox(core: Core): Promise<Seed> {
+/** Provider host names customers' records point at (locally under `svc.test`). */
+export const PROVIDER_HOSTS = {
+  feedback: 'feedback.svc.test',
+  spf: '_spf.svc.test',
+  tracking: 'track.svc.test',
+  mailboxMx: ['mx1.svc.test', 'mx2.svc.test'],
+  autodiscover: 'autodiscover.svc.test',
+  tlsRpt: 'tls-rpt@svc.test',
+};
+
+/**
+ * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`
+ * (its records published in the sandbox zone), and a test and a live key with every scope.
+ */
+async function seedSandbox(core: Core, sandboxDns: boolean): Promise<Seed> {
   const email = 'owner@example.test';
   const password = `sandbox-${base62(16)}`;
   const { user, workspace } = await core.accounts.seedOwner(email, password, 'Sandbox');
+  const domain = await core.domains.create(workspace.id, { name: 'example.test' });
+  if (sandboxDns) {
+    core.domains.publish(domain.id, {});
+    await core.domains.verify(workspace.id, domain.id);
+  }
   const test = core.keys.create(workspace.id, user.id, { name: 'Sandbox test key', scopes: [...SCOPES], mode: 'test' });
   const live = core.keys.create(workspace.id, user.id, { name: 'Sandbox live key', scopes: [...SCOPES], mode: 'live' });
-  return { email, password, user_id: user.id, workspace_id: workspace.id, api_key_test: test.key, api_key_live: live.key };
+  return {
+    email, password, user_id: user.id, workspace_id: workspace.id, domain: domain.name, domain_id: domain.id,
+    api_key_test: test.key, api_key_live: live.key,
+  };
 }

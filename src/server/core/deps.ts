@@ -20,6 +20,22 @@ export interface ServiceConfig {
   waitlistUrl: string;
   /** Sender of the service's own mail (verification, notices). */
   systemFrom: string;
+  /** The provider's host names that customers' records point at. */
+  providerHosts: ProviderHosts;
+}
+
+export interface ProviderHosts {
+  /** MX target of the MAIL FROM subdomain (bounces and feedback). */
+  feedback: string;
+  /** SPF include. */
+  spf: string;
+  /** CNAME target of a tracking host. */
+  tracking: string;
+  /** MX targets of a mailbox domain, by priority. */
+  mailboxMx: string[];
+  autodiscover: string;
+  /** Mailbox for TLS-RPT reports. */
+  tlsRpt: string;
 }
 
 export interface Jobs {
@@ -34,6 +50,7 @@ export interface Deps {
   secrets: Secrets;
   config: ServiceConfig;
   jobs: Jobs;
+  resolver: Resolver;
 }
 
 /** Builds the job enqueuer: a durable row now, a scheduler kick once the caller's transaction has committed. */
@@ -57,4 +74,21 @@ export function safeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);
   return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
+/** What one resolver said about one host and type. MX values are `PRIORITY EXCHANGE`; TXT chunks are joined. */
+export type DnsAnswer =
+  | { state: 'found'; values: string[] }
+  | { state: 'none' }
+  | { state: 'propagating' }
+  | { state: 'error'; error: string };
+
+export type LookupType = 'TXT' | 'CNAME' | 'MX';
+
+/** DNS as core sees it: the sandbox zone or real resolvers (one answer per configured resolver). */
+export interface Resolver {
+  readonly name: 'sandbox' | 'system';
+  lookup(host: string, type: LookupType): Promise<DnsAnswer[]>;
+  /** `dns.promises.resolve`-shaped lookup for mailauth (DKIM verification). */
+  resolve(name: string, rrtype: string): Promise<unknown>;
 }

@@ -2,6 +2,10 @@
 import { createAccountStore, createRateStore } from '../store/accounts.js';
 import { createKeyStore } from '../store/keys.js';
 import { createSinkStore } from '../store/sink.js';
+import { createDomainStore } from '../store/domains.js';
+import { createEventStore } from '../store/events.js';
+import { createDomains } from './domains.js';
+import { createEvents } from './events.js';
 import { createAccess } from './access.js';
 import { createAccounts } from './accounts.js';
 import type { Deps } from './deps.js';
@@ -15,6 +19,10 @@ export function createCore(deps: Deps) {
   const keys = createKeys({ ...deps, store: createKeyStore(deps.db) });
   const access = createAccess({ ...deps, accounts: accountStore, keys });
   const sink = createSinkStore(deps.db);
-  return { accounts, keys, access, sink, accountStore, windows };
+  const eventStore = createEventStore(deps.db);
+  const events = createEvents({ store: eventStore, clock: deps.clock });
+  const domainStore = createDomainStore(deps.db);
+  const domains = createDomains({ ...deps, store: domainStore, events, windows });
+  return { accounts, keys, access, sink, accountStore, windows, events, eventStore, domains, domainStore };
 }
 export type Core = ReturnType<typeof createCore>;

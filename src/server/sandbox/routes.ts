@@ -19,7 +19,7 @@ function summary(r: SinkSummaryRow): CaughtMessageSummary {
 }
 
 export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<number>): SandboxHandlers {
-  const { accounts, sink } = core;
+  const { accounts, sink, domains, domainStore } = core;
   const manual = () =>
     clock.mode === 'manual'
       ? (clock as ManualClock)
@@ -74,6 +74,17 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
       }
       const ran = await runDue();
       return { body: { now: iso(c.now()), ran } };
+    },
+
+    publishDomain: ({ params, body }) => ({ body: domains.publish(params.id!, body) }),
+    putDns: ({ body }) => {
+      const host = body.host.toLowerCase().replace(/\.$/, '');
+      const state = body.state ?? 'visible';
+      domainStore.zonePut(host, body.type, body.values, state);
+      return { body: { host, type: body.type, values: body.values, state } };
+    },
+    deleteDns: ({ query }) => {
+      domainStore.zoneDelete(query.host.toLowerCase(), query.type);
     },
   };
 }

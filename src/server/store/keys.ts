@@ -59,7 +59,7 @@ export function createKeyStore(db: Db) {
       );
     },
     domainInWorkspace: (workspaceId: string, domainId: string) =>
-      db.prepare('SELECT 1 FROM domains WHERE id = ? AND workspace_id = ?').get(domainId, workspaceId) !== undefined,
+      db.prepare('SELECT 1 FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL').get(domainId, workspaceId) !== undefined,
   };
 }
 export type KeyStore = ReturnType<typeof createKeyStore>;

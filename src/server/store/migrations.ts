@@ -76,10 +76,45 @@ CREATE TABLE domains (
   id TEXT PRIMARY KEY,
   workspace_id TEXT NOT NULL REFERENCES workspaces(id),
   name TEXT NOT NULL,
-  status TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending','verified','failed','degraded','disabled')),
+  purpose TEXT NOT NULL,
+  mail_from_subdomain TEXT NOT NULL,
+  tracking_host TEXT,
+  ownership_token TEXT NOT NULL,
+  dkim_selector TEXT NOT NULL,
+  dkim_public_key TEXT NOT NULL,
+  dkim_private_key TEXT NOT NULL,
+  records TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  UNIQUE (workspace_id, name)
+  status_since INTEGER NOT NULL,
+  verified_at INTEGER,
+  last_checked_at INTEGER,
+  check_generation INTEGER NOT NULL DEFAULT 0,
+  deleted_at INTEGER
 );
+CREATE UNIQUE INDEX domains_name ON domains(workspace_id, name) WHERE deleted_at IS NULL;
+CREATE INDEX domains_ws ON domains(workspace_id, created_at);
+
+-- The sandbox DNS zone (--dns sandbox): what a resolver would answer.
+CREATE TABLE dns_zone (
+  host TEXT NOT NULL COLLATE NOCASE,
+  type TEXT NOT NULL,
+  vals TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('visible','propagating')),
+  PRIMARY KEY (host, type)
+);
+
+-- The events outbox: written in the transaction of the change that raised them.
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  workspace_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  api_version TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX events_ws ON events(workspace_id, seq);
 
 CREATE TABLE api_keys (
   id TEXT PRIMARY KEY,

@@ -1,0 +1,104 @@
+import type { Db } from './db.js';
+
+export interface DomainRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  status: 'pending' | 'verified' | 'failed' | 'degraded' | 'disabled';
+  purpose: string;
+  mail_from_subdomain: string;
+  tracking_host: string | null;
+  ownership_token: string;
+  dkim_selector: string;
+  dkim_public_key: string;
+  dkim_private_key: string;
+  records: string;
+  created_at: number;
+  status_since: number;
+  verified_at: number | null;
+  last_checked_at: number | null;
+  check_generation: number;
+  deleted_at: number | null;
+}
+
+export interface ZoneRow {
+  host: string;
+  type: string;
+  vals: string;
+  state: 'visible' | 'propagating';
+}
+
+export function createDomainStore(db: Db) {
+  return {
+    insert(d: DomainRow): void {
+      db.prepare(
+        `INSERT INTO domains (id, workspace_id, name, status, purpose, mail_from_subdomain, tracking_host, ownership_token,
+           dkim_selector, dkim_public_key, dkim_private_key, records, created_at, status_since, verified_at, last_checked_at,
+           check_generation, deleted_at)
+         VALUES (@id, @workspace_id, @name, @status, @purpose, @mail_from_subdomain, @tracking_host, @ownership_token,
+           @dkim_selector, @dkim_public_key, @dkim_private_key, @records, @created_at, @status_since, @verified_at,
+           @last_checked_at, @check_generation, @deleted_at)`,
+      ).run(d);
+    },
+    /** A live domain of the workspace (another tenant's or a deleted one is not found). */
+    byId: (workspaceId: string, id: string) =>
+      db.prepare('SELECT * FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL').get(id, workspaceId) as
+        | DomainRow
+        | undefined,
+    /** Any live domain by id, for workers. */
+    get: (id: string) => db.prepare('SELECT * FROM domains WHERE id = ? AND deleted_at IS NULL').get(id) as DomainRow | undefined,
+    byName: (workspaceId: string, name: string) =>
+      db.prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL').get(workspaceId, name) as
+        | DomainRow
+        | undefined,
+    list(workspaceId: string, limit: number, after?: string): DomainRow[] {
+      if (after) {
+        const anchor = db.prepare('SELECT created_at, id FROM domains WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
+          | { created_at: number; id: string }
+          | undefined;
+        if (!anchor) return [];
+        return db
+          .prepare(
+            `SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?))
+             ORDER BY created_at DESC, id DESC LIMIT ?`,
+          )
+          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.id, limit + 1) as DomainRow[];
+      }
+      return db
+        .prepare('SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?')
+        .all(workspaceId, limit + 1) as DomainRow[];
+    },
+    /** Writes the changed columns of a domain. */
+    update(id: string, fields: Partial<Omit<DomainRow, 'id' | 'workspace_id'>>): void {
+      const keys = Object.keys(fields);
+      if (!keys.length) return;
+      db.prepare(`UPDATE domains SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...fields, id });
+    },
+    softDelete(id: string, at: number): void {
+      db.prepare('UPDATE domains SET deleted_at = ? WHERE id = ?').run(at, id);
+    },
+    activeKeysRestrictedTo(domainId: string, now: number): number {
+      return (
+        db
+          .prepare(
+            'SELECT COUNT(*) AS n FROM api_keys WHERE domain_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
+          )
+          .get(domainId, now) as { n: number }
+      ).n;
+    },
+
+    zoneGet: (host: string, type: string) =>
+      db.prepare('SELECT * FROM dns_zone WHERE host = ? AND type = ?').get(host.replace(/\.$/, ''), type) as ZoneRow | undefined,
+    zonePut(host: string, type: string, values: string[], state: ZoneRow['state']): void {
+      db.prepare(
+        `INSERT INTO dns_zone (host, type, vals, state) VALUES (?, ?, ?, ?)
+         ON CONFLICT (host, type) DO UPDATE SET vals = excluded.vals, state = excluded.state`,
+      ).run(host.replace(/\.$/, ''), type, JSON.stringify(values), state);
+    },
+    zoneDelete: (host: string, type: string) =>
+      db.prepare('DELETE FROM dns_zone WHERE host = ? AND type = ?').run(host.replace(/\.$/, ''), type).changes,
+    zoneHas: (host: string) =>
+      db.prepare('SELECT 1 FROM dns_zone WHERE host = ? LIMIT 1').get(host.replace(/\.$/, '')) !== undefined,
+  };
+}
+export type DomainStore = ReturnType<typeof createDomainStore>;

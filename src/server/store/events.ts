@@ -1,0 +1,37 @@
+import type { Db } from './db.js';
+
+export interface EventRow {
+  seq: number;
+  id: string;
+  workspace_id: string;
+  type: string;
+  data: string;
+  api_version: string;
+  created_at: number;
+}
+
+export function createEventStore(db: Db) {
+  const insert = db.prepare(
+    'INSERT INTO events (id, workspace_id, type, data, api_version, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  return {
+    insert(e: Omit<EventRow, 'seq'>): number {
+      return Number(insert.run(e.id, e.workspace_id, e.type, e.data, e.api_version, e.created_at).lastInsertRowid);
+    },
+    /** Oldest first after the event `after` (a stream). */
+    list(workspaceId: string, opts: { limit: number; afterSeq?: number; types?: string[] }): EventRow[] {
+      const args: unknown[] = [workspaceId, opts.afterSeq ?? 0];
+      let typeSql = '';
+      if (opts.types?.length) {
+        typeSql = ` AND type IN (${opts.types.map(() => '?').join(', ')})`;
+        args.push(...opts.types);
+      }
+      return db
+        .prepare(`SELECT * FROM events WHERE workspace_id = ? AND seq > ?${typeSql} ORDER BY seq LIMIT ?`)
+        .all(...args, opts.limit + 1) as EventRow[];
+    },
+    seqOf: (workspaceId: string, id: string) =>
+      (db.prepare('SELECT seq FROM events WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as { seq: number } | undefined)?.seq,
+  };
+}
+export type EventStore = ReturnType<typeof createEventStore>;

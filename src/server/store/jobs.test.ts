@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MINUTE } from '../../lib/clock.js';
+import { openDb, type Db } from './db.js';
+import { createJobStore } from './jobs.js';
+
+const T0 = Date.UTC(2026, 7, 1, 12, 0, 0);
+const WALL = 1_000_000;
+const LEASE = 5 * MINUTE;
+
+describe('job store', () => {
+  const open: Db[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const db of open.splice(0)) if (db.open) db.close();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const memoryStore = () => {
+    const { db } = openDb({ memory: true });
+    open.push(db);
+    return createJobStore(db);
+  };
+
+  it('claims each due job once: a second claim gets only what the first left', () => {
+    const jobs = memoryStore();
+    const ids = [1, 2, 3, 4, 5].map((n) => jobs.enqueue('k', { n }, T0, T0));
+    const first = jobs.claimDue(T0, WALL, LEASE, 3);
+    const second = jobs.claimDue(T0, WALL, LEASE, 10);
+    expect(first).toHaveLength(3);
+    expect(second).toHaveLength(2);
+    const claimed = [...first, ...second].map((j) => j.id);
+    expect(new Set(claimed).size).toBe(5);
+    expect(claimed.sort((a, b) => a - b)).toEqual(ids);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
+    // Claiming counts an attempt and sets the wall-clock lease; the payload comes back as stored.
+    expect(first[0]).toMatchObject({ kind: 'k', attempts: 1, claimed_until: WALL + LEASE, run_at: T0 });
+    expect(JSON.parse(first[0]!.payload)).toEqual({ n: 1 });
+  });
+
+  it('claims the earliest due jobs first and leaves jobs due later alone', () => {
+    const jobs = memoryStore();
+    const late = jobs.enqueue('k', {}, T0 + 60_000, T0);
+    const b = jobs.enqueue('k', {}, T0 - 1000, T0);
+    const a = jobs.enqueue('k', {}, T0 - 5000, T0);
+    expect(jobs.claimDue(T0, WALL, LEASE, 1).map((j) => j.id)).toEqual([a]);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10).map((j) => j.id)).toEqual([b]);
+    expect(jobs.claimDue(T0 + 59_999, WALL, LEASE, 10)).toEqual([]);
+    expect(jobs.claimDue(T0 + 60_000, WALL, LEASE, 10).map((j) => j.id)).toEqual([late]);
+  });
+
+  it('two connections to one database file never claim the same job', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-jobs-'));
+    dirs.push(dir);
+    const a = openDb({ dataDir: dir }).db;
+    const b = openDb({ dataDir: dir }).db;
+    open.push(a, b);
+    const storeA = createJobStore(a);
+    const storeB = createJobStore(b);
+    for (let i = 0; i < 20; i++) storeA.enqueue('k', { i }, T0, T0);
+    const seen: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      seen.push(...storeA.claimDue(T0, WALL, LEASE, 1).map((j) => j.id));
+      seen.push(...storeB.claimDue(T0, WALL, LEASE, 1).map((j) => j.id));
+    }
+    expect(seen).toHaveLength(20);
+    expect(new Set(seen).size).toBe(20);
+  });
+
+  it('a claim whose wall-clock lease ran out can be claimed again, with the attempt counted', () => {
+    const jobs = memoryStore();
+    const id = jobs.enqueue('k', {}, T0, T0);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toHaveLength(1);
+    expect(jobs.claimDue(T0, WALL + LEASE - 1, LEASE, 10)).toEqual([]);
+    const again = jobs.claimDue(T0, WALL + LEASE + 1, LEASE, 10);
+    expect(again.map((j) => [j.id, j.attempts])).toEqual([[id, 2]]);
+  });
+
+  it('nextRunAt ignores claimed jobs; reschedule releases the claim; complete removes the job', () => {
+    const jobs = memoryStore();
+    expect(jobs.nextRunAt()).toBeNull();
+    const id = jobs.enqueue('k', {}, T0, T0);
+    jobs.enqueue('other', {}, T0 + 5000, T0);
+    expect(jobs.nextRunAt()).toBe(T0);
+    jobs.claimDue(T0, WALL, LEASE, 1);
+    expect(jobs.nextRunAt()).toBe(T0 + 5000);
+    jobs.reschedule(id, T0 + 1000);
+    expect(jobs.nextRunAt()).toBe(T0 + 1000);
+    expect(jobs.claimDue(T0 + 1000, WALL, LEASE, 1).map((j) => j.id)).toEqual([id]);
+    jobs.complete(id);
+    expect(jobs.count()).toBe(1);
+    expect(jobs.count('k')).toBe(0);
+    expect(jobs.count('other')).toBe(1);
+  });
+
+  it('releaseAll frees every claim and says how many', () => {
+    const jobs = memoryStore();
+    jobs.enqueue('k', {}, T0, T0);
+    jobs.enqueue('k', {}, T0, T0);
+    jobs.enqueue('k', {}, T0 + 60_000, T0);
+    expect(jobs.releaseAll()).toBe(0);
+    jobs.claimDue(T0, WALL, LEASE, 10);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
+    expect(jobs.releaseAll()).toBe(2);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10).map((j) => j.attempts)).toEqual([2, 2]);
+  });
+});
