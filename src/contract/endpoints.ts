@@ -3,6 +3,7 @@ import { Empty, ListQuery, listOf, Problem } from './common.js';
 import * as auth from './auth.js';
 import * as keys from './keys.js';
 import * as domains from './domains.js';
+import * as emails from './emails.js';
 import type { Scope } from './keys.js';
 
 /** Which credential an operation takes (decisions.md "credential kinds"). */
@@ -102,6 +103,24 @@ export const endpoints = {
   verifyDomain: {
     method: 'POST', path: '/domains/:id/verify', summary: 'Look every record up now', auth: 'either', workspace: true,
     scope: 'domains:write', role: 'admin', success: [200, domains.VerifiedDomain], errors: [401, 403, 404, 429],
+  },
+  sendEmail: {
+    method: 'POST', path: '/emails', summary: 'Send an email (queued, or scheduled with scheduled_at)', auth: 'key',
+    workspace: true, scope: 'emails:send', body: emails.SendEmailRequest, success: [202, emails.MessageAccepted],
+    errors: [400, 401, 403, 409, 422, 429, 451],
+  },
+  sendBatch: {
+    method: 'POST', path: '/emails/batch', summary: 'Send up to 100 emails; per-item results in request order', auth: 'key',
+    workspace: true, scope: 'emails:send', body: emails.SendBatchRequest, success: [207, emails.BatchResult],
+    errors: [400, 401, 403, 409, 422, 429],
+  },
+  getEmail: {
+    method: 'GET', path: '/emails/:id', summary: 'One message with its events timeline', auth: 'key', workspace: true,
+    scope: 'emails:read', success: [200, emails.Message], errors: [401, 403, 404],
+  },
+  cancelEmail: {
+    method: 'POST', path: '/emails/:id/cancel', summary: 'Cancel a queued or scheduled message', auth: 'key', workspace: true,
+    scope: 'emails:send', success: [200, emails.CancelledMessage], errors: [401, 403, 404, 422],
   },
   getOpenApi: {
     method: 'GET', path: '/openapi.json', summary: 'This API description', auth: 'none',

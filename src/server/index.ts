@@ -26,6 +26,9 @@ import { openDb } from './store/db.js';
 import { createJobStore } from './store/jobs.js';
 import { createScheduler, type Scheduler } from './workers/scheduler.js';
 import { systemMailWorker } from './workers/system-mail.js';
+import { deliveryWorker } from './workers/delivery.js';
+import { emailRoutes } from './http/routes/emails.js';
+import { trackingRoutes } from './http/tracking.js';
 
 export interface ServeOptions {
   host?: string;
@@ -42,6 +45,8 @@ export interface ServeOptions {
   seed?: boolean;
   sendRate?: number;
   relay?: string;
+  /** Operator patterns (regular expressions) the abuse filter refuses with 451. */
+  blockPattern?: string[];
   tlsCert?: string;
   tlsKey?: string;
   allowInsecureHttp?: boolean;
@@ -117,17 +122,37 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     providerHosts: PROVIDER_HOSTS,
   };
   const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : sandboxResolver(createDomainStore(db));
-  const core = createCore({ db, clock, log, secrets, config, jobs, resolver });
+  const core = createCore(
+    { db, clock, log, secrets, config, jobs, resolver },
+    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')) },
+  );
 
-  const sink = createSink({ store: core.sink, clock, log, resolver: (name, rrtype) => resolver.resolve(name, rrtype) });
+  const sink = createSink({
+    store: core.sink,
+    clock,
+    log,
+    resolver: (name, rrtype) => resolver.resolve(name, rrtype),
+    lookupMessage: (header) => {
+      const id = /^<?(msg_[0-9A-Za-z]{24})@/.exec(header)?.[1];
+      const m = id ? core.messageStore.get(id) : undefined;
+      return m ? { messageId: m.id, workspaceId: m.workspace_id } : null;
+    },
+  });
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
   const sender = createSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
+  const relay = opts.relay ? createSender({ url: opts.relay }) : null;
   scheduler = createScheduler({
     jobs: jobStore,
     clock,
     log,
     handlers: {
       system_mail: systemMailWorker(sender, config.systemFrom),
+      deliver: deliveryWorker({
+        delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
+        origin: () => config.publicOrigin,
+      }),
+      outcome: (p: { message_id: string; recipient: string; attempt: number }) =>
+        core.delivery.retryOutcome(p.message_id, p.recipient, p.attempt),
       domain_check: async (p: { domain_id: string; generation: number }) => {
         const next = await core.domains.check(p.domain_id, p.generation);
         return next == null ? undefined : { retryAt: next };
@@ -144,10 +169,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       ...authRoutes(core),
       ...keyRoutes(core),
       ...domainRoutes(core),
+      ...emailRoutes(core, () => `${config.publicOrigin}/v1`),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
-    extra: (a) => pages(a, core, adminToken),
+    extra: (a) => {
+      pages(a, core, adminToken);
+      trackingRoutes(a, core, Boolean(opts.trustProxy));
+    },
   });
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -193,6 +222,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         });
         await scheduler!.stop();
         sender.close();
+        relay?.close();
         await sink.close();
         db.close();
       })();

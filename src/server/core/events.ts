@@ -6,10 +6,11 @@ import type { EventStore } from '../store/events.js';
 /** Raises events into the outbox. Call inside the transaction of the change that caused them. */
 export function createEvents(deps: { store: EventStore; clock: Clock }) {
   return {
-    emit(workspaceId: string, type: string, data: Record<string, unknown>): string {
+    emit(workspaceId: string, type: string, data: Record<string, unknown>, messageId: string | null = null): string {
       const id = newId('evt');
       deps.store.insert({
-        id, workspace_id: workspaceId, type, data: JSON.stringify(data), api_version: SERVICE_VERSION, created_at: deps.clock.now(),
+        id, workspace_id: workspaceId, type, message_id: messageId, data: JSON.stringify(data), api_version: SERVICE_VERSION,
+        created_at: deps.clock.now(),
       });
       return id;
     },

@@ -5,6 +5,11 @@ import { createSinkStore } from '../store/sink.js';
 import { createDomainStore } from '../store/domains.js';
 import { createEventStore } from '../store/events.js';
 import { createDomains } from './domains.js';
+import { createMessageStore } from '../store/messages.js';
+import { createEmails } from './emails.js';
+import { createDelivery } from './delivery.js';
+import { createTracking } from './tracking.js';
+import { createSendRate } from './send-rate.js';
 import { createEvents } from './events.js';
 import { createAccess } from './access.js';
 import { createAccounts } from './accounts.js';
@@ -12,7 +17,14 @@ import type { Deps } from './deps.js';
 import { createKeys } from './keys.js';
 import { createWindows } from './windows.js';
 
-export function createCore(deps: Deps) {
+export interface CoreOptions {
+  /** Sending requests per second per workspace (bucket of twice that). */
+  sendRate: number;
+  /** Operator patterns of the abuse filter. */
+  blockPatterns: RegExp[];
+}
+
+export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, blockPatterns: [] }) {
   const accountStore = createAccountStore(deps.db);
   const windows = createWindows(createRateStore(deps.db), deps.clock);
   const accounts = createAccounts({ ...deps, store: accountStore, windows });
@@ -23,6 +35,16 @@ export function createCore(deps: Deps) {
   const events = createEvents({ store: eventStore, clock: deps.clock });
   const domainStore = createDomainStore(deps.db);
   const domains = createDomains({ ...deps, store: domainStore, events, windows });
-  return { accounts, keys, access, sink, accountStore, windows, events, eventStore, domains, domainStore };
+  const messageStore = createMessageStore(deps.db);
+  const emails = createEmails({
+    ...deps, store: messageStore, domains: domainStore, accounts: accountStore, events, eventStore, blockPatterns: opts.blockPatterns,
+  });
+  const delivery = createDelivery({ ...deps, store: messageStore, domains: domainStore, emails });
+  const tracking = createTracking({ ...deps, store: messageStore, emails });
+  const sendRate = createSendRate(opts.sendRate, deps.clock);
+  return {
+    accounts, keys, access, sink, accountStore, windows, events, eventStore, domains, domainStore, messageStore, emails, delivery,
+    tracking, sendRate,
+  };
 }
 export type Core = ReturnType<typeof createCore>;

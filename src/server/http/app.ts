@@ -61,7 +61,7 @@ function patternOf(path: string): RegExp {
   return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '/?$');
 }
 
-function clientIp(c: Context, trustProxy: boolean): string {
+export function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
     const xff = c.req.header('x-forwarded-for');
     if (xff) return xff.split(',')[0]!.trim();

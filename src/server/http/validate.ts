@@ -28,5 +28,7 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
     }
   }
   const summary = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-  throw new ServiceError(shape ? 'invalid_request' : 'validation_failed', `Invalid ${where}: ${summary}`, { errors });
+  // A malformed query value (e.g. `limit=0`, `limit=abc`) is 400 `invalid_request` (decisions.md "400 vs 422", "pagination").
+  const code = shape || where === 'query' ? 'invalid_request' : 'validation_failed';
+  throw new ServiceError(code, `Invalid ${where}: ${summary}`, { errors });
 }

@@ -8,16 +8,20 @@ export interface Sender {
   close(): void;
 }
 
-export function createSender(opts: { host: string; port: number; maxConnections?: number }): Sender {
-  const transport: Transporter = nodemailer.createTransport({
-    host: opts.host,
-    port: opts.port,
-    secure: false,
-    ignoreTLS: true,
-    pool: true,
-    maxConnections: opts.maxConnections ?? 4,
-    maxMessages: Infinity,
-  });
+export function createSender(opts: { host: string; port: number; maxConnections?: number } | { url: string }): Sender {
+  const transport: Transporter =
+    'url' in opts
+      ? // A relay (`smtp://` or `smtps://`), pooled as well.
+        nodemailer.createTransport(`${opts.url}${opts.url.includes('?') ? '&' : '?'}pool=true`)
+      : nodemailer.createTransport({
+          host: opts.host,
+          port: opts.port,
+          secure: false,
+          ignoreTLS: true,
+          pool: true,
+          maxConnections: opts.maxConnections ?? 4,
+          maxMessages: Infinity,
+        });
   return {
     async send(message) {
       const info = await transport.sendMail(message);

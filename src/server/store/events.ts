@@ -5,6 +5,7 @@ export interface EventRow {
   id: string;
   workspace_id: string;
   type: string;
+  message_id: string | null;
   data: string;
   api_version: string;
   created_at: number;
@@ -12,11 +13,11 @@ export interface EventRow {
 
 export function createEventStore(db: Db) {
   const insert = db.prepare(
-    'INSERT INTO events (id, workspace_id, type, data, api_version, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO events (id, workspace_id, type, message_id, data, api_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   return {
     insert(e: Omit<EventRow, 'seq'>): number {
-      return Number(insert.run(e.id, e.workspace_id, e.type, e.data, e.api_version, e.created_at).lastInsertRowid);
+      return Number(insert.run(e.id, e.workspace_id, e.type, e.message_id, e.data, e.api_version, e.created_at).lastInsertRowid);
     },
     /** Oldest first after the event `after` (a stream). */
     list(workspaceId: string, opts: { limit: number; afterSeq?: number; types?: string[] }): EventRow[] {
@@ -30,6 +31,9 @@ export function createEventStore(db: Db) {
         .prepare(`SELECT * FROM events WHERE workspace_id = ? AND seq > ?${typeSql} ORDER BY seq LIMIT ?`)
         .all(...args, opts.limit + 1) as EventRow[];
     },
+    /** A message's timeline, oldest first. */
+    ofMessage: (messageId: string) =>
+      db.prepare('SELECT * FROM events WHERE message_id = ? ORDER BY seq').all(messageId) as EventRow[],
     seqOf: (workspaceId: string, id: string) =>
       (db.prepare('SELECT seq FROM events WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as { seq: number } | undefined)?.seq,
   };

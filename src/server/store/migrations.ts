@@ -110,11 +110,58 @@ CREATE TABLE events (
   id TEXT NOT NULL UNIQUE,
   workspace_id TEXT NOT NULL,
   type TEXT NOT NULL,
+  message_id TEXT,
   data TEXT NOT NULL,
   api_version TEXT NOT NULL,
   created_at INTEGER NOT NULL
 );
 CREATE INDEX events_ws ON events(workspace_id, seq);
+CREATE INDEX events_message ON events(message_id, seq) WHERE message_id IS NOT NULL;
+
+CREATE TABLE messages (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+  key_id TEXT NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('live','test')),
+  domain_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  from_header TEXT NOT NULL,
+  from_email TEXT NOT NULL,
+  to_addrs TEXT NOT NULL,
+  cc_addrs TEXT NOT NULL,
+  bcc_addrs TEXT NOT NULL,
+  reply_to TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  html TEXT,
+  text TEXT,
+  attachments TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  tracking TEXT NOT NULL,
+  scheduled_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX messages_domain_waiting ON messages(domain_id) WHERE status IN ('queued','scheduled');
+
+CREATE TABLE idempotency_keys (
+  workspace_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (workspace_id, key)
+);
+
+CREATE TABLE suppressions (
+  workspace_id TEXT NOT NULL,
+  email TEXT NOT NULL COLLATE NOCASE,
+  reason TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (workspace_id, email)
+);
 
 CREATE TABLE api_keys (
   id TEXT PRIMARY KEY,

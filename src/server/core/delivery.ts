@@ -1,0 +1,159 @@
+import type { Tag } from '../../contract/emails.js';
+import { MINUTE, iso } from '../../lib/clock.js';
+import type { MessageRow, MessageStore } from '../store/messages.js';
+import type { DomainStore } from '../store/domains.js';
+import { simulatorMailbox } from './addresses.js';
+import type { Deps } from './deps.js';
+import type { Emails, StoredAttachment } from './emails.js';
+
+/** How long a simulated deferral waits before its next attempt. */
+export const DEFER_DELAY = 5 * MINUTE;
+
+/** Final statuses by precedence: a later outcome may only raise a message's status. */
+const OUTCOME_RANK = ['sent', 'delivered', 'complained', 'bounced'];
+
+interface BounceSpec {
+  class: 'hard' | 'soft' | 'block' | 'technical';
+  smtp_code: string;
+  subtype: string;
+  suppress: boolean;
+}
+const BOUNCES: Record<string, BounceSpec> = {
+  bounce: { class: 'hard', smtp_code: '550', subtype: 'general', suppress: true },
+  softbounce: { class: 'soft', smtp_code: '452', subtype: 'mailbox_full', suppress: false },
+  block: { class: 'block', smtp_code: '554', subtype: 'policy', suppress: false },
+  technical: { class: 'technical', smtp_code: '421', subtype: 'service_unavailable', suppress: false },
+};
+
+/** What the worker needs to build and hand over a message. */
+export interface OutgoingMessage {
+  row: MessageRow;
+  recipients: string[];
+  attachments: StoredAttachment[];
+  tags: Tag[];
+  headers: Record<string, string>;
+  tracking: { opens: boolean; clicks: boolean };
+  domain: { name: string; mailFrom: string; trackingHost: string | null };
+}
+
+/**
+ * The delivery rules: claiming a message, suppression, hand-over results and the simulator outcomes of
+ * sandbox.md. Every status change is one conditional update; events go to the outbox in the same transaction.
+ */
+export function createDelivery(deps: Deps & { store: MessageStore; domains: DomainStore; emails: Emails }) {
+  const { store, clock, db, jobs, emails } = deps;
+
+  function raise(m: MessageRow, to: string): void {
+    const current = store.get(m.id)!;
+    const from = OUTCOME_RANK.indexOf(current.status);
+    if (from >= 0 && OUTCOME_RANK.indexOf(to) > from) store.transition(m.id, current.status, to, clock.now());
+  }
+
+  function outcome(m: MessageRow, recipient: string, attempt: number): void {
+    const box = simulatorMailbox(recipient);
+    const now = clock.now();
+    const bounce = box ? BOUNCES[box] : undefined;
+    if ((box === 'softbounce' || box === 'defer') && attempt === 1) {
+      const next = now + DEFER_DELAY;
+      emails.emit(m, 'email.deferred', {
+        smtp_code: '452', reason: 'Mailbox temporarily unavailable (simulated); the provider will retry.', next_attempt_at: iso(next),
+      }, recipient);
+      jobs.enqueue('outcome', { message_id: m.id, recipient, attempt: 2 }, next);
+      return;
+    }
+    if (bounce) {
+      emails.emit(m, 'email.bounced', { bounce: { class: bounce.class, subtype: bounce.subtype, smtp_code: bounce.smtp_code } }, recipient);
+      if (bounce.suppress) store.suppress(m.workspace_id, recipient, 'hard_bounce', now);
+      raise(m, 'bounced');
+      return;
+    }
+    emails.emit(m, 'email.delivered', {}, recipient);
+    raise(m, 'delivered');
+    if (box === 'complaint') {
+      emails.emit(m, 'email.complained', {}, recipient);
+      store.suppress(m.workspace_id, recipient, 'complaint', now);
+      raise(m, 'complained');
+    }
+  }
+
+  return {
+    /**
+     * Claims a message for hand-over: `scheduled → queued` when its time has come, then `queued → sending`.
+     * A message already `sending` (its worker died) is resumed. Null when there is nothing to send: cancelled,
+     * done, or every recipient suppressed (then `suppressed` with `email.failed`).
+     */
+    claim(id: string): OutgoingMessage | null {
+      return db.transaction((): OutgoingMessage | null => {
+        let m = store.get(id);
+        if (!m) return null;
+        const now = clock.now();
+        if (m.status === 'scheduled' && store.transition(id, 'scheduled', 'queued', now)) {
+          m = store.get(id)!;
+          emails.emit(m, 'email.queued');
+        }
+        if (m.status === 'queued') {
+          if (!store.transition(id, 'queued', 'sending', now)) return null;
+        } else if (m.status !== 'sending') {
+          return null;
+        }
+        m = store.get(id)!;
+        const recipients = emails
+          .allRecipients(m)
+          .filter((r) => simulatorMailbox(r) !== 'suppressed' && !store.isSuppressed(m!.workspace_id, r));
+        if (recipients.length === 0) {
+          store.transition(id, 'sending', 'suppressed', now);
+          emails.emit(m, 'email.failed', { reason: 'suppressed' });
+          return null;
+        }
+        const domain = deps.domains.get(m.domain_id);
+        return {
+          row: m,
+          recipients,
+          attachments: JSON.parse(m.attachments),
+          tags: JSON.parse(m.tags),
+          headers: JSON.parse(m.headers),
+          tracking: JSON.parse(m.tracking),
+          domain: {
+            name: domain?.name ?? m.from_email.split('@')[1]!,
+            mailFrom: domain?.mail_from_subdomain ?? 'bounces',
+            trackingHost: domain?.tracking_host ?? null,
+          },
+        };
+      })();
+    },
+
+    /** Whether the provider refuses the message outright (the `fail@` simulator recipient). */
+    refusedByProvider: (out: OutgoingMessage) => out.recipients.some((r) => simulatorMailbox(r) === 'fail'),
+
+    /** `sending → failed` with `email.failed {reason}`. */
+    failed(id: string, reason: string): void {
+      db.transaction(() => {
+        const m = store.get(id);
+        if (m && store.transition(id, 'sending', 'failed', clock.now())) emails.emit(m, 'email.failed', { reason });
+      })();
+    },
+
+    /** A transient hand-over error: back to `queued` so the retried job claims it again. */
+    requeue(id: string): void {
+      store.transition(id, 'sending', 'queued', clock.now());
+    },
+
+    /** `sending → sent` once the provider accepted it, then the simulated outcome of each recipient. */
+    sent(out: OutgoingMessage): void {
+      db.transaction(() => {
+        if (!store.transition(out.row.id, 'sending', 'sent', clock.now())) return;
+        emails.emit(out.row, 'email.sent');
+        for (const r of out.recipients) outcome(out.row, r, 1);
+      })();
+    },
+
+    /** A later attempt for a deferred recipient (job `outcome`). */
+    retryOutcome(id: string, recipient: string, attempt: number): void {
+      db.transaction(() => {
+        const m = store.get(id);
+        if (m) outcome(m, recipient, attempt);
+      })();
+    },
+  };
+}
+export type Delivery = ReturnType<typeof createDelivery>;

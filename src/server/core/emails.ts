@@ -1,0 +1,297 @@
+import { detectMimeType } from 'nodemailer/lib/mime-funcs';
+import type { FieldError } from '../../contract/common.js';
+import type { Message, MessageAccepted, SendEmailRequest, Tag } from '../../contract/emails.js';
+import { DAY, iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { DomainStore } from '../store/domains.js';
+import type { EventStore } from '../store/events.js';
+import type { MessageRow, MessageStore } from '../store/messages.js';
+import type { KeyPrincipal } from './keys.js';
+import { parseAddress, type ParsedAddress } from './addresses.js';
+import { canonicalJson, sha256 } from './canonical.js';
+import type { Deps } from './deps.js';
+import { ServiceError, fail } from './errors.js';
+import type { Events } from './events.js';
+
+export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
+export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
+const RESERVED_HEADERS = new Set(
+  ['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding',
+    'dkim-signature', 'return-path'],
+);
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const MAX_SCHEDULE_AHEAD = 30 * DAY;
+const IDEMPOTENCY_WINDOW = DAY;
+
+export interface StoredAttachment {
+  filename: string;
+  content?: string;
+  url?: string;
+  content_type: string;
+  content_id?: string;
+}
+
+/** A send response as stored for idempotent replays. */
+export interface SendResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+export function createEmails(
+  deps: Deps & {
+    store: MessageStore;
+    domains: DomainStore;
+    accounts: AccountStore;
+    events: Events;
+    eventStore: EventStore;
+    blockPatterns: RegExp[];
+  },
+) {
+  const { store, clock, jobs, events, config } = deps;
+
+  /** Every rule of a send request that does not need the database; 422 naming each bad field. */
+  function checkFields(input: SendEmailRequest, now: number) {
+    const errors: FieldError[] = [];
+    const bad = (path: string, message: string, code = 'invalid') => errors.push({ path, code, message });
+    const addr = (value: string, path: string): ParsedAddress | null => {
+      const p = parseAddress(value);
+      if (!p) bad(path, `"${value.slice(0, 100)}" is not a valid email address`);
+      return p;
+    };
+    const from = addr(input.from, 'from');
+    const toList = typeof input.to === 'string' ? [input.to] : input.to;
+    const lists = {
+      to: toList.map((v, i) => addr(v, typeof input.to === 'string' ? 'to' : `to.${i}`)),
+      cc: (input.cc ?? []).map((v, i) => addr(v, `cc.${i}`)),
+      bcc: (input.bcc ?? []).map((v, i) => addr(v, `bcc.${i}`)),
+      reply_to: (input.reply_to ?? []).map((v, i) => addr(v, `reply_to.${i}`)),
+    };
+    if (input.subject !== undefined && /[\r\n]/.test(input.subject)) bad('subject', 'must not contain CR or LF');
+    if (input.html === undefined && input.text === undefined && input.template_id === undefined) {
+      bad('html', 'give at least one of html, text or template_id', 'content_required');
+    }
+    const attachments: StoredAttachment[] = (input.attachments ?? []).map((a, i) => {
+      const path = `attachments.${i}`;
+      if (/[/\\]/.test(a.filename) || /[\u0000-\u001f]/.test(a.filename)) bad(`${path}.filename`, 'must not contain / or \\ or control characters');
+      if ((a.content === undefined) === (a.url === undefined)) bad(path, 'give exactly one of content and url');
+      if (a.content !== undefined && !BASE64.test(a.content)) bad(`${path}.content`, 'must be valid base64');
+      if (a.url !== undefined) {
+        let u: URL | null = null;
+        try {
+          u = new URL(a.url);
+        } catch {
+          bad(`${path}.url`, 'must be an absolute URL');
+        }
+        if (u && !(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
+          bad(`${path}.url`, 'must be https (http only to a loopback host)');
+        }
+      }
+      if (a.content_id !== undefined && /[\s<>]/.test(a.content_id)) bad(`${path}.content_id`, 'must not contain spaces or angle brackets');
+      if (a.content_type !== undefined && /[\r\n]/.test(a.content_type)) bad(`${path}.content_type`, 'must not contain CR or LF');
+      return {
+        filename: a.filename,
+        ...(a.content !== undefined ? { content: a.content } : {}),
+        ...(a.url !== undefined ? { url: a.url } : {}),
+        content_type: a.content_type ?? detectMimeType(a.filename),
+        ...(a.content_id !== undefined ? { content_id: a.content_id } : {}),
+      };
+    });
+    for (const [name, value] of Object.entries(input.headers ?? {})) {
+      if (!HEADER_NAME.test(name)) bad(`headers.${name}`, 'is not a valid header field name');
+      else if (RESERVED_HEADERS.has(name.toLowerCase())) bad(`headers.${name}`, 'is reserved and set by the service');
+      if (/[\r\n]/.test(value)) bad(`headers.${name}`, 'value must not contain CR or LF');
+    }
+    let scheduledAt: number | null = null;
+    if (input.scheduled_at !== undefined) {
+      scheduledAt = Date.parse(input.scheduled_at);
+      if (scheduledAt > now + MAX_SCHEDULE_AHEAD) bad('scheduled_at', 'must be at most 30 days ahead');
+    }
+    if (errors.length) {
+      throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+    }
+    if (input.template_id !== undefined) {
+      fail('template_not_found', `No template ${input.template_id}: templates are not served yet; send html or text.`, {
+        errors: [{ path: 'template_id', code: 'not_found', message: 'unknown template' }],
+      });
+    }
+    const defined = (l: (ParsedAddress | null)[]) => l as ParsedAddress[];
+    return {
+      from: from!, to: defined(lists.to), cc: defined(lists.cc), bcc: defined(lists.bcc), reply_to: defined(lists.reply_to),
+      attachments, scheduledAt,
+    };
+  }
+
+  /** GTUBE in subject/text/html, EICAR in an attachment, or an operator pattern → 451; nothing is stored. */
+  function abuseFilter(input: SendEmailRequest, attachments: StoredAttachment[]) {
+    const texts = [input.subject ?? '', input.text ?? '', input.html ?? ''];
+    const blocked = (why: string) => fail('content_blocked', `The message was refused by the abuse filter: ${why}.`);
+    if (texts.some((t) => t.includes(GTUBE))) blocked('it contains the GTUBE spam test string');
+    for (const a of attachments) {
+      if (a.content && Buffer.from(a.content, 'base64').includes(EICAR)) blocked(`attachment ${a.filename} contains the EICAR test virus`);
+    }
+    for (const p of deps.blockPatterns) {
+      if (texts.some((t) => p.test(t))) blocked('it matches a blocked pattern of this server');
+    }
+  }
+
+  function eventBase(m: MessageRow) {
+    return {
+      message_id: m.id,
+      from: m.from_header,
+      subject: m.subject,
+      tags: JSON.parse(m.tags) as Tag[],
+    };
+  }
+  function allRecipients(m: MessageRow): string[] {
+    return [...JSON.parse(m.to_addrs), ...JSON.parse(m.cc_addrs), ...JSON.parse(m.bcc_addrs)] as string[];
+  }
+
+  /** Emits a message event into the outbox and the message's timeline. */
+  function emit(m: MessageRow, type: string, extra: Record<string, unknown> = {}, to: string | string[] = allRecipients(m)) {
+    events.emit(m.workspace_id, type, { ...eventBase(m), to, ...extra }, m.id);
+  }
+
+  /** Accepts one message: validates, then writes it, its `email.queued` event and its delivery job in one transaction. */
+  function accept(key: KeyPrincipal, input: SendEmailRequest): MessageAccepted {
+    const now = clock.now();
+    const f = checkFields(input, now);
+    abuseFilter(input, f.attachments);
+    const domain = deps.domains.byName(key.workspaceId, f.from.domain);
+    if (key.domainId && domain?.id !== key.domainId) {
+      fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}.`);
+    }
+    if (!domain || (domain.status !== 'verified' && domain.status !== 'degraded')) {
+      fail('domain_not_verified', `${f.from.domain} is not a verified domain of this workspace; add and verify it first.`, {
+        errors: [{ path: 'from', code: 'domain_not_verified', message: `${f.from.domain} is not verified` }],
+      });
+    }
+    if (key.mode === 'live' && !deps.accounts.ownerOf(key.workspaceId)?.email_verified_at) {
+      fail('live_sending_locked', "Live sending unlocks once the workspace owner confirms their email address; use a test key until then.");
+    }
+    const status = f.scheduledAt != null && f.scheduledAt > now ? 'scheduled' : 'queued';
+    const row: MessageRow = {
+      id: newId('msg'), workspace_id: key.workspaceId, key_id: key.keyId, mode: key.mode, domain_id: domain!.id, status,
+      from_header: input.from.trim(), from_email: f.from.address,
+      to_addrs: JSON.stringify(f.to.map((a) => a.address)), cc_addrs: JSON.stringify(f.cc.map((a) => a.address)),
+      bcc_addrs: JSON.stringify(f.bcc.map((a) => a.address)), reply_to: JSON.stringify(input.reply_to ?? []),
+      subject: input.subject ?? '', html: input.html ?? null, text: input.text ?? null,
+      attachments: JSON.stringify(f.attachments), headers: JSON.stringify(input.headers ?? {}),
+      tags: JSON.stringify(input.tags ?? []),
+      tracking: JSON.stringify({ opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true }),
+      scheduled_at: status === 'scheduled' ? f.scheduledAt : null, created_at: now, updated_at: now,
+    };
+    deps.db.transaction(() => {
+      store.insert(row);
+      if (status === 'queued') emit(row, 'email.queued');
+      jobs.enqueue('deliver', { message_id: row.id }, status === 'queued' ? now : row.scheduled_at!);
+    })();
+    return { id: row.id, status, created_at: iso(now) };
+  }
+
+  /**
+   * Runs `produce` under an Idempotency-Key: a replay within 24 h returns the stored response (plus
+   * `Idempotent-Replay: true`), a different body → 409. All synchronous in one transaction, so concurrent requests
+   * with one key create exactly one message. Only 2xx responses are stored.
+   */
+  function idempotent(workspaceId: string, key: string | undefined, request: unknown, produce: () => SendResult): SendResult {
+    if (key === undefined) return produce();
+    const hash = sha256(canonicalJson(request));
+    return deps.db.transaction((): SendResult => {
+      const now = clock.now();
+      const prior = store.idempotency(workspaceId, key);
+      if (prior && prior.created_at + IDEMPOTENCY_WINDOW > now) {
+        if (prior.request_hash !== hash) {
+          fail('idempotency_conflict', 'This Idempotency-Key was used with a different request body in the last 24 hours; use a new key.');
+        }
+        return { status: prior.status, body: JSON.parse(prior.body), headers: { ...JSON.parse(prior.headers), 'Idempotent-Replay': 'true' } };
+      }
+      const result = produce();
+      if (result.status >= 200 && result.status < 300) {
+        store.saveIdempotency({
+          workspace_id: workspaceId, key, request_hash: hash, status: result.status, body: JSON.stringify(result.body),
+          headers: JSON.stringify(result.headers), created_at: now,
+        });
+      }
+      return result;
+    })();
+  }
+
+  function toMessage(m: MessageRow): Message {
+    const timeline = deps.eventStore.ofMessage(m.id).map((e) => {
+      const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
+      return { type: e.type, occurred_at: iso(e.created_at), detail };
+    });
+    return {
+      id: m.id, status: m.status as Message['status'], plane: 'transactional', from: m.from_header,
+      to: JSON.parse(m.to_addrs), cc: JSON.parse(m.cc_addrs), bcc: JSON.parse(m.bcc_addrs), subject: m.subject,
+      tags: JSON.parse(m.tags), scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at), created_at: iso(m.created_at),
+      events: timeline,
+    };
+  }
+
+  return {
+    eventBase,
+    allRecipients,
+    emit,
+
+    /** POST /emails */
+    send(key: KeyPrincipal, input: SendEmailRequest, idempotencyKey: string | undefined, baseUrl: string): SendResult {
+      return idempotent(key.workspaceId, idempotencyKey, { op: 'sendEmail', body: input }, () => {
+        const accepted = accept(key, input);
+        return { status: 202, body: accepted, headers: { Location: `${baseUrl}/emails/${accepted.id}` } };
+      });
+    },
+
+    /** POST /emails/batch: each item accepted or refused on its own, in request order; one key for the batch. */
+    batch(
+      key: KeyPrincipal,
+      items: unknown[],
+      idempotencyKey: string | undefined,
+      validateItem: (item: unknown) => SendEmailRequest,
+      problemOf: (err: ServiceError) => Record<string, unknown>,
+    ): SendResult {
+      return idempotent(key.workspaceId, idempotencyKey, { op: 'sendBatch', body: items }, () => {
+        const data = items.map((item) => {
+          try {
+            const m = accept(key, validateItem(item));
+            return { status: 202, id: m.id, message_status: m.status };
+          } catch (err) {
+            if (!(err instanceof ServiceError)) throw err;
+            const error = problemOf(err);
+            return { status: error.status as number, error };
+          }
+        });
+        return { status: 207, body: { data }, headers: {} };
+      });
+    },
+
+    /** GET /emails/{id} */
+    get(workspaceId: string, id: string): Message {
+      return toMessage(store.byId(workspaceId, id) ?? fail('not_found', 'No message with this id in this workspace.'));
+    },
+
+    /** POST /emails/{id}/cancel: only from queued or scheduled; one atomic update decides a race with a worker. */
+    cancel(workspaceId: string, id: string) {
+      const m = store.byId(workspaceId, id) ?? fail('not_found', 'No message with this id in this workspace.');
+      const now = clock.now();
+      if (store.transition(m.id, 'queued', 'cancelled', now) || store.transition(m.id, 'scheduled', 'cancelled', now)) {
+        return { id: m.id, status: 'cancelled' as const };
+      }
+      const current = store.get(m.id)!;
+      if (current.status === 'cancelled') return { id: m.id, status: 'cancelled' as const };
+      return fail('message_not_cancellable', `The message is ${current.status}: it was already handed to the provider.`);
+    },
+
+    toMessage,
+    config,
+  };
+}
+export type Emails = ReturnType<typeof createEmails>;

@@ -1,0 +1,39 @@
+import type { Clock } from '../../lib/clock.js';
+
+export interface BucketState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  reset: number;
+  /** Seconds until the next token, when refused. */
+  retryAfter: number;
+}
+
+/**
+ * The per-workspace sending bucket: holds 2 × rate tokens and refills at `rate` per second of the service
+ * clock (so under a manual clock it refills only as the clock moves).
+ */
+export function createSendRate(rate: number, clock: Clock) {
+  const capacity = 2 * rate;
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    take(workspaceId: string): BucketState {
+      const now = clock.now();
+      const b = buckets.get(workspaceId) ?? { tokens: capacity, at: now };
+      b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * rate);
+      b.at = now;
+      const allowed = b.tokens >= 1;
+      if (allowed) b.tokens -= 1;
+      buckets.set(workspaceId, b);
+      return {
+        allowed,
+        limit: rate,
+        remaining: Math.floor(b.tokens),
+        reset: Math.ceil((capacity - b.tokens) / rate),
+        retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / rate)),
+      };
+    },
+  };
+}
+export type SendRate = ReturnType<typeof createSendRate>;

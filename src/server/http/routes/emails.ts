@@ -1,0 +1,57 @@
+import { IDEMPOTENCY_HEADER, SendEmailRequest } from '../../../contract/emails.js';
+import type { KeyPrincipal } from '../../core/keys.js';
+import type { Core } from '../../core/index.js';
+import { ServiceError } from '../../core/errors.js';
+import type { SendResult } from '../../core/emails.js';
+import type { RequestContext, Reply, V1Handlers } from '../app.js';
+import { problemBody } from '../problem.js';
+import { validate } from '../validate.js';
+
+function idempotencyKey(headers: Headers): string | undefined {
+  const key = headers.get(IDEMPOTENCY_HEADER);
+  if (key === null) return undefined;
+  if (key.length === 0 || key.length > 255) {
+    throw new ServiceError('invalid_request', 'The Idempotency-Key header must be 1–255 characters.', {
+      errors: [{ path: 'Idempotency-Key', code: 'invalid', message: 'must be 1–255 characters' }],
+    });
+  }
+  return key;
+}
+
+export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers, 'sendEmail' | 'sendBatch' | 'getEmail' | 'cancelEmail'> {
+  const { emails, sendRate } = core;
+
+  /** Takes a token from the workspace's bucket; every send response carries the X-RateLimit headers. */
+  function limited(ctx: RequestContext<unknown>, run: (key: KeyPrincipal, idem: string | undefined) => SendResult): Reply {
+    const key = ctx.caller.principal as KeyPrincipal;
+    const state = sendRate.take(key.workspaceId);
+    const rate = {
+      'X-RateLimit-Limit': String(state.limit),
+      'X-RateLimit-Remaining': String(state.remaining),
+      'X-RateLimit-Reset': String(state.reset),
+    };
+    if (!state.allowed) {
+      throw new ServiceError('rate_limited', `This workspace may send ${state.limit} requests a second; retry in ${state.retryAfter} s.`, {
+        headers: { ...rate, 'Retry-After': String(state.retryAfter) },
+      });
+    }
+    const result = run(key, idempotencyKey(ctx.headers));
+    return { status: result.status, body: result.body, headers: { ...result.headers, ...rate } };
+  }
+
+  return {
+    sendEmail: (ctx) => limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, baseUrl())),
+    sendBatch: (ctx) =>
+      limited(ctx as RequestContext<unknown>, (key, idem) =>
+        emails.batch(
+          key,
+          ctx.body,
+          idem,
+          (item) => validate(SendEmailRequest, item, 'body'),
+          (err) => problemBody(err, ctx.requestId) as unknown as Record<string, unknown>,
+        ),
+      ),
+    getEmail: ({ caller, params }) => ({ body: emails.get(caller.workspace!.id, params.id!) }),
+    cancelEmail: ({ caller, params }) => ({ body: emails.cancel(caller.workspace!.id, params.id!) }),
+  };
+}

@@ -1,0 +1,82 @@
+import type { Db } from './db.js';
+
+export interface MessageRow {
+  id: string;
+  workspace_id: string;
+  key_id: string;
+  mode: 'live' | 'test';
+  domain_id: string;
+  status: string;
+  from_header: string;
+  from_email: string;
+  to_addrs: string;
+  cc_addrs: string;
+  bcc_addrs: string;
+  reply_to: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  attachments: string;
+  headers: string;
+  tags: string;
+  tracking: string;
+  scheduled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IdempotencyRow {
+  workspace_id: string;
+  key: string;
+  request_hash: string;
+  status: number;
+  body: string;
+  headers: string;
+  created_at: number;
+}
+
+export function createMessageStore(db: Db) {
+  const insert = db.prepare(
+    `INSERT INTO messages (id, workspace_id, key_id, mode, domain_id, status, from_header, from_email, to_addrs, cc_addrs,
+       bcc_addrs, reply_to, subject, html, text, attachments, headers, tags, tracking, scheduled_at, created_at, updated_at)
+     VALUES (@id, @workspace_id, @key_id, @mode, @domain_id, @status, @from_header, @from_email, @to_addrs, @cc_addrs,
+       @bcc_addrs, @reply_to, @subject, @html, @text, @attachments, @headers, @tags, @tracking, @scheduled_at, @created_at,
+       @updated_at)`,
+  );
+  const move = db.prepare('UPDATE messages SET status = @to, updated_at = @at WHERE id = @id AND status = @from');
+  const byId = db.prepare('SELECT * FROM messages WHERE id = ?');
+  const getIdem = db.prepare('SELECT * FROM idempotency_keys WHERE workspace_id = ? AND key = ?');
+  const putIdem = db.prepare(
+    `INSERT INTO idempotency_keys (workspace_id, key, request_hash, status, body, headers, created_at)
+     VALUES (@workspace_id, @key, @request_hash, @status, @body, @headers, @created_at)
+     ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
+       body = excluded.body, headers = excluded.headers, created_at = excluded.created_at`,
+  );
+  const suppressed = db.prepare('SELECT 1 FROM suppressions WHERE workspace_id = ? AND email = ?');
+  const suppress = db.prepare(
+    'INSERT INTO suppressions (workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  return {
+    insert: (m: MessageRow) => void insert.run(m),
+    get: (id: string) => byId.get(id) as MessageRow | undefined,
+    byId: (workspaceId: string, id: string) => {
+      const m = byId.get(id) as MessageRow | undefined;
+      return m && m.workspace_id === workspaceId ? m : undefined;
+    },
+    /** One atomic conditional transition: true for the single winner. */
+    transition: (id: string, from: string, to: string, at: number) => move.run({ id, from, to, at }).changes === 1,
+    waitingFromDomain: (domainId: string) =>
+      (
+        db
+          .prepare("SELECT COUNT(*) AS n FROM messages WHERE domain_id = ? AND status IN ('queued','scheduled')")
+          .get(domainId) as { n: number }
+      ).n,
+
+    idempotency: (workspaceId: string, key: string) => getIdem.get(workspaceId, key) as IdempotencyRow | undefined,
+    saveIdempotency: (r: IdempotencyRow) => void putIdem.run(r),
+
+    isSuppressed: (workspaceId: string, email: string) => suppressed.get(workspaceId, email) !== undefined,
+    suppress: (workspaceId: string, email: string, reason: string, at: number) => void suppress.run(workspaceId, email, reason, at),
+  };
+}
+export type MessageStore = ReturnType<typeof createMessageStore>;

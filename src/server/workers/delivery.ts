@@ -1,0 +1,104 @@
+// Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
+// to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import type { Delivery, OutgoingMessage } from '../core/delivery.js';
+import type { Domains } from '../core/domains.js';
+import type { Tracking } from '../core/tracking.js';
+import type { DomainStore } from '../store/domains.js';
+import type { Sender } from '../smtp/sender.js';
+import type { JobHandler } from './scheduler.js';
+
+const FETCH_TIMEOUT_MS = 10_000;
+const MAX_FETCH_BYTES = 40 * 1024 * 1024;
+
+export interface DeliveryWorkerDeps {
+  delivery: Delivery;
+  domains: Domains;
+  domainStore: DomainStore;
+  tracking: Tracking;
+  sender: Sender;
+  relay: Sender | null;
+  /** The server's origin (`http://127.0.0.1:4010`), for tracking links without a tracking host. */
+  origin: () => string;
+  fetch?: typeof fetch;
+}
+
+async function fetchAttachment(url: string, doFetch: typeof fetch): Promise<Buffer> {
+  const res = await doFetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const body = Buffer.from(await res.arrayBuffer());
+  if (body.length > MAX_FETCH_BYTES) throw new Error('larger than 40 MiB');
+  return body;
+}
+
+export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
+  const doFetch = deps.fetch ?? fetch;
+  const keys = new Map<string, { domainName: string; keySelector: string; privateKey: string }>();
+  const signingKey = (domainId: string) => {
+    let k = keys.get(domainId);
+    if (!k) {
+      const row = deps.domainStore.get(domainId);
+      if (!row) return undefined;
+      k = deps.domains.signingKey(row);
+      keys.set(domainId, k);
+    }
+    return k;
+  };
+
+  async function build(out: OutgoingMessage): Promise<Mail.Options> {
+    const m = out.row;
+    const attachments: Mail.Attachment[] = [];
+    for (const a of out.attachments) {
+      const content = a.url ? await fetchAttachment(a.url, doFetch) : Buffer.from(a.content!, 'base64');
+      attachments.push({ filename: a.filename, content, contentType: a.content_type, ...(a.content_id ? { cid: a.content_id } : {}) });
+    }
+    const origin = deps.origin();
+    const base = out.domain.trackingHost ? origin.replace(/\/\/[^/:]+/, `//${out.domain.trackingHost}`) : origin;
+    const html = m.html == null ? undefined : deps.tracking.instrument(m.html, m.id, base, out.tracking);
+    const headers: Record<string, string> = { ...out.headers };
+    if (out.tags.length) {
+      headers['X-Svc-Tags'] = out.tags.map((t) => `${t.name}=${encodeURIComponent(t.value)}`).join('; ');
+    }
+    const replyTo = JSON.parse(m.reply_to) as string[];
+    return {
+      from: m.from_header,
+      to: JSON.parse(m.to_addrs),
+      cc: JSON.parse(m.cc_addrs),
+      bcc: JSON.parse(m.bcc_addrs),
+      ...(replyTo.length ? { replyTo } : {}),
+      subject: m.subject,
+      ...(m.text != null ? { text: m.text } : {}),
+      ...(html != null ? { html } : {}),
+      attachments,
+      headers,
+      messageId: `<${m.id}@${out.domain.name}>`,
+      date: new Date(m.created_at),
+      envelope: { from: `bounces+${m.id}@${out.domain.mailFrom}.${out.domain.name}`, to: out.recipients },
+      dkim: signingKey(m.domain_id),
+    };
+  }
+
+  return async ({ message_id }: { message_id: string }) => {
+    const out = deps.delivery.claim(message_id);
+    if (!out) return;
+    if (deps.delivery.refusedByProvider(out)) {
+      deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
+      return;
+    }
+    let mail: Mail.Options;
+    try {
+      mail = await build(out);
+    } catch (err) {
+      deps.delivery.failed(message_id, `An attachment could not be fetched: ${(err as Error).message}.`);
+      return;
+    }
+    try {
+      await deps.sender.send(mail);
+      if (out.row.mode === 'live' && deps.relay) await deps.relay.send(mail);
+    } catch (err) {
+      deps.delivery.requeue(message_id);
+      throw err;
+    }
+    deps.delivery.sent(out);
+  };
+}
