@@ -21,6 +21,8 @@ export interface Endpoint {
   /** Lowest role allowed for a session; `owner` and `admin` manage, `member` reads. */
   role?: 'admin';
   body?: z.ZodType;
+  /** How the body is described in the OpenAPI document when it differs from `body` (batch items validated one by one). */
+  describedBody?: z.ZodType;
   query?: z.ZodType;
   /** Success status and body schema (`null` for no body). */
   success: readonly [number, z.ZodType | null];
@@ -111,7 +113,8 @@ export const endpoints = {
   },
   sendBatch: {
     method: 'POST', path: '/emails/batch', summary: 'Send up to 100 emails; per-item results in request order', auth: 'key',
-    workspace: true, scope: 'emails:send', body: emails.SendBatchRequest, success: [207, emails.BatchResult],
+    workspace: true, scope: 'emails:send', body: emails.SendBatchRequest,
+    describedBody: z.array(emails.SendEmailRequest).min(1).max(emails.MAX_BATCH), success: [207, emails.BatchResult],
     errors: [400, 401, 403, 409, 422, 429],
   },
   getEmail: {
@@ -167,7 +170,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       security,
       parameters: params.length ? params : undefined,
       requestBody: e.body
-        ? { required: true, content: { 'application/json': { schema: z.toJSONSchema(e.body, { io: 'input' }) } } }
+        ? { required: true, content: { 'application/json': { schema: z.toJSONSchema(e.describedBody ?? e.body, { io: 'input' }) } } }
         : undefined,
       responses,
     };

@@ -15,8 +15,11 @@ export function realClock(): Clock {
   return { mode: 'real', now: () => Date.now() };
 }
 
-/** A clock that moves only when told to. Starts at `start` (default: the real time, whole seconds). */
-export function manualClock(start = Math.floor(Date.now() / 1000) * 1000): ManualClock {
+/**
+ * A clock that moves only when told to. Starts at `start`, by default the real time: never earlier, so work a
+ * previous run left due (a restart on the same data) is still due.
+ */
+export function manualClock(start = Date.now()): ManualClock {
   let t = start;
   return {
     mode: 'manual',

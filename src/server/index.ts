@@ -132,6 +132,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     clock,
     log,
     resolver: (name, rrtype) => resolver.resolve(name, rrtype),
+    isServiceMail: (header) => /^<?sys_[0-9A-Za-z]{24}@svc\.test>?$/.test(header),
     lookupMessage: (header) => {
       const id = /^<?(msg_[0-9A-Za-z]{24})@/.exec(header)?.[1];
       const m = id ? core.messageStore.get(id) : undefined;

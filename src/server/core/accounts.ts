@@ -91,6 +91,8 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     });
     const link = `${config.publicOrigin}/verify-email?token=${encodeURIComponent(token)}`;
     jobs.enqueue('system_mail', {
+      // Fixed when the job is written, so a resend after a crash is recognised by the sink as the same message.
+      message_id: `<${newId('sys')}@svc.test>`,
       to: user.email,
       subject: 'Confirm your email address',
       text:

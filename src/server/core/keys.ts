@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 import { KEY_PREFIX_LENGTH, type ApiKey, type CreateApiKeyRequest, type CreatedApiKey, type Scope } from '../../contract/keys.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { base62, newId } from '../../lib/ids.js';
@@ -36,6 +37,8 @@ function toApiKey(r: ApiKeyRow): ApiKey {
 /** Parses an address or CIDR; null when it is neither. IPv4 addresses are kept as IPv4 for matching. */
 export function parseCidr(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
   try {
+    // Only dotted-quad IPv4 or IPv6 text: ipaddr.js alone would also take legacy forms, where `010.0.0.0/8` is 8.0.0.0/8.
+    if (!isIP(entry.split('/')[0]!)) return null;
     if (entry.includes('/')) return ipaddr.parseCIDR(entry);
     if (!ipaddr.isValid(entry)) return null;
     const a = ipaddr.parse(entry);

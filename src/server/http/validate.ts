@@ -5,6 +5,17 @@ import { ServiceError } from '../core/errors.js';
 // Shape problems (wrong JSON type, missing or unknown field) are 400; a well-formed value that breaks a rule is 422.
 const SHAPE_CODES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);
 
+/**
+ * A union whose value has the JSON type of exactly one branch (`to` given as an array of 51 strings) reports that
+ * branch's issues (422 `too_big`), not a shape error; otherwise the union issue stays (400).
+ */
+function matchedBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
+  const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0));
+  if (typed.length !== 1) return [issue];
+  return typed[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue).flatMap(matchedBranch);
+}
+
 function pathOf(path: PropertyKey[]): string {
   return path.map(String).join('.') || '(body)';
 }
@@ -15,7 +26,7 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
   if (result.success) return result.data;
   const errors: FieldError[] = [];
   let shape = false;
-  for (const issue of result.error.issues) {
+  for (const issue of result.error.issues.flatMap(matchedBranch)) {
     if (SHAPE_CODES.has(issue.code)) shape = true;
     if (issue.code === 'unrecognized_keys') {
       for (const k of issue.keys) {

@@ -21,6 +21,8 @@ export interface SinkDeps {
   /** Maps a Message-ID header to the `/v1` message it carries, when it is one. */
   lookupMessage?: (messageIdHeader: string) => { messageId: string; workspaceId: string } | null;
   resolver?: MailauthResolver;
+  /** Whether a Message-ID is one of the service's own mail (a redelivered copy of it is ignored). */
+  isServiceMail?: (messageIdHeader: string) => boolean;
   /** Called after a message is stored. */
   onStored?: (id: string) => void;
 }
@@ -52,7 +54,7 @@ async function dkimOf(raw: Buffer, resolver: MailauthResolver | undefined): Prom
   }
 }
 
-/** Parses and stores one message; returns the stored id (or null for a duplicate service message). */
+/** Parses and stores one message; returns the stored id (or null for a second copy of the service's own mail). */
 export async function ingest(
   deps: SinkDeps,
   raw: Buffer,
@@ -70,6 +72,7 @@ export async function ingest(
     id,
     message_id_header: messageIdHeader,
     svc_message_id: linked?.messageId ?? null,
+    from_service: linked || (messageIdHeader && deps.isServiceMail?.(messageIdHeader)) ? 1 : 0,
     workspace_id: linked?.workspaceId ?? null,
     mail_from: envelope.mailFrom,
     rcpt_to: JSON.stringify(envelope.rcptTo),

@@ -14,12 +14,30 @@ export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; 
     file = join(opts.dataDir, 'svc.sqlite');
   }
   const db = new Database(file);
+  cacheStatements(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   const fresh = migrate(db) === 0;
   return { db, fresh };
+}
+
+/**
+ * Makes `db.prepare` return one compiled statement per SQL text, so store functions can say their SQL where they
+ * use it without recompiling it on every call (compiling was the largest cost of a send).
+ */
+function cacheStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  }) as Db['prepare'];
 }
 
 /** Applies pending migrations; returns the version found before. */

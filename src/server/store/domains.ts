@@ -53,19 +53,20 @@ export function createDomainStore(db: Db) {
         | undefined,
     list(workspaceId: string, limit: number, after?: string): DomainRow[] {
       if (after) {
-        const anchor = db.prepare('SELECT created_at, id FROM domains WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
-          | { created_at: number; id: string }
+        // Ties on created_at (the same millisecond) are broken by insertion order.
+        const anchor = db.prepare('SELECT created_at, rowid AS seq FROM domains WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
+          | { created_at: number; seq: number }
           | undefined;
         if (!anchor) return [];
         return db
           .prepare(
-            `SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?))
-             ORDER BY created_at DESC, id DESC LIMIT ?`,
+            `SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND rowid < ?))
+             ORDER BY created_at DESC, rowid DESC LIMIT ?`,
           )
-          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.id, limit + 1) as DomainRow[];
+          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.seq, limit + 1) as DomainRow[];
       }
       return db
-        .prepare('SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?')
+        .prepare('SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ?')
         .all(workspaceId, limit + 1) as DomainRow[];
     },
     /** Writes the changed columns of a domain. */

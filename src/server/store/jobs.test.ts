@@ -94,6 +94,17 @@ describe('job store', () => {
     expect(jobs.count('other')).toBe(1);
   });
 
+  it('reschedule keeps the attempt count (a failure); defer resets it (a planned rerun)', () => {
+    const jobs = memoryStore();
+    const id = jobs.enqueue('k', {}, T0, T0);
+    jobs.claimDue(T0, WALL, LEASE, 1);
+    jobs.reschedule(id, T0 + 1000);
+    expect(jobs.claimDue(T0 + 1000, WALL, LEASE, 1).map((j) => j.attempts)).toEqual([2]);
+    jobs.defer(id, T0 + 2000);
+    expect(jobs.claimDue(T0 + 1999, WALL, LEASE, 1)).toEqual([]);
+    expect(jobs.claimDue(T0 + 2000, WALL, LEASE, 1).map((j) => j.attempts)).toEqual([1]);
+  });
+
   it('releaseAll frees every claim and says how many', () => {
     const jobs = memoryStore();
     jobs.enqueue('k', {}, T0, T0);

@@ -22,7 +22,10 @@ export function createJobStore(db: Db) {
     RETURNING *`);
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
-  const next = db.prepare('SELECT MIN(run_at) AS t FROM jobs WHERE claimed_until IS NULL');
+  // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
+  const defer = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0 WHERE id = ?');
+  // ORDER BY + LIMIT walks the run_at index to the first unclaimed job instead of scanning the table.
+  const next = db.prepare('SELECT run_at AS t FROM jobs WHERE claimed_until IS NULL ORDER BY run_at LIMIT 1');
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
   return {
     /** Adds a job; call inside the transaction of the change that caused it. */
@@ -42,8 +45,12 @@ export function createJobStore(db: Db) {
     reschedule(id: number, runAt: number): void {
       reschedule.run(runAt, id);
     },
+    /** Reschedules a job that asked to run again later (not a failure): its attempt count is reset. */
+    defer(id: number, runAt: number): void {
+      defer.run(runAt, id);
+    },
     nextRunAt(): number | null {
-      return (next.get() as { t: number | null }).t;
+      return (next.get() as { t: number } | undefined)?.t ?? null;
     },
     /** At start: every claim belongs to a process that is gone. */
     releaseAll(): number {

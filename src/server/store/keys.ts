@@ -34,19 +34,20 @@ export function createKeyStore(db: Db) {
     /** Newest first; `after` is the id of the last key seen. Returns one extra row to tell `has_more`. */
     list(workspaceId: string, limit: number, after?: string): ApiKeyRow[] {
       if (after) {
-        const anchor = db.prepare('SELECT created_at, id FROM api_keys WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
-          | { created_at: number; id: string }
+        // Ties on created_at (same millisecond, or a manual clock) go by rowid, i.e. insertion order; keys are never deleted.
+        const anchor = db.prepare('SELECT created_at, rowid AS seq FROM api_keys WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
+          | { created_at: number; seq: number }
           | undefined;
         if (!anchor) return [];
         return db
           .prepare(
-            `SELECT * FROM api_keys WHERE workspace_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
-             ORDER BY created_at DESC, id DESC LIMIT ?`,
+            `SELECT * FROM api_keys WHERE workspace_id = ? AND (created_at < ? OR (created_at = ? AND rowid < ?))
+             ORDER BY created_at DESC, rowid DESC LIMIT ?`,
           )
-          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.id, limit + 1) as ApiKeyRow[];
+          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.seq, limit + 1) as ApiKeyRow[];
       }
       return db
-        .prepare('SELECT * FROM api_keys WHERE workspace_id = ? ORDER BY created_at DESC, id DESC LIMIT ?')
+        .prepare('SELECT * FROM api_keys WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
         .all(workspaceId, limit + 1) as ApiKeyRow[];
     },
     revoke(workspaceId: string, id: string, at: number): void {

@@ -198,6 +198,8 @@ CREATE TABLE sink_messages (
   id TEXT NOT NULL UNIQUE,
   message_id_header TEXT,
   svc_message_id TEXT,
+  -- 1 for mail the service itself sent (a /v1 message or its own mail): a second copy is ignored.
+  from_service INTEGER NOT NULL DEFAULT 0,
   workspace_id TEXT,
   mail_from TEXT,
   rcpt_to TEXT NOT NULL,

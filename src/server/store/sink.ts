@@ -5,6 +5,7 @@ export interface SinkRow {
   id: string;
   message_id_header: string | null;
   svc_message_id: string | null;
+  from_service: 0 | 1;
   workspace_id: string | null;
   mail_from: string | null;
   rcpt_to: string;
@@ -21,24 +22,24 @@ export interface SinkRow {
   raw: Buffer;
   received_at: number;
 }
-export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments'>;
+export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service'>;
 
 const SUMMARY_COLUMNS =
   'seq, id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs, cc_addrs, subject, dkim, size, received_at';
 
 export function createSinkStore(db: Db) {
   const insert = db.prepare(
-    `INSERT INTO sink_messages (id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
+    `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
        cc_addrs, subject, text, html, headers, attachments, dkim, size, raw, received_at)
-     VALUES (@id, @message_id_header, @svc_message_id, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
+     VALUES (@id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
        @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at)`,
   );
-  const seenMessageId = db.prepare('SELECT 1 FROM sink_messages WHERE message_id_header = ? AND svc_message_id IS NOT NULL');
+  const seenMessageId = db.prepare('SELECT 1 FROM sink_messages WHERE message_id_header = ? AND from_service = 1');
   return {
     /** Stores a caught message; a second copy of a service message (same Message-ID) is ignored. */
     insert(row: SinkRow): boolean {
       return db.transaction(() => {
-        if (row.svc_message_id && row.message_id_header && seenMessageId.get(row.message_id_header)) return false;
+        if (row.from_service && row.message_id_header && seenMessageId.get(row.message_id_header)) return false;
         insert.run(row);
         return true;
       })();

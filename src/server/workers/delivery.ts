@@ -1,6 +1,8 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
 // to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { dkimSign } from '../smtp/dkim.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
@@ -49,7 +51,11 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
     const m = out.row;
     const attachments: Mail.Attachment[] = [];
     for (const a of out.attachments) {
-      const content = a.url ? await fetchAttachment(a.url, doFetch) : Buffer.from(a.content!, 'base64');
+      const content = a.url
+        ? await fetchAttachment(a.url, doFetch).catch((err: Error) => {
+            throw new Error(`attachment ${a.filename} could not be fetched from ${a.url} (${err.message})`);
+          })
+        : Buffer.from(a.content!, 'base64');
       attachments.push({ filename: a.filename, content, contentType: a.content_type, ...(a.content_id ? { cid: a.content_id } : {}) });
     }
     const origin = deps.origin();
@@ -73,8 +79,17 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
       headers,
       messageId: `<${m.id}@${out.domain.name}>`,
       date: new Date(m.created_at),
-      envelope: { from: `bounces+${m.id}@${out.domain.mailFrom}.${out.domain.name}`, to: out.recipients },
-      dkim: signingKey(m.domain_id),
+    };
+  }
+
+  /** The signed raw message and its envelope, as handed to the provider. */
+  async function compose(out: OutgoingMessage): Promise<Mail.Options> {
+    const mime = await new MailComposer(await build(out)).compile().build();
+    const key = signingKey(out.row.domain_id);
+    const raw = key ? await dkimSign(mime, key, Math.floor(out.row.created_at / 1000)) : mime;
+    return {
+      envelope: { from: `bounces+${out.row.id}@${out.domain.mailFrom}.${out.domain.name}`, to: out.recipients },
+      raw,
     };
   }
 
@@ -87,9 +102,9 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
     }
     let mail: Mail.Options;
     try {
-      mail = await build(out);
+      mail = await compose(out);
     } catch (err) {
-      deps.delivery.failed(message_id, `An attachment could not be fetched: ${(err as Error).message}.`);
+      deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
       return;
     }
     try {

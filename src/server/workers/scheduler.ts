@@ -43,7 +43,7 @@ export function createScheduler(deps: {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       const result = await handler(JSON.parse(job.payload), job);
-      if (result && 'retryAt' in result) jobs.reschedule(job.id, result.retryAt);
+      if (result && 'retryAt' in result) jobs.defer(job.id, result.retryAt);
       else jobs.complete(job.id);
     } catch (err) {
       if (job.attempts >= MAX_GENERIC_ATTEMPTS) {

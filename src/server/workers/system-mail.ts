@@ -1,8 +1,8 @@
-import { newId } from '../../lib/ids.js';
 import type { Sender } from '../smtp/sender.js';
 import type { JobHandler } from './scheduler.js';
 
 export interface SystemMail {
+  message_id: string;
   to: string;
   subject: string;
   text: string;
@@ -16,7 +16,7 @@ export function systemMailWorker(sender: Sender, from: string): JobHandler {
       to: mail.to,
       subject: mail.subject,
       text: mail.text,
-      messageId: `<${newId('sys')}@svc.test>`,
+      messageId: mail.message_id,
     });
   };
 }

@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface Ready {
+  api: string;
+  smtp: string;
+  admin_token: string;
+  seed: { api_key_test: string; api_key_live: string; domain: string; workspace_id: string; email: string; password: string };
+}
+
+/** Starts `svc serve` from the built package in a child process (its own core) and waits for the ready line. */
+export async function spawnServe(args: string[] = [], nodeArgs: string[] = []): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const proc = spawn(process.execPath, [...nodeArgs, 'bin/svc.js', 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const lines = createInterface({ input: proc.stdout! });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`svc serve exited with ${code}`)));
+    lines.once('line', (line) => resolve(JSON.parse(line)));
+  });
+  return {
+    ready,
+    proc,
+    stop: () =>
+      new Promise((resolve) => {
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resident set size of a process in MB, from /proc (Linux). */
+export async function rssMb(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export function html2k(): string {
+  const para = '<p>Thanks for your order. Your receipt and the tracking details are below; reply to this email if anything looks wrong.</p>';
+  let html = '<html><body><h1>Your order</h1>';
+  while (html.length < 2000) html += para;
+  return html + '<a href="https://example.com/orders/1">View order</a></body></html>';
+}

@@ -1,0 +1,62 @@
+// bench/drain: 20,000 messages accepted, then the time until every one is caught, parsed and stored by the sink.
+// Reports end-to-end messages/s and the server's peak RSS.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { html2k, rssMb, spawnServe } from './common.js';
+
+const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const BATCH = 100;
+const PARALLEL = 4;
+
+const svc = await spawnServe(['--send-rate', '1000000']);
+const dataDir = svc.proc.spawnargs[svc.proc.spawnargs.indexOf('--data-dir') + 1]!;
+const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true, fileMustExist: true });
+const caught = db.prepare('SELECT COUNT(*) AS n FROM sink_messages WHERE svc_message_id IS NOT NULL');
+
+let peakRss = 0;
+const sampler = setInterval(async () => {
+  peakRss = Math.max(peakRss, await rssMb(svc.proc.pid!).catch(() => 0));
+}, 100);
+
+const item = {
+  from: `Shop <orders@${svc.ready.seed.domain}>`,
+  to: 'delivered@simulator.test',
+  subject: 'Your order',
+  html: html2k(),
+  text: 'Thanks for your order.',
+};
+const body = JSON.stringify(Array.from({ length: BATCH }, () => item));
+const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${svc.ready.seed.api_key_test}` };
+
+const started = performance.now();
+let next = 0;
+let accepted = 0;
+await Promise.all(
+  Array.from({ length: PARALLEL }, async () => {
+    while (next < TOTAL / BATCH) {
+      next++;
+      const res = await fetch(`${svc.ready.api}/emails/batch`, { method: 'POST', headers, body });
+      const out = (await res.json()) as { data: { status: number }[] };
+      accepted += out.data.filter((d) => d.status === 202).length;
+    }
+  }),
+);
+const acceptedAt = performance.now();
+
+let n = 0;
+const deadline = Date.now() + 15 * 60_000;
+while ((n = (caught.get() as { n: number }).n) < accepted && Date.now() < deadline) {
+  await new Promise((r) => setTimeout(r, 100));
+}
+const done = performance.now();
+clearInterval(sampler);
+peakRss = Math.max(peakRss, await rssMb(svc.proc.pid!).catch(() => 0));
+db.close();
+await svc.stop();
+
+const secs = (done - started) / 1000;
+console.log(`bench/drain  (${TOTAL} messages, batches of ${BATCH}, 2 KB html + text, DKIM-signed, one recipient)`);
+console.log(`  accepted         : ${accepted} in ${((acceptedAt - started) / 1000).toFixed(1)} s`);
+console.log(`  caught in sink   : ${n} after ${secs.toFixed(1)} s from the first request`);
+console.log(`  end to end       : ${(n / secs).toFixed(0)} messages/s   (target ≥ 1000)`);
+console.log(`  server peak RSS  : ${peakRss.toFixed(0)} MB   (target ≤ 250)`);

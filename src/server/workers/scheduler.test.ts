@@ -1,0 +1,278 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HOUR, MINUTE, SECOND, manualClock, type ManualClock } from '../../lib/clock.js';
+import { silentLogger } from '../../lib/log.js';
+import { openDb, type Db } from '../store/db.js';
+import { createJobStore, type JobRow, type JobStore } from '../store/jobs.js';
+import { createScheduler, type JobHandler, type Scheduler } from './scheduler.js';
+
+const T0 = Date.UTC(2026, 7, 1, 12, 0, 0);
+
+interface Rig {
+  db: Db;
+  jobs: JobStore;
+  clock: ManualClock;
+  scheduler: Scheduler;
+  enqueue(kind: string, payload: unknown, runAt?: number): number;
+}
+
+describe('scheduler', () => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  function rig(handlers: Record<string, JobHandler>, opts: { db?: Db; concurrency?: number } = {}): Rig {
+    const db = opts.db ?? openDb({ memory: true }).db;
+    if (!opts.db) cleanups.push(() => db.close());
+    const jobs = createJobStore(db);
+    const clock = manualClock(T0);
+    const scheduler = createScheduler({ jobs, clock, log: silentLogger, handlers, concurrency: opts.concurrency });
+    cleanups.push(() => scheduler.stop());
+    return {
+      db, jobs, clock, scheduler,
+      enqueue: (kind, payload, runAt) => jobs.enqueue(kind, payload, runAt ?? clock.now(), clock.now()),
+    };
+  }
+
+  it('runs the jobs due now with their payload and removes them once done', async () => {
+    const seen: unknown[] = [];
+    const r = rig({ mail: (p) => void seen.push(p) });
+    r.enqueue('mail', { to: 'a@example.test' });
+    r.enqueue('mail', { to: 'b@example.test' }, T0 - 1000);
+    expect(await r.scheduler.runDue()).toBe(2);
+    expect(seen).toEqual(expect.arrayContaining([{ to: 'a@example.test' }, { to: 'b@example.test' }]));
+    expect(r.jobs.count()).toBe(0);
+    expect(await r.scheduler.runDue()).toBe(0);
+  });
+
+  it('leaves a job due later alone until the manual clock passes its run_at', async () => {
+    const handler = vi.fn();
+    const r = rig({ later: handler });
+    r.enqueue('later', {}, T0 + 60 * SECOND);
+    expect(await r.scheduler.runDue()).toBe(0);
+    r.clock.advance(59_999);
+    expect(await r.scheduler.runDue()).toBe(0);
+    expect(handler).not.toHaveBeenCalled();
+    r.clock.advance(1);
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('runDue also runs the jobs that the jobs it runs make due, and waits for them', async () => {
+    const order: string[] = [];
+    let r!: Rig;
+    r = rig({
+      first: async () => {
+        await new Promise((res) => setImmediate(res));
+        order.push('first');
+        r.enqueue('second', {});
+      },
+      second: async () => {
+        await new Promise((res) => setImmediate(res));
+        order.push('second');
+      },
+    });
+    r.enqueue('first', {});
+    expect(await r.scheduler.runDue()).toBe(2);
+    expect(order).toEqual(['first', 'second']);
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('runs more jobs than its concurrency in one runDue', async () => {
+    let running = 0;
+    let peak = 0;
+    const r = rig(
+      {
+        k: async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await new Promise((res) => setImmediate(res));
+          running--;
+        },
+      },
+      { concurrency: 2 },
+    );
+    for (let i = 0; i < 7; i++) r.enqueue('k', { i });
+    expect(await r.scheduler.runDue()).toBe(7);
+    expect(peak).toBeLessThanOrEqual(2);
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('reschedules a job whose handler answers {retryAt} and runs it again only then', async () => {
+    const calls: JobRow[] = [];
+    const r = rig({
+      poll: (_p, job) => {
+        calls.push(job);
+        return calls.length === 1 ? { retryAt: T0 + 10 * MINUTE } : undefined;
+      },
+    });
+    const id = r.enqueue('poll', { domain: 'example.test' });
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(r.jobs.count()).toBe(1);
+    expect(r.jobs.nextRunAt()).toBe(T0 + 10 * MINUTE);
+    r.clock.advance(10 * MINUTE - 1);
+    expect(await r.scheduler.runDue()).toBe(0);
+    r.clock.advance(1);
+    expect(await r.scheduler.runDue()).toBe(1);
+    // The same job both times; a planned rerun is not a failed attempt.
+    expect(calls.map((j) => [j.id, j.attempts])).toEqual([
+      [id, 1],
+      [id, 1],
+    ]);
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('retries a throwing handler with a growing backoff on the service clock', async () => {
+    const attempts: number[] = [];
+    const r = rig({
+      flaky: (_p, job) => {
+        attempts.push(job.attempts);
+        if (job.attempts < 3) throw new Error('provider unavailable');
+      },
+    });
+    r.enqueue('flaky', {});
+    expect(await r.scheduler.runDue()).toBe(1);
+    // First failure: retried 2 s later, not before.
+    expect(r.jobs.nextRunAt()).toBe(T0 + 2 * SECOND);
+    r.clock.advance(2 * SECOND - 1);
+    expect(await r.scheduler.runDue()).toBe(0);
+    r.clock.advance(1);
+    expect(await r.scheduler.runDue()).toBe(1);
+    // Second failure: the delay doubles.
+    expect(r.jobs.nextRunAt()).toBe(r.clock.now() + 4 * SECOND);
+    r.clock.advance(4 * SECOND - 1);
+    expect(await r.scheduler.runDue()).toBe(0);
+    r.clock.advance(1);
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('gives up on a job that keeps failing instead of retrying it forever', async () => {
+    const handler = vi.fn(() => {
+      throw new Error('always broken');
+    });
+    const r = rig({ broken: handler });
+    r.enqueue('broken', {});
+    for (let i = 0; i < 20 && r.jobs.count() > 0; i++) {
+      await r.scheduler.runDue();
+      r.clock.advance(HOUR);
+    }
+    expect(r.jobs.count()).toBe(0);
+    expect(handler.mock.calls.length).toBeGreaterThan(3);
+    expect(handler.mock.calls.length).toBeLessThanOrEqual(20);
+  });
+
+  it('a recurring job that has run many times still gets retried when one run fails', async () => {
+    // Like a domain's background check: it answers {retryAt} run after run, then one check throws.
+    const runs: string[] = [];
+    const r = rig({
+      recurring: () => {
+        const n = runs.length + 1;
+        if (n <= 12) {
+          runs.push('again');
+          return { retryAt: r.clock.now() + HOUR };
+        }
+        if (n === 13) {
+          runs.push('threw');
+          throw new Error('resolver hiccup');
+        }
+        runs.push('done');
+      },
+    });
+    r.enqueue('recurring', {});
+    for (let i = 0; i < 12; i++) {
+      expect(await r.scheduler.runDue()).toBe(1);
+      r.clock.advance(HOUR);
+    }
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(runs.at(-1)).toBe('threw');
+    // Not dropped: retried after the first step of the backoff, as a job that never failed before.
+    expect(r.jobs.count()).toBe(1);
+    expect(r.jobs.nextRunAt()).toBe(r.clock.now() + 2 * SECOND);
+    r.clock.advance(2 * SECOND);
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(runs.at(-1)).toBe('done');
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('a job of a kind nobody handles does not stop the others', async () => {
+    const handler = vi.fn();
+    const r = rig({ known: handler });
+    r.enqueue('unknown', {});
+    r.enqueue('known', {});
+    expect(await r.scheduler.runDue()).toBe(2);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(r.jobs.count('known')).toBe(0);
+  });
+
+  it('once started, runs a job enqueued now without any clock move', async () => {
+    const handler = vi.fn();
+    const r = rig({ mail: handler });
+    r.scheduler.start();
+    r.enqueue('mail', { to: 'x@example.test' });
+    r.scheduler.kick();
+    await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(1), { timeout: 2000, interval: 10 });
+    await vi.waitFor(() => expect(r.jobs.count()).toBe(0), { timeout: 2000, interval: 10 });
+    expect(r.clock.now()).toBe(T0);
+  });
+
+  it('after a restart, jobs claimed by the dead process are released and run exactly once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-sched-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+
+    // The first process enqueues two jobs, claims one, and dies before finishing it.
+    const first = openDb({ dataDir: dir }).db;
+    const before = createJobStore(first);
+    before.enqueue('mail', { n: 1 }, T0, T0);
+    before.enqueue('mail', { n: 2 }, T0 + HOUR, T0);
+    expect(before.claimDue(T0, Date.now(), 5 * MINUTE, 10)).toHaveLength(1);
+    first.close();
+
+    // The new process opens the same file.
+    const { db, fresh } = openDb({ dataDir: dir });
+    cleanups.push(() => db.close());
+    expect(fresh).toBe(false);
+    const seen: unknown[] = [];
+    const r = rig({ mail: (p) => void seen.push(p) }, { db });
+    // Without the release, the dead process's lease (5 min of wall time) would hold the job back.
+    expect(await r.scheduler.runDue()).toBe(0);
+    expect(r.jobs.releaseAll()).toBe(1);
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(await r.scheduler.runDue()).toBe(0);
+    r.clock.advance(HOUR);
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(seen).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(r.jobs.count()).toBe(0);
+  });
+
+  it('stop() waits for the jobs in flight', async () => {
+    let finish!: () => void;
+    let done = false;
+    const r = rig({
+      slow: () =>
+        new Promise<void>((res) => {
+          finish = () => {
+            done = true;
+            res();
+          };
+        }),
+    });
+    r.enqueue('slow', {});
+    expect(await r.scheduler.step()).toBe(1);
+    const stopped = r.scheduler.stop();
+    let stoppedYet = false;
+    void stopped.then(() => (stoppedYet = true));
+    await new Promise((res) => setImmediate(res));
+    expect(stoppedYet).toBe(false);
+    finish();
+    await stopped;
+    expect(done).toBe(true);
+    expect(r.jobs.count()).toBe(0);
+  });
+});
