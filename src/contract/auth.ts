@@ -39,14 +39,16 @@ export const SignupRequest = z.strictObject({
   email: Email,
   password: z.string().max(1024),
   workspace_name: z.string().trim().min(1).max(128),
-  invite_code: z.string().max(256).optional(),
+  // No length rule: any wrong code gets the same 403 as a missing one.
+  invite_code: z.string().optional(),
   name: z.string().max(128).optional(),
   locale: z.string().max(35).optional(),
 });
 
+// No format or length rules at login: a wrong value is just a bad login (401), never a 422.
 export const LoginRequest = z.strictObject({
-  email: z.string().max(254),
-  password: z.string().max(1024),
+  email: z.string(),
+  password: z.string(),
   workspace_id: z.string().max(64).optional(),
 });
 
@@ -67,6 +69,6 @@ export const RevokeAllResponse = z.object({
   note: z.string(),
 });
 
-export const VerifyEmailRequest = z.strictObject({ token: z.string().max(256) });
+export const VerifyEmailRequest = z.strictObject({ token: z.string() });
 export const VerifyEmailResponse = z.object({ verified: z.boolean(), email: z.string(), note: z.string() });
 export const ResendVerificationResponse = z.object({ sent: z.boolean(), note: z.string() });

@@ -80,7 +80,10 @@ export const Problem = z.object({
 });
 export type Problem = z.infer<typeof Problem>;
 
+/** A timestamp the service writes: UTC with `Z`. */
 export const Timestamp = z.iso.datetime({ offset: false });
+/** A timestamp a client sends: any UTC offset is accepted. */
+export const InputTimestamp = z.iso.datetime({ offset: true });
 
 /** `limit` (1–100, default 20) and `after` (id of the last item seen). */
 export const ListQuery = z.strictObject({

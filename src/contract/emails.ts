@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from './common.js';
+import { InputTimestamp, Timestamp } from './common.js';
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_REPLY_TO = 10;
@@ -41,7 +41,7 @@ export const SendEmailRequest = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   tags: z.array(Tag).max(MAX_TAGS).optional(),
   tracking: z.strictObject({ opens: z.boolean().optional(), clicks: z.boolean().optional() }).optional(),
-  scheduled_at: z.iso.datetime({ offset: true }).optional(),
+  scheduled_at: InputTimestamp.optional(),
 });
 export type SendEmailRequest = z.infer<typeof SendEmailRequest>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from './common.js';
+import { InputTimestamp, Timestamp } from './common.js';
 
 export const SCOPES = [
   'emails:send',
@@ -48,6 +48,6 @@ export const CreateApiKeyRequest = z.strictObject({
   mode: KeyMode.optional(),
   domain_id: z.string().max(64).optional(),
   ip_allowlist: z.array(z.string().max(64)).max(100).optional(),
-  expires_at: Timestamp.optional(),
+  expires_at: InputTimestamp.optional(),
 });
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;

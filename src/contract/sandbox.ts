@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { Role, Workspace } from './auth.js';
-import { Timestamp, listOf } from './common.js';
+import { InputTimestamp, Timestamp, listOf } from './common.js';
 import { RecordKind } from './domains.js';
 
 /** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
 export const CreateInviteRequest = z.strictObject({
   max_uses: z.number().int().min(1).max(1_000_000).optional(),
-  expires_at: Timestamp.optional(),
+  expires_at: InputTimestamp.optional(),
 });
 export const Invite = z.object({ id: z.string(), code: z.string(), max_uses: z.number().int(), expires_at: Timestamp.nullable() });
 
@@ -59,7 +59,7 @@ export const MessagesQuery = z.strictObject({
 
 export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) });
 export const MoveClockRequest = z
-  .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: Timestamp.optional() })
+  .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: InputTimestamp.optional() })
   .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {
     message: 'give exactly one of advance_seconds and to',
   });

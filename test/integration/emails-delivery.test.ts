@@ -8,7 +8,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  FROM, ISO_MS_Z, caughtDetail, caughtOf, caughtTo, getMessage, header, mail, outbox, rcpt, sendOk,
+  EICAR, FROM, ISO_MS_Z, caughtDetail, caughtOf, caughtTo, getMessage, header, mail, outbox, rcpt, sendOk,
 } from './emails-helpers.js';
 
 // A 1×1 transparent PNG.
@@ -30,6 +30,9 @@ beforeAll(async () => {
     if (req.url === '/report.csv') {
       res.writeHead(200, { 'content-type': 'text/csv' });
       res.end(CSV);
+    } else if (req.url === '/eicar.com') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(Buffer.from(EICAR, 'latin1'));
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not here');
@@ -267,6 +270,17 @@ describe('the message as caught', () => {
     // Failed is final: cancel is refused.
     const c = await s.call('POST', `/v1/emails/${a.id}/cancel`, { token: s.seed!.api_key_test });
     expect(c.status).toBe(422);
+  });
+
+  it('a fetched url attachment holding the EICAR test string is not sent: the message fails (abuse filter)', async () => {
+    const to = rcpt();
+    const a = await sendOk(s, mail({ to, attachments: [{ filename: 'eicar.com', url: `${filesOrigin}/eicar.com` }] }));
+    await s.settle();
+    const m = await getMessage(s, a.id);
+    expect(m.status).toBe('failed');
+    expect(m.events.map((e) => e.type)).toEqual(['email.queued', 'email.failed']);
+    expect(m.events[1]!.detail.reason).toMatch(/EICAR|content_blocked/);
+    expect(await caughtTo(s, to)).toEqual([]);
   });
 
   it('a url to a port where nothing listens fails the message too', async () => {

@@ -93,6 +93,38 @@ describe('from', () => {
   });
 });
 
+describe('domain status and workspace status', () => {
+  it('a degraded domain still sends; the address domain is matched case-insensitively', async () => {
+    const t = await newTenant(s, 'degraded');
+    const d = await addDomain(s, t.token, 'degraded-send.test');
+    await publishAndVerify(s, t.token, d.id);
+    const key = await createKey(s, t.token, { scopes: ['emails:send', 'emails:read'] });
+    // A required record disappears: the next check degrades the domain.
+    expect((await s.admin('DELETE', `/sandbox/dns?host=bounces.${d.name}&type=TXT`)).status).toBe(204);
+    const v = await s.call('POST', `/v1/domains/${d.id}/verify`, { token: t.token });
+    expect(v.status, v.text).toBe(200);
+    expect(v.body.status).toBe('degraded');
+    const a = await sendOk(s, mail({ from: `Hi@${d.name.toUpperCase()}` }), { key: key.key });
+    await s.settle();
+    expect((await getMessage(s, a.id, key.key)).status).toBe('delivered');
+    expect((await caughtDetail(s, a.id)).dkim).toBe('pass');
+  });
+
+  it('a suspended workspace → 403 workspace_suspended, nothing sent', async () => {
+    const t = await newTenant(s, 'suspended');
+    const d = await addDomain(s, t.token, 'suspended-send.test');
+    await publishAndVerify(s, t.token, d.id);
+    const key = await createKey(s, t.token, { scopes: ['emails:send'] });
+    expect((await s.admin('POST', `/sandbox/workspaces/${t.workspace_id}/suspend`)).status).toBe(200);
+    const to = rcpt();
+    expectProblem(await send(s, mail({ from: `hi@${d.name}`, to }), { key: key.key }), 403, 'workspace_suspended');
+    await s.settle();
+    expect(await caughtTo(s, to)).toEqual([]);
+    expect((await s.admin('POST', `/sandbox/workspaces/${t.workspace_id}/activate`)).status).toBe(200);
+    expect((await send(s, mail({ from: `hi@${d.name}`, to }), { key: key.key })).status).toBe(202);
+  });
+});
+
 describe('live sending', () => {
   it('a live key of a workspace whose owner has not confirmed → 403 live_sending_locked; a test key works; confirming unlocks', async () => {
     const t = await newTenant(s, 'unconfirmed');

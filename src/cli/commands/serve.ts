@@ -32,6 +32,7 @@ export interface ServeFlags {
   seed: boolean;
   sendRate: number;
   relay?: string;
+  blockPattern?: string[];
   tlsCert?: string;
   tlsKey?: string;
   allowInsecureHttp?: boolean;
@@ -91,7 +92,18 @@ export function serveCommand(): Command {
     .option('--open-signup', 'open registration (no invite needed)')
     .option('--no-seed', 'do not create the demo account in a fresh data directory')
     .option('--send-rate <n>', 'sending rate limit per workspace, requests per second', intArg('--send-rate', 1, 1_000_000), 50)
-    .option('--relay <url>', 'smtp:// or smtps:// smarthost that live-mode mail is also relayed to')
+    .option('--relay <url>', 'smtp:// or smtps:// smarthost that live-mode mail is also relayed to', (v: string) => {
+      if (!/^smtps?:\/\/[^/]+/.test(v)) throw new InvalidArgumentError('give an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587');
+      return v;
+    })
+    .option('--block-pattern <regex>', 'refuse messages matching this pattern with 451 (repeatable)', (v: string, prev: string[] = []) => {
+      try {
+        new RegExp(v, 'i');
+      } catch {
+        throw new InvalidArgumentError(`${v} is not a valid regular expression.`);
+      }
+      return [...prev, v];
+    })
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (with --tls-key)')
     .option('--tls-key <file>', 'private key for --tls-cert')
     .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')

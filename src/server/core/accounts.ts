@@ -4,7 +4,7 @@ import { DAY, HOUR, MINUTE, iso } from '../../lib/clock.js';
 import { newId, secretToken } from '../../lib/ids.js';
 import type { AccountStore, MemberWorkspaceRow, UserRow, WorkspaceRow } from '../store/accounts.js';
 import { keyedHash, type Deps } from './deps.js';
-import { ServiceError, fail } from './errors.js';
+import { ServiceError, fail, invalidField } from './errors.js';
 import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.js';
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './tokens.js';
 import type { Windows } from './windows.js';
@@ -269,6 +269,9 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     createInvite(opts: { max_uses?: number; expires_at?: string }) {
       const code = `inv-${secretToken('', 96)}`;
       const now = clock.now();
+      if (opts.expires_at && Date.parse(opts.expires_at) <= now) {
+        throw invalidField('expires_at', 'must be in the future (on the service clock)');
+      }
       const row = {
         id: newId('inv'), code_hash: hash(code), max_uses: opts.max_uses ?? 1, uses: 0,
         expires_at: opts.expires_at ? Date.parse(opts.expires_at) : null, created_at: now,
