@@ -33,6 +33,13 @@ export async function spawnServe(args: string[] = [], nodeArgs: string[] = []): 
   };
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+}
+
 /** Resident set size of a process in MB, from /proc (Linux). */
 export async function rssMb(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises');

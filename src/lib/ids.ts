@@ -2,15 +2,24 @@ import { randomBytes, randomInt } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+// CSPRNG bytes are drawn 4 KiB at a time: one call per id was a visible cost on the sending path.
+let pool = Buffer.alloc(0);
+let offset = 0;
+function nextByte(): number {
+  if (offset >= pool.length) {
+    pool = randomBytes(4096);
+    offset = 0;
+  }
+  return pool[offset++]!;
+}
+
 /** `length` base62 characters from a CSPRNG, without modulo bias. */
 export function base62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      // 248 = 62 * 4: reject the top bytes so every character is equally likely.
-      if (byte < 248) out += ALPHABET[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextByte();
+    // 248 = 62 * 4: reject the top bytes so every character is equally likely.
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }

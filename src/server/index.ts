@@ -21,8 +21,8 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { loadSecrets } from './secrets.js';
 import { createSender } from './smtp/sender.js';
-import { createSink } from './smtp/sink.js';
-import { openDb } from './store/db.js';
+import { caughtReader, createSink } from './smtp/sink.js';
+import { groupCommit, openDb } from './store/db.js';
 import { createJobStore } from './store/jobs.js';
 import { createScheduler, type Scheduler } from './workers/scheduler.js';
 import { systemMailWorker } from './workers/system-mail.js';
@@ -122,16 +122,20 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     providerHosts: PROVIDER_HOSTS,
   };
   const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : sandboxResolver(createDomainStore(db));
+  const commit = groupCommit(db);
   const core = createCore(
-    { db, clock, log, secrets, config, jobs, resolver },
+    { db, commit, clock, log, secrets, config, jobs, resolver },
     { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')) },
   );
 
+  const mailauthResolver = (name: string, rrtype: string) => resolver.resolve(name, rrtype);
+  const caught = caughtReader({ store: core.sink, resolver: mailauthResolver });
   const sink = createSink({
     store: core.sink,
+    commit,
     clock,
     log,
-    resolver: (name, rrtype) => resolver.resolve(name, rrtype),
+    resolver: mailauthResolver,
     isServiceMail: (header) => /^<?sys_[0-9A-Za-z]{24}@svc\.test>?$/.test(header),
     lookupMessage: (header) => {
       const id = /^<?(msg_[0-9A-Za-z]{24})@/.exec(header)?.[1];
@@ -144,6 +148,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const relay = opts.relay ? createSender({ url: opts.relay }) : null;
   scheduler = createScheduler({
     jobs: jobStore,
+    commit,
     clock,
     log,
     handlers: {
@@ -173,9 +178,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       ...emailRoutes(core, () => `${config.publicOrigin}/v1`),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
-    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
+    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught),
     extra: (a) => {
-      pages(a, core, adminToken);
+      pages(a, core, adminToken, caught);
       trackingRoutes(a, core, Boolean(opts.trustProxy));
     },
   });

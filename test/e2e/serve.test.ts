@@ -1,80 +1,12 @@
 // The real `svc serve` binary, as a person or a CI job runs it: a child process, its ready line, its files,
 // its signals. Kept small: every start costs a process.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, killAll, launch, serve, stop, within, type Served } from '../helpers/binary.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'bin', 'svc.js');
 const PASSWORD = 'plum-quartz-harbor-1987';
-
-interface Ready {
-  ready: true;
-  api: string;
-  smtp: string;
-  inbox: string;
-  admin_token: string;
-  seed: null | { email: string; password: string; user_id: string; workspace_id: string; api_key_test: string; api_key_live: string };
-}
-
-interface Served {
-  proc: ChildProcess;
-  ready: Ready;
-  origin: string;
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running = new Set<ChildProcess>();
-
-function launch(args: string[], env: Record<string, string> = {}) {
-  const proc = spawn(process.execPath, [BIN, 'serve', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(proc);
-  let stderr = '';
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    proc.once('exit', (code, signal) => {
-      running.delete(proc);
-      res({ code, signal });
-    }),
-  );
-  return { proc, exited, stderr: () => stderr };
-}
-
-/** Starts `svc serve` and resolves with its parsed first stdout line. */
-async function serve(args: string[], env?: Record<string, string>): Promise<Served> {
-  const l = launch(['--port', '0', '--smtp-port', '0', ...args], env);
-  const lines = createInterface({ input: l.proc.stdout! });
-  const first = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`no ready line within 20 s; stderr:\n${l.stderr()}`)), 20_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      res(line);
-    });
-    l.exited.then(({ code }) => rej(new Error(`svc serve exited with ${code} before its ready line; stderr:\n${l.stderr()}`)));
-  });
-  expect(first.startsWith('{'), first).toBe(true);
-  const ready = JSON.parse(first) as Ready;
-  return { ...l, ready, origin: ready.api.replace(/\/v1$/, '') };
-}
-
-async function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`${what}: not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function http(s: Served, method: string, path: string, opts: { body?: unknown; token?: string } = {}) {
   const headers: Record<string, string> = {};
@@ -114,11 +46,6 @@ async function signup(s: Served, email: string) {
   expect(r.status, r.text).toBe(201);
 }
 
-async function stop(s: Served) {
-  s.proc.kill('SIGTERM');
-  return within(5_000, s.exited, 'exit after SIGTERM');
-}
-
 describe('svc serve (the real binary)', () => {
   const dirs: string[] = [];
   const tmp = (prefix: string) => {
@@ -127,26 +54,11 @@ describe('svc serve (the real binary)', () => {
     return d;
   };
 
-  beforeAll(() => {
-    // The binary runs dist/; build it when missing or older than the sources.
-    const built = join(ROOT, 'dist', 'main.js');
-    const newest = (dir: string): number =>
-      Math.max(
-        0,
-        ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-          e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? statSync(join(dir, e.name)).mtimeMs : 0,
-        ),
-      );
-    if (!existsSync(built) || statSync(built).mtimeMs < newest(join(ROOT, 'src'))) {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-        cwd: ROOT,
-        stdio: 'inherit',
-      });
-    }
-  }, 120_000);
+  // The binary runs dist/: build it when missing or older than the sources.
+  beforeAll(() => ensureBuilt(), 120_000);
 
   afterAll(() => {
-    for (const p of running) p.kill('SIGKILL');
+    killAll();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 

@@ -107,7 +107,7 @@ describe('hand-over and status', () => {
     await s.scheduler.stop();
     try {
       const a = await sendOk(s, mail());
-      const out = s.core.delivery.claim(a.id);
+      const out = await s.core.delivery.claim(a.id);
       expect(out).not.toBeNull();
       expect(out!.recipients).toEqual((await getMessage(s, a.id)).to);
       expect((await getMessage(s, a.id)).status).toBe('sending');
@@ -115,7 +115,7 @@ describe('hand-over and status', () => {
       const c = await s.call('POST', `/v1/emails/${a.id}/cancel`, { token: s.seed!.api_key_test });
       expect(c.status, c.text).toBe(422);
       expect(c.body.code).toBe('message_not_cancellable');
-      s.core.delivery.sent(out!);
+      await s.core.delivery.sent(out!);
       const m = await getMessage(s, a.id);
       expect(m.events.map((e) => e.type)).toEqual(['email.queued', 'email.sent', 'email.delivered']);
       expect(m.status).toBe('delivered');

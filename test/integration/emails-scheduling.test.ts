@@ -190,7 +190,7 @@ describe('cancel racing a worker’s claim: exactly one winner', () => {
     const to = rcpt();
     const o = await paused(async () => {
       const a = await sendOk(s, mail({ to }));
-      const out = s.core.delivery.claim(a.id);
+      const out = await s.core.delivery.claim(a.id);
       expect(out).not.toBeNull();
       return { id: a.id, to, claimed: true, cancel: await cancel(a.id) };
     });
@@ -202,7 +202,7 @@ describe('cancel racing a worker’s claim: exactly one winner', () => {
     const o = await paused(async () => {
       const a = await sendOk(s, mail({ to }));
       const c = await cancel(a.id);
-      const out = s.core.delivery.claim(a.id);
+      const out = await s.core.delivery.claim(a.id);
       expect(out).toBeNull();
       return { id: a.id, to, claimed: false, cancel: c };
     });
@@ -219,11 +219,11 @@ describe('cancel racing a worker’s claim: exactly one winner', () => {
         let claimed = false;
         let c: Reply;
         if (claimFirst) {
-          claimed = s.core.delivery.claim(a.id) !== null;
+          claimed = (await s.core.delivery.claim(a.id)) !== null;
           c = await cancel(a.id);
         } else {
           c = await cancel(a.id);
-          claimed = s.core.delivery.claim(a.id) !== null;
+          claimed = (await s.core.delivery.claim(a.id)) !== null;
         }
         expect(claimed).toBe(claimFirst);
         return { id: a.id, to, claimed, cancel: c };
@@ -235,15 +235,15 @@ describe('cancel racing a worker’s claim: exactly one winner', () => {
 
   it('issued concurrently, in many interleavings, there is always exactly one winner', async () => {
     // The claim runs at different points while the cancel request is in flight.
-    const schedules: ((claim: () => void) => Promise<void>)[] = [
+    const schedules: ((claim: () => Promise<void>) => Promise<void>)[] = [
       async (claim) => claim(),
       async (claim) => {
         await Promise.resolve();
-        claim();
+        await claim();
       },
-      (claim) => new Promise((resolve) => setImmediate(() => { claim(); resolve(); })),
-      (claim) => new Promise((resolve) => setImmediate(() => setImmediate(() => { claim(); resolve(); }))),
-      (claim) => new Promise((resolve) => process.nextTick(() => { claim(); resolve(); })),
+      (claim) => new Promise((resolve) => setImmediate(() => void claim().then(resolve))),
+      (claim) => new Promise((resolve) => setImmediate(() => setImmediate(() => void claim().then(resolve)))),
+      (claim) => new Promise((resolve) => process.nextTick(() => void claim().then(resolve))),
     ];
     const outcomes: Outcome[] = [];
     await paused(async () => {
@@ -254,8 +254,8 @@ describe('cancel racing a worker’s claim: exactly one winner', () => {
           let claimed = false;
           const [c] = await Promise.all([
             cancel(a.id),
-            schedule(() => {
-              claimed = s.core.delivery.claim(a.id) !== null;
+            schedule(async () => {
+              claimed = (await s.core.delivery.claim(a.id)) !== null;
             }),
           ]);
           outcomes.push({ id: a.id, to, claimed, cancel: c });
@@ -285,7 +285,7 @@ describe('cancel racing a worker’s claim: exactly one winner', () => {
 it('sending statuses reject cancel: 422 while sending, and the 422 names the status', async () => {
   const a = await paused(async () => {
     const acc = await sendOk(s, mail());
-    expect(s.core.delivery.claim(acc.id)).not.toBeNull();
+    expect(await s.core.delivery.claim(acc.id)).not.toBeNull();
     const c = await cancel(acc.id);
     expectProblem(c, 422, 'message_not_cancellable');
     expect(c.body.detail).toContain('sending');

@@ -5,7 +5,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { manualClock } from '../../src/lib/clock.js';
-import { ingest, MAX_MESSAGE_BYTES } from '../../src/server/smtp/sink.js';
+import { caughtReader, ingest, MAX_MESSAGE_BYTES } from '../../src/server/smtp/sink.js';
 import { openDb } from '../../src/server/store/db.js';
 import { createSinkStore } from '../../src/server/store/sink.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -340,7 +340,7 @@ describe('SMTP sink', () => {
   });
 });
 
-describe('sink DKIM verdicts (ingest with a resolver)', () => {
+describe('sink DKIM verdicts (ingest with a resolver, verified on first read)', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
@@ -359,7 +359,10 @@ describe('sink DKIM verdicts (ingest with a resolver)', () => {
         mailFrom: 'alice@example.test',
         rcptTo: ['bob@example.test'],
       });
-      return store.get(id!)!.dkim;
+      // Verified on first read, then kept.
+      const verdict = await caughtReader({ store, resolver }).dkim(store.get(id!)!);
+      expect(store.get(id!)!.dkim).toBe(verdict);
+      return verdict;
     } finally {
       db.close();
     }

@@ -41,12 +41,10 @@ export interface OutgoingMessage {
  * sandbox.md. Every status change is one conditional update; events go to the outbox in the same transaction.
  */
 export function createDelivery(deps: Deps & { store: MessageStore; domains: DomainStore; emails: Emails }) {
-  const { store, clock, db, jobs, emails } = deps;
+  const { store, clock, commit, jobs, emails } = deps;
 
   function raise(m: MessageRow, to: string): void {
-    const current = store.get(m.id)!;
-    const from = OUTCOME_RANK.indexOf(current.status);
-    if (from >= 0 && OUTCOME_RANK.indexOf(to) > from) store.transition(m.id, current.status, to, clock.now());
+    store.raise(m.id, OUTCOME_RANK.slice(0, OUTCOME_RANK.indexOf(to)), to, clock.now());
   }
 
   function outcome(m: MessageRow, recipient: string, attempt: number): void {
@@ -82,21 +80,21 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
      * A message already `sending` (its worker died) is resumed. Null when there is nothing to send: cancelled,
      * done, or every recipient suppressed (then `suppressed` with `email.failed`).
      */
-    claim(id: string): OutgoingMessage | null {
-      return db.transaction((): OutgoingMessage | null => {
+    claim(id: string): Promise<OutgoingMessage | null> {
+      return commit((): OutgoingMessage | null => {
         let m = store.get(id);
         if (!m) return null;
         const now = clock.now();
         if (m.status === 'scheduled' && store.transition(id, 'scheduled', 'queued', now)) {
-          m = store.get(id)!;
+          m = { ...m, status: 'queued' };
           emails.emit(m, 'email.queued');
         }
         if (m.status === 'queued') {
           if (!store.transition(id, 'queued', 'sending', now)) return null;
+          m = { ...m, status: 'sending', updated_at: now };
         } else if (m.status !== 'sending') {
           return null;
         }
-        m = store.get(id)!;
         const recipients = emails
           .allRecipients(m)
           .filter((r) => simulatorMailbox(r) !== 'suppressed' && !store.isSuppressed(m!.workspace_id, r));
@@ -119,40 +117,40 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
             trackingHost: domain?.tracking_host ?? null,
           },
         };
-      })();
+      });
     },
 
     /** Whether the provider refuses the message outright (the `fail@` simulator recipient). */
     refusedByProvider: (out: OutgoingMessage) => out.recipients.some((r) => simulatorMailbox(r) === 'fail'),
 
     /** `sending → failed` with `email.failed {reason}`. */
-    failed(id: string, reason: string): void {
-      db.transaction(() => {
+    failed(id: string, reason: string): Promise<void> {
+      return commit(() => {
         const m = store.get(id);
         if (m && store.transition(id, 'sending', 'failed', clock.now())) emails.emit(m, 'email.failed', { reason });
-      })();
+      });
     },
 
     /** A transient hand-over error: back to `queued` so the retried job claims it again. */
-    requeue(id: string): void {
-      store.transition(id, 'sending', 'queued', clock.now());
+    requeue(id: string): Promise<boolean> {
+      return commit(() => store.transition(id, 'sending', 'queued', clock.now()));
     },
 
     /** `sending → sent` once the provider accepted it, then the simulated outcome of each recipient. */
-    sent(out: OutgoingMessage): void {
-      db.transaction(() => {
+    sent(out: OutgoingMessage): Promise<void> {
+      return commit(() => {
         if (!store.transition(out.row.id, 'sending', 'sent', clock.now())) return;
         emails.emit(out.row, 'email.sent');
         for (const r of out.recipients) outcome(out.row, r, 1);
-      })();
+      });
     },
 
     /** A later attempt for a deferred recipient (job `outcome`). */
-    retryOutcome(id: string, recipient: string, attempt: number): void {
-      db.transaction(() => {
+    retryOutcome(id: string, recipient: string, attempt: number): Promise<void> {
+      return commit(() => {
         const m = store.get(id);
         if (m) outcome(m, recipient, attempt);
-      })();
+      });
     },
   };
 }

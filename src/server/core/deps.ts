@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
-import type { Db } from '../store/db.js';
+import type { Db, GroupCommit } from '../store/db.js';
 import type { JobStore } from '../store/jobs.js';
 
 export interface Secrets {
@@ -45,6 +45,8 @@ export interface Jobs {
 
 export interface Deps {
   db: Db;
+  /** Runs a write in the next group commit; resolves once it is durable. */
+  commit: GroupCommit;
   clock: Clock;
   log: Logger;
   secrets: Secrets;

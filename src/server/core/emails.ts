@@ -18,7 +18,9 @@ export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-E
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
 const RESERVED_HEADERS = new Set(
   ['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding',
-    'dkim-signature', 'return-path'],
+    'dkim-signature', 'return-path',
+    // The service's own header (tags travel in it); a custom one would forge them.
+    'x-svc-tags'],
 );
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -242,12 +244,14 @@ export function createEmails(
     allRecipients,
     emit,
 
-    /** POST /emails */
-    send(key: KeyPrincipal, input: SendEmailRequest, idempotencyKey: string | undefined, baseUrl: string): SendResult {
-      return idempotent(key.workspaceId, idempotencyKey, { op: 'sendEmail', body: input }, () => {
-        const accepted = accept(key, input);
-        return { status: 202, body: accepted, headers: { Location: `${baseUrl}/emails/${accepted.id}` } };
-      });
+    /** POST /emails: resolves once the message is durable (group commit). */
+    send(key: KeyPrincipal, input: SendEmailRequest, idempotencyKey: string | undefined, baseUrl: string): Promise<SendResult> {
+      return deps.commit(() =>
+        idempotent(key.workspaceId, idempotencyKey, { op: 'sendEmail', body: input }, () => {
+          const accepted = accept(key, input);
+          return { status: 202, body: accepted, headers: { Location: `${baseUrl}/emails/${accepted.id}` } };
+        }),
+      );
     },
 
     /** POST /emails/batch: each item accepted or refused on its own, in request order; one key for the batch. */
@@ -257,8 +261,8 @@ export function createEmails(
       idempotencyKey: string | undefined,
       validateItem: (item: unknown) => SendEmailRequest,
       problemOf: (err: ServiceError) => Record<string, unknown>,
-    ): SendResult {
-      return idempotent(key.workspaceId, idempotencyKey, { op: 'sendBatch', body: items }, () => {
+    ): Promise<SendResult> {
+      return deps.commit(() => idempotent(key.workspaceId, idempotencyKey, { op: 'sendBatch', body: items }, () => {
         const data = items.map((item) => {
           try {
             const m = accept(key, validateItem(item));
@@ -270,7 +274,7 @@ export function createEmails(
           }
         });
         return { status: 207, body: { data }, headers: {} };
-      });
+      }));
     },
 
     /** GET /emails/{id} */

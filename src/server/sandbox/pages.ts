@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { iso } from '../../lib/clock.js';
 import type { Core } from '../core/index.js';
+import type { CaughtReader } from '../smtp/sink.js';
 import { safeEqual } from '../core/deps.js';
 
 export const ADMIN_COOKIE = 'svc_admin';
@@ -26,7 +27,7 @@ button{font:inherit;padding:.5rem 1rem}
 </style></head><body><header>svc</header><main>${body}</main></body></html>`;
 }
 
-export function pages(app: Hono, core: Core, adminToken: string): void {
+export function pages(app: Hono, core: Core, adminToken: string, caught: CaughtReader): void {
   const authed = (c: Context): boolean => {
     const token = c.req.query('token');
     if (token && safeEqual(token, adminToken)) {
@@ -75,10 +76,11 @@ document.getElementById('go').onclick = async () => {
     );
   });
 
-  app.get('/inbox/:id', (c) => {
+  app.get('/inbox/:id', async (c) => {
     if (!authed(c)) return denied(c);
     const r = core.sink.get(c.req.param('id'));
     if (!r) return c.html(page('Not found', '<p>No such message.</p>'), 404);
+    const body = await caught.body(r);
     const headers = (JSON.parse(r.headers) as { name: string; value: string }[])
       .map((h) => `${escapeHtml(h.name)}: ${escapeHtml(h.value)}`)
       .join('\n');
@@ -86,9 +88,9 @@ document.getElementById('go').onclick = async () => {
       page(
         r.subject ?? 'Message',
         `<p><a href="/">← Inbox</a></p><h1>${escapeHtml(r.subject ?? '(no subject)')}</h1>
-<p class="muted">DKIM: ${r.dkim}</p>
-${r.html ? `<iframe sandbox="" srcdoc="${escapeHtml(r.html)}"></iframe>` : ''}
-<h2>Text</h2><pre>${escapeHtml(r.text ?? '')}</pre><h2>Headers</h2><pre>${headers}</pre>`,
+<p class="muted">DKIM: ${await caught.dkim(r)}</p>
+${body.html ? `<iframe sandbox="" srcdoc="${escapeHtml(body.html)}"></iframe>` : ''}
+<h2>Text</h2><pre>${escapeHtml(body.text ?? '')}</pre><h2>Headers</h2><pre>${headers}</pre>`,
       ),
     );
   });

@@ -3,6 +3,7 @@ import { iso, type Clock, type ManualClock } from '../../lib/clock.js';
 import type { Core } from '../core/index.js';
 import { ServiceError, fail } from '../core/errors.js';
 import type { SinkSummaryRow } from '../store/sink.js';
+import type { CaughtReader } from '../smtp/sink.js';
 import type { SandboxHandlers } from '../http/app.js';
 
 function summary(r: SinkSummaryRow): CaughtMessageSummary {
@@ -18,7 +19,12 @@ function summary(r: SinkSummaryRow): CaughtMessageSummary {
   };
 }
 
-export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<number>): SandboxHandlers {
+export function sandboxRoutes(
+  core: Core,
+  clock: Clock,
+  runDue: () => Promise<number>,
+  caught: CaughtReader,
+): SandboxHandlers {
   const { accounts, sink, domains, domainStore } = core;
   const manual = () =>
     clock.mode === 'manual'
@@ -37,16 +43,14 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
       const rows = sink.list({ to: query.to, workspaceId: query.workspace_id, limit, after: query.after });
       return { body: { data: rows.slice(0, limit).map(summary), has_more: rows.length > limit } };
     },
-    getMessage: ({ params }) => {
+    getMessage: async ({ params }) => {
       const r = sink.get(params.id!) ?? fail('not_found', 'No caught message with this id.');
       const body: CaughtMessage = {
         ...summary(r),
         envelope: { mail_from: r.mail_from, rcpt_to: JSON.parse(r.rcpt_to) },
         headers: JSON.parse(r.headers),
-        text: r.text,
-        html: r.html,
-        attachments: JSON.parse(r.attachments),
-        dkim: r.dkim,
+        ...(await caught.body(r)),
+        dkim: await caught.dkim(r),
       };
       return { body };
     },

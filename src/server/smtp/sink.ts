@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
-import type { SinkStore } from '../store/sink.js';
+import type { SinkRow, SinkStore } from '../store/sink.js';
+import type { GroupCommit } from '../store/db.js';
 
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
@@ -16,6 +17,8 @@ export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown
 
 export interface SinkDeps {
   store: SinkStore;
+  /** Group commit for the stored message (one commit for the messages caught in one turn). */
+  commit?: GroupCommit;
   clock: Clock;
   log: Logger;
   /** Maps a Message-ID header to the `/v1` message it carries, when it is one. */
@@ -40,10 +43,14 @@ function addresses(field: AddressObject | AddressObject[] | undefined): string[]
   return out;
 }
 
+function isSigned(raw: Buffer): boolean {
+  const head = raw.subarray(0, Math.min(raw.length, 256 * 1024)).toString('latin1').split(/\r?\n\r?\n/)[0] ?? '';
+  return /^dkim-signature:/im.test(head);
+}
+
+/** Verifies a message's DKIM signatures with mailauth against the configured DNS. */
 async function dkimOf(raw: Buffer, resolver: MailauthResolver | undefined): Promise<'pass' | 'fail' | 'none'> {
-  if (!/^dkim-signature:/im.test(raw.subarray(0, Math.min(raw.length, 256 * 1024)).toString('latin1').split(/\r?\n\r?\n/)[0] ?? '')) {
-    return 'none';
-  }
+  if (!isSigned(raw)) return 'none';
   try {
     const result = await dkimVerify(raw, resolver ? { resolver: resolver as never } : {});
     const statuses = (result.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);
@@ -60,7 +67,8 @@ export async function ingest(
   raw: Buffer,
   envelope: { mailFrom: string | null; rcptTo: string[] },
 ): Promise<string | null> {
-  const parsed = await simpleParser(raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
+  // Only the header block is parsed now (what the listing shows); the body when the message is first read.
+  const parsed = await simpleParser(headerBlock(raw), { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   const messageIdHeader = parsed.messageId ?? null;
   const linked = messageIdHeader ? (deps.lookupMessage?.(messageIdHeader) ?? null) : null;
   const headers = parsed.headerLines.map((h) => {
@@ -68,7 +76,7 @@ export async function ingest(
     return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]/g, ' ').trim() };
   });
   const id = newId('eml');
-  const stored = deps.store.insert({
+  const row = {
     id,
     message_id_header: messageIdHeader,
     svc_message_id: linked?.messageId ?? null,
@@ -80,25 +88,72 @@ export async function ingest(
     to_addrs: JSON.stringify(addresses(parsed.to)),
     cc_addrs: JSON.stringify(addresses(parsed.cc)),
     subject: parsed.subject ?? null,
-    text: parsed.text ?? null,
-    html: typeof parsed.html === 'string' ? parsed.html : null,
+    text: null,
+    html: null,
     headers: JSON.stringify(headers),
-    attachments: JSON.stringify(
-      parsed.attachments.map((a) => ({
-        filename: a.filename ?? null,
-        content_type: a.contentType,
-        size: a.size,
-        content_id: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null,
-      })),
-    ),
-    dkim: await dkimOf(raw, deps.resolver),
+    parsed: 0,
+    attachments: '[]',
+    // Signatures are verified when the message is first read (see dkimResult): most caught mail is never
+    // opened, and verification is the largest part of catching a message.
+    dkim: isSigned(raw) ? 'pending' : 'none',
     size: raw.length,
     raw,
     received_at: deps.clock.now(),
-  });
+  } as const;
+  const stored = deps.commit ? await deps.commit(() => deps.store.insert(row)) : deps.store.insert(row);
   if (!stored) return null;
   deps.onStored?.(id);
   return id;
+}
+
+/** The header block of a message, up to and including the blank line that ends it. */
+function headerBlock(raw: Buffer): Buffer {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : raw.length;
+  return raw.subarray(0, end);
+}
+
+export interface CaughtBody {
+  text: string | null;
+  html: string | null;
+  attachments: { filename: string | null; content_type: string; size: number; content_id: string | null }[];
+}
+
+/** The parsed body of a caught message: parsed with mailparser on first read, then kept. */
+export async function bodyOf(store: SinkStore, row: SinkRow): Promise<CaughtBody> {
+  if (row.parsed) return { text: row.text, html: row.html, attachments: JSON.parse(row.attachments) };
+  const parsed = await simpleParser(row.raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
+  const body: CaughtBody = {
+    text: parsed.text ?? null,
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+    attachments: parsed.attachments.map((a) => ({
+      filename: a.filename ?? null,
+      content_type: a.contentType,
+      size: a.size,
+      content_id: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null,
+    })),
+  };
+  store.setBody(row.id, { text: body.text, html: body.html, attachments: JSON.stringify(body.attachments) });
+  return body;
+}
+
+/** The DKIM result of a caught message: verified on first read, then kept. */
+export async function dkimResult(deps: Pick<SinkDeps, 'store' | 'resolver'>, row: SinkRow): Promise<'pass' | 'fail' | 'none'> {
+  if (row.dkim !== 'pending') return row.dkim;
+  const result = await dkimOf(row.raw, deps.resolver);
+  deps.store.setDkim(row.id, result);
+  return result;
+}
+
+/** What reading a caught message needs beyond its row: body parsing and DKIM verification, both on first read. */
+export interface CaughtReader {
+  body(row: SinkRow): Promise<CaughtBody>;
+  dkim(row: SinkRow): Promise<'pass' | 'fail' | 'none'>;
+}
+
+export function caughtReader(deps: Pick<SinkDeps, 'store' | 'resolver'>): CaughtReader {
+  return { body: (row) => bodyOf(deps.store, row), dkim: (row) => dkimResult(deps, row) };
 }
 
 export interface Sink {

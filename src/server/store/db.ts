@@ -58,3 +58,44 @@ export const json = {
   out: (v: unknown) => JSON.stringify(v),
   in: <T>(s: string | null): T => (s == null ? (null as T) : (JSON.parse(s) as T)),
 };
+
+export type GroupCommit = <T>(fn: () => T) => Promise<T>;
+
+/**
+ * Group commit: write functions queued during one turn of the event loop run in a single transaction on the
+ * next turn, each inside its own savepoint (so one that throws rolls back alone). Each promise settles only
+ * after the transaction has committed, so a caller that awaits it answers after its write is durable — at the
+ * cost of one commit per turn instead of one per request.
+ */
+export function groupCommit(db: Db): GroupCommit {
+  let queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  const flush = () => {
+    const items = queue;
+    queue = [];
+    const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const item of items) {
+          try {
+            results.push({ ok: true, value: db.transaction(item.fn)() });
+          } catch (error) {
+            results.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      for (const item of items) item.reject(error);
+      return;
+    }
+    items.forEach((item, i) => {
+      const r = results[i]!;
+      if (r.ok) item.resolve(r.value);
+      else item.reject(r.error);
+    });
+  };
+  return <T>(fn: () => T) =>
+    new Promise<T>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    });
+}

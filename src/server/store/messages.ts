@@ -65,6 +65,11 @@ export function createMessageStore(db: Db) {
     },
     /** One atomic conditional transition: true for the single winner. */
     transition: (id: string, from: string, to: string, at: number) => move.run({ id, from, to, at }).changes === 1,
+    /** Moves a message to `to` only if its current status is one of `from` (one statement, one winner). */
+    raise: (id: string, from: string[], to: string, at: number) =>
+      db
+        .prepare(`UPDATE messages SET status = ?, updated_at = ? WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`)
+        .run(to, at, id, ...from).changes === 1,
     waitingFromDomain: (domainId: string) =>
       (
         db

@@ -210,6 +210,8 @@ CREATE TABLE sink_messages (
   text TEXT,
   html TEXT,
   headers TEXT NOT NULL,
+  -- text, html and attachments are parsed from raw when the message is first read (parsed = 1 after).
+  parsed INTEGER NOT NULL DEFAULT 0,
   attachments TEXT NOT NULL,
   dkim TEXT NOT NULL,
   size INTEGER NOT NULL,

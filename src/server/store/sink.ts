@@ -16,13 +16,15 @@ export interface SinkRow {
   text: string | null;
   html: string | null;
   headers: string;
+  parsed?: 0 | 1;
   attachments: string;
-  dkim: 'pass' | 'fail' | 'none';
+  /** `pending` until first read (smtp/sink.ts dkimResult). */
+  dkim: 'pass' | 'fail' | 'none' | 'pending';
   size: number;
   raw: Buffer;
   received_at: number;
 }
-export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service'>;
+export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed'>;
 
 const SUMMARY_COLUMNS =
   'seq, id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs, cc_addrs, subject, dkim, size, received_at';
@@ -71,6 +73,11 @@ export function createSinkStore(db: Db) {
       return db.prepare(sql).all(...args, opts.limit + 1) as SinkSummaryRow[];
     },
     get: (id: string) => db.prepare('SELECT * FROM sink_messages WHERE id = ?').get(id) as SinkRow | undefined,
+    setBody: (id: string, body: { text: string | null; html: string | null; attachments: string }) =>
+      void db
+        .prepare('UPDATE sink_messages SET text = @text, html = @html, attachments = @attachments, parsed = 1 WHERE id = @id')
+        .run({ id, ...body }),
+    setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') => void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
     clear: () => db.prepare('DELETE FROM sink_messages').run().changes,
     count: () => (db.prepare('SELECT COUNT(*) AS n FROM sink_messages').get() as { n: number }).n,
   };

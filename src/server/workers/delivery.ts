@@ -97,26 +97,26 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   }
 
   return async ({ message_id }: { message_id: string }) => {
-    const out = deps.delivery.claim(message_id);
+    const out = await deps.delivery.claim(message_id);
     if (!out) return;
     if (deps.delivery.refusedByProvider(out)) {
-      deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
+      await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
       return;
     }
     let mail: Mail.Options;
     try {
       mail = await compose(out);
     } catch (err) {
-      deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
+      await deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
       return;
     }
     try {
       await deps.sender.send(mail);
       if (out.row.mode === 'live' && deps.relay) await deps.relay.send(mail);
     } catch (err) {
-      deps.delivery.requeue(message_id);
+      await deps.delivery.requeue(message_id);
       throw err;
     }
-    deps.delivery.sent(out);
+    await deps.delivery.sent(out);
   };
 }

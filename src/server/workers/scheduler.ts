@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { JobRow, JobStore } from '../store/jobs.js';
+import type { GroupCommit } from '../store/db.js';
 
 export type JobResult = void | { retryAt: number };
 export type JobHandler = (payload: any, job: JobRow) => Promise<JobResult> | JobResult;
@@ -30,6 +31,8 @@ export function createScheduler(deps: {
   log: Logger;
   handlers: Record<string, JobHandler>;
   concurrency?: number;
+  /** Group commit for finishing jobs; direct writes when absent. */
+  commit?: GroupCommit;
 }): Scheduler {
   const { jobs, clock, log, handlers } = deps;
   const concurrency = deps.concurrency ?? 32;
@@ -38,23 +41,26 @@ export function createScheduler(deps: {
   let running = false;
   let kicked = false;
 
+  const write = deps.commit ?? (async <T>(fn: () => T) => fn());
+
   async function runJob(job: JobRow): Promise<void> {
     const handler = handlers[job.kind];
+    let result: JobResult;
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      const result = await handler(JSON.parse(job.payload), job);
-      if (result && 'retryAt' in result) jobs.defer(job.id, result.retryAt);
-      else jobs.complete(job.id);
+      result = await handler(JSON.parse(job.payload), job);
     } catch (err) {
       if (job.attempts >= MAX_GENERIC_ATTEMPTS) {
         log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
-        jobs.complete(job.id);
+        await write(() => jobs.complete(job.id));
       } else {
         const delay = Math.min(2 ** job.attempts * SECOND, HOUR);
         log.warn('job failed, will retry', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
-        jobs.reschedule(job.id, clock.now() + delay);
+        await write(() => jobs.reschedule(job.id, clock.now() + delay));
       }
+      return;
     }
+    await write(() => (result && 'retryAt' in result ? jobs.defer(job.id, result.retryAt) : jobs.complete(job.id)));
   }
 
   async function step(): Promise<number> {

@@ -22,7 +22,10 @@ export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers,
   const { emails, sendRate } = core;
 
   /** Takes a token from the workspace's bucket; every send response carries the X-RateLimit headers. */
-  function limited(ctx: RequestContext<unknown>, run: (key: KeyPrincipal, idem: string | undefined) => SendResult): Reply {
+  async function limited(
+    ctx: RequestContext<unknown>,
+    run: (key: KeyPrincipal, idem: string | undefined) => Promise<SendResult>,
+  ): Promise<Reply> {
     const key = ctx.caller.principal as KeyPrincipal;
     const state = sendRate.take(key.workspaceId);
     const rate = {
@@ -35,7 +38,7 @@ export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers,
         headers: { ...rate, 'Retry-After': String(state.retryAfter) },
       });
     }
-    const result = run(key, idempotencyKey(ctx.headers));
+    const result = await run(key, idempotencyKey(ctx.headers));
     return { status: result.status, body: result.body, headers: { ...result.headers, ...rate } };
   }
 
