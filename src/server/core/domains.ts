@@ -163,8 +163,8 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
     toDomain,
 
     list(workspaceId: string, limit = 20, after?: string) {
-      const rows = store.list(workspaceId, limit, after);
-      return { data: rows.slice(0, limit).map(toDomain), has_more: rows.length > limit };
+      const page = store.list(workspaceId, limit, after);
+      return { data: page.rows.map(toDomain), has_more: page.hasMore };
     },
 
     get: (workspaceId: string, id: string) => toDomain(found(workspaceId, id)),

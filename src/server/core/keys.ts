@@ -104,8 +104,8 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
     },
 
     list(workspaceId: string, limit = 20, after?: string) {
-      const rows = store.list(workspaceId, limit, after);
-      return { data: rows.slice(0, limit).map(toApiKey), has_more: rows.length > limit };
+      const page = store.list(workspaceId, limit, after);
+      return { data: page.rows.map(toApiKey), has_more: page.hasMore };
     },
 
     /** DELETE /api-keys/{id}: immediate; already revoked → still 204; another tenant's → 404. */

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { newestFirst } from './page.js';
 
 export interface DomainRow {
   id: string;
@@ -51,24 +52,8 @@ export function createDomainStore(db: Db) {
       db.prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL').get(workspaceId, name) as
         | DomainRow
         | undefined,
-    list(workspaceId: string, limit: number, after?: string): DomainRow[] {
-      if (after) {
-        // Ties on created_at (the same millisecond) are broken by insertion order.
-        const anchor = db.prepare('SELECT created_at, rowid AS seq FROM domains WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
-          | { created_at: number; seq: number }
-          | undefined;
-        if (!anchor) return [];
-        return db
-          .prepare(
-            `SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND rowid < ?))
-             ORDER BY created_at DESC, rowid DESC LIMIT ?`,
-          )
-          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.seq, limit + 1) as DomainRow[];
-      }
-      return db
-        .prepare('SELECT * FROM domains WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ?')
-        .all(workspaceId, limit + 1) as DomainRow[];
-    },
+    list: (workspaceId: string, limit: number, after?: string) =>
+      newestFirst<DomainRow>(db, 'domains', { workspaceId, where: 'deleted_at IS NULL', limit, after }),
     /** Writes the changed columns of a domain. */
     update(id: string, fields: Partial<Omit<DomainRow, 'id' | 'workspace_id'>>): void {
       const keys = Object.keys(fields);

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { newestFirst } from './page.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -31,25 +32,9 @@ export function createKeyStore(db: Db) {
     byHash: (hash: string) => db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as ApiKeyRow | undefined,
     byId: (workspaceId: string, id: string) =>
       db.prepare('SELECT * FROM api_keys WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as ApiKeyRow | undefined,
-    /** Newest first; `after` is the id of the last key seen. Returns one extra row to tell `has_more`. */
-    list(workspaceId: string, limit: number, after?: string): ApiKeyRow[] {
-      if (after) {
-        // Ties on created_at (same millisecond, or a manual clock) go by rowid, i.e. insertion order; keys are never deleted.
-        const anchor = db.prepare('SELECT created_at, rowid AS seq FROM api_keys WHERE id = ? AND workspace_id = ?').get(after, workspaceId) as
-          | { created_at: number; seq: number }
-          | undefined;
-        if (!anchor) return [];
-        return db
-          .prepare(
-            `SELECT * FROM api_keys WHERE workspace_id = ? AND (created_at < ? OR (created_at = ? AND rowid < ?))
-             ORDER BY created_at DESC, rowid DESC LIMIT ?`,
-          )
-          .all(workspaceId, anchor.created_at, anchor.created_at, anchor.seq, limit + 1) as ApiKeyRow[];
-      }
-      return db
-        .prepare('SELECT * FROM api_keys WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
-        .all(workspaceId, limit + 1) as ApiKeyRow[];
-    },
+    /** Newest first, revoked keys included. */
+    list: (workspaceId: string, limit: number, after?: string) =>
+      newestFirst<ApiKeyRow>(db, 'api_keys', { workspaceId, limit, after }),
     revoke(workspaceId: string, id: string, at: number): void {
       db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL').run(at, id, workspaceId);
     },
