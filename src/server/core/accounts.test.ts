@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock, MINUTE } from '../../lib/clock.js';
+import { openDb } from '../store/db.js';
+import { createRateStore } from '../store/accounts.js';
+import { slugify } from './accounts.js';
+import { checkPasswordRules } from './passwords.js';
+import { createWindows } from './windows.js';
+import { ServiceError } from './errors.js';
+
+describe('slugify', () => {
+  it('lowercases ASCII, folds accents, collapses other characters to one dash and trims', () => {
+    expect(slugify('  Acme Ünïcorns — R&D!! ')).toBe('acme-unicorns-r-d');
+    expect(slugify('!!!')).toBe('workspace');
+    expect(slugify('a'.repeat(80)).length).toBe(63);
+  });
+});
+
+describe('password rules', () => {
+  it('only length and the breach list: 12 characters, any composition', async () => {
+    await expect(checkPasswordRules('short-pw')).rejects.toMatchObject({ code: 'password_too_short' });
+    await expect(checkPasswordRules('password1234')).rejects.toMatchObject({ code: 'password_breached' });
+    await expect(checkPasswordRules('PASSWORD1234')).rejects.toMatchObject({ code: 'password_breached' });
+    await expect(checkPasswordRules('aaaaaaaaaaaaq')).resolves.toBeUndefined();
+  });
+});
+
+describe('sliding windows on the service clock', () => {
+  it('refuses when full with Retry-After until the oldest counted event leaves; moving the clock frees it', () => {
+    const { db } = openDb({ memory: true });
+    const clock = manualClock(1_000_000);
+    const w = createWindows(createRateStore(db), clock);
+    const limit = { bucket: 'b', limit: 2, windowMs: MINUTE };
+    w.hit('b');
+    clock.advance(10_000);
+    w.hit('b');
+    let err: ServiceError | undefined;
+    try {
+      w.check(limit);
+    } catch (e) {
+      err = e as ServiceError;
+    }
+    expect(err?.code).toBe('rate_limited');
+    expect(err?.extra.headers?.['Retry-After']).toBe('50');
+    clock.advance(50_000);
+    expect(() => w.check(limit)).not.toThrow();
+    w.clear('b');
+    expect(createRateStore(db).count('b', 0).n).toBe(0);
+  });
+});
