@@ -3,13 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
-export interface Ready {
-  api: string;
-  smtp: string;
-  admin_token: string;
-  seed: { api_key_test: string; api_key_live: string; domain: string; workspace_id: string; email: string; password: string };
-}
+type Ready = ReadyLine & { seed: Seed };
 
 /** Starts `svc serve` from the built package in a child process (its own core) and waits for the ready line. */
 export async function spawnServe(args: string[] = [], nodeArgs: string[] = []): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {

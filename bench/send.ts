@@ -14,10 +14,6 @@ async function run(url: string, headers: Record<string, string>, body: string) {
   return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors };
 }
 
-const serve = await spawnServe(['--send-rate', '1000000', '--no-seed']).catch(() => null);
-if (!serve) throw new Error('could not start svc serve: run `npm run build` first');
-await serve.stop();
-// Seeded run (the first run above only checked the build works with --no-seed).
 const svc = await spawnServe(['--send-rate', '1000000']);
 const body = JSON.stringify({
   from: `Shop <orders@${svc.ready.seed.domain}>`,

@@ -3,6 +3,30 @@ import { Role, Workspace } from './auth.js';
 import { InputTimestamp, Timestamp, listOf } from './common.js';
 import { RecordKind } from './domains.js';
 
+/** The demo account `svc serve` creates in a fresh data directory. */
+export const Seed = z.object({
+  email: z.string(),
+  password: z.string(),
+  user_id: z.string(),
+  workspace_id: z.string(),
+  domain: z.string(),
+  domain_id: z.string(),
+  api_key_test: z.string(),
+  api_key_live: z.string(),
+});
+export type Seed = z.infer<typeof Seed>;
+
+/** The one JSON line `svc serve` prints on stdout once both listeners are up. */
+export const ReadyLine = z.object({
+  ready: z.literal(true),
+  api: z.string(),
+  smtp: z.string(),
+  inbox: z.string(),
+  admin_token: z.string(),
+  seed: Seed.nullable(),
+});
+export type ReadyLine = z.infer<typeof ReadyLine>;
+
 /** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
 export const CreateInviteRequest = z.strictObject({
   max_uses: z.number().int().min(1).max(1_000_000).optional(),

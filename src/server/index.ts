@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
+import type { Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
@@ -55,16 +56,6 @@ export interface ServeOptions {
   log?: Logger;
 }
 
-export interface Seed {
-  email: string;
-  password: string;
-  user_id: string;
-  workspace_id: string;
-  domain: string;
-  domain_id: string;
-  api_key_test: string;
-  api_key_live: string;
-}
 
 export interface RunningServer {
   api: string;

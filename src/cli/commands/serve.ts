@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { ReadyLine } from '../../contract/sandbox.js';
 import { UsageError } from '../errors.js';
 
 function intArg(name: string, min: number, max: number) {
@@ -58,16 +59,15 @@ export async function serveRun(flags: ServeFlags): Promise<void> {
     }
     throw err;
   }
-  process.stdout.write(
-    JSON.stringify({
-      ready: true,
-      api: server.api,
-      smtp: server.smtp,
-      inbox: server.inbox,
-      admin_token: server.adminToken,
-      seed: server.seed,
-    }) + '\n',
-  );
+  const ready: ReadyLine = {
+    ready: true,
+    api: server.api,
+    smtp: server.smtp,
+    inbox: server.inbox,
+    admin_token: server.adminToken,
+    seed: server.seed,
+  };
+  process.stdout.write(JSON.stringify(ready) + '\n');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stderr.write(`${signal}: draining and closing…\n`);
