@@ -34,8 +34,6 @@ export interface RequestContext<E> {
   ip: string;
   requestId: string;
   headers: Headers;
-  /** The exact bytes of the request body (idempotency compares canonical JSON of it). */
-  rawBody: string;
 }
 
 export type V1Handlers = { [N in EndpointName]: (ctx: RequestContext<(typeof endpoints)[N]>) => Promise<Reply | void> | Reply | void };
@@ -52,10 +50,14 @@ export interface AppDeps {
   v1: V1Handlers;
   sandbox: SandboxHandlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
-  extra?: (app: Hono) => void;
+  extra?: (app: Hono<any>) => void;
 }
 
 type Route = { method: string; pattern: RegExp };
+export type Env = { Variables: { requestId: string } };
+
+/** The caller of an operation that takes no credential (and of sandbox routes, once the admin token checked out). */
+const ANONYMOUS: Caller = { principal: null as never, workspace: null, role: null };
 
 function patternOf(path: string): RegExp {
   return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '/?$');
@@ -146,13 +148,13 @@ function send(c: Context, defaultStatus: number, reply: Reply | void): Response 
   return new Response(JSON.stringify(r.body), { status, headers });
 }
 
-export function createApp(deps: AppDeps): Hono {
-  const app = new Hono();
+export function createApp(deps: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
   const routes: Route[] = [];
 
   app.use('*', async (c, next) => {
     const requestId = newId('req');
-    c.set('requestId' as never, requestId as never);
+    c.set('requestId', requestId);
     const started = performance.now();
     const version = c.req.header(VERSION_HEADER);
     if (version !== undefined && version !== SERVICE_VERSION) {
@@ -179,20 +181,19 @@ export function createApp(deps: AppDeps): Hono {
   ) {
     routes.push({ method: e.method, pattern: patternOf(fullPath) });
     app.on(e.method, fullPath, async (c) => {
-      const requestId = c.get('requestId' as never) as string;
+      const requestId = c.get('requestId');
       const ip = clientIp(c, deps.trustProxy);
       const caller = await authorize(c, ip);
       const rawBody = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c);
       const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
       const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
-      const reply = await handler({ body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers, rawBody });
+      const reply = await handler({ body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers });
       return send(c, e.success[0], reply);
     });
   }
 
   for (const [name, e] of Object.entries(endpoints) as [EndpointName, Endpoint][]) {
-    const none: Caller = { principal: null as never, workspace: null, role: null };
-    register(`/v1${e.path}`, e, (c, ip) => (e.auth === 'none' ? Promise.resolve(none) : deps.authorize(e, bearerOf(c), ip)), deps.v1[name] as never);
+    register(`/v1${e.path}`, e, (c, ip) => (e.auth === 'none' ? Promise.resolve(ANONYMOUS) : deps.authorize(e, bearerOf(c), ip)), deps.v1[name] as never);
   }
   for (const [name, e] of Object.entries(sandboxEndpoints)) {
     register(
@@ -202,7 +203,7 @@ export function createApp(deps: AppDeps): Hono {
         if (!deps.isAdmin(bearerOf(c))) {
           throw new ServiceError('missing_credentials', 'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".');
         }
-        return { principal: null as never, workspace: null, role: null };
+        return ANONYMOUS;
       },
       deps.sandbox[name as SandboxEndpointName] as never,
     );
@@ -210,7 +211,7 @@ export function createApp(deps: AppDeps): Hono {
   deps.extra?.(app);
 
   app.notFound((c) => {
-    const requestId = c.get('requestId' as never) as string;
+    const requestId = c.get('requestId');
     const allowed = routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method);
     if (allowed.length) {
       return problemResponse(
@@ -223,7 +224,7 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.onError((err, c) => {
-    const requestId = (c.get('requestId' as never) as string) ?? newId('req');
+    const requestId = (c.get('requestId')) ?? newId('req');
     if (err instanceof ServiceError) {
       const headers: Record<string, string> = {};
       if (err.code === 'missing_credentials' || err.code.startsWith('invalid_') && ERR_401.has(err.code)) {
