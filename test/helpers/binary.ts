@@ -6,27 +6,13 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import type { ReadyLine } from '../../src/contract/sandbox.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'svc.js');
 
-export interface Ready {
-  ready: true;
-  api: string;
-  smtp: string;
-  inbox: string;
-  admin_token: string;
-  seed: null | {
-    email: string;
-    password: string;
-    user_id: string;
-    workspace_id: string;
-    domain: string;
-    domain_id: string;
-    api_key_test: string;
-    api_key_live: string;
-  };
-}
+/** The ready line `svc serve` prints (the contract's schema). */
+export type Ready = ReadyLine;
 
 export interface Exit {
   code: number | null;
