@@ -1,9 +1,12 @@
 // Shared helpers of the auth-*.test.ts integration suites (not a test file itself).
 import { expect } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { expectProblem } from '../helpers/problems.js';
 import type { Reply, TestServer } from '../helpers/server.js';
 
-export const SERVICE_VERSION = '2026-08-01';
+export { serviceNow } from '../helpers/clock.js';
+export { expectProblem } from '../helpers/problems.js';
+
 export const GOOD_PASSWORD = 'correct horse battery staple';
 
 let counter = 0;
@@ -18,25 +21,6 @@ let ipCounter = 0;
 export function uniqueIp(): string {
   ipCounter += 1;
   return `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
-}
-
-/**
- * Asserts an error response: status, code, the Problem media type, the version header and the request id
- * repeated in the body.
- */
-export function expectProblem(r: Reply, status: number, code: string): void {
-  const summary = `${r.status} ${r.text}`;
-  expect(r.status, summary).toBe(status);
-  expect(r.headers.get('content-type'), summary).toMatch(/^application\/problem\+json\b/);
-  expect(r.headers.get('service-version')).toBe(SERVICE_VERSION);
-  expect(r.body, summary).toBeTypeOf('object');
-  expect(r.body.code, summary).toBe(code);
-  expect(r.body.status).toBe(status);
-  expect(r.body.type).toBeTypeOf('string');
-  expect(r.body.title).toBeTypeOf('string');
-  const requestId = r.headers.get('x-request-id');
-  expect(requestId).toMatch(/^req_[0-9A-Za-z]{24}$/);
-  expect(r.body.request_id).toBe(requestId);
 }
 
 /** Asserts a 429 `rate_limited` with an integer Retry-After header and returns its value. */
@@ -70,13 +54,6 @@ export function expectIdenticalResponses(a: Reply, b: Reply): void {
   expect(b.status).toBe(a.status);
   expect(stableHeaders(b.headers)).toEqual(stableHeaders(a.headers));
   expect(bodyWithoutRequestId(b.body)).toEqual(bodyWithoutRequestId(a.body));
-}
-
-/** The service clock, in milliseconds. */
-export async function serviceNow(s: TestServer): Promise<number> {
-  const r = await s.admin('GET', '/sandbox/clock');
-  expect(r.status).toBe(200);
-  return Date.parse(r.body.now);
 }
 
 export interface Claims {

@@ -2,11 +2,13 @@
 import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { expect } from 'vitest';
 import type { DnsServer } from '../helpers/dns-server.js';
-import type { Reply, TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 
-export const SERVICE_VERSION = '2026-08-01';
+export { ISO_MS_Z, serviceNow } from '../helpers/clock.js';
+export { errorPaths, expectProblem } from '../helpers/problems.js';
+export { createKey, newTenant, seedTenant, sessionOf, type Tenant } from '../helpers/tenants.js';
+
 export const DOMAIN_ID = /^dom_[0-9A-Za-z]{24}$/;
-export const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Provider hosts of the local server (decisions.md "provider hosts": locally under `svc.test`). */
 export const FEEDBACK_HOST = 'feedback.svc.test';
@@ -59,60 +61,6 @@ export function uniqueName(label = 'd'): string {
   return `${label}-${randomBytes(3).toString('hex')}${counter}.test`;
 }
 
-/** Asserts a Problem response: status, code, media type, version header, request id. */
-export function expectProblem(r: Reply, status: number, code?: string): void {
-  const summary = `${r.status} ${r.text}`;
-  expect(r.status, summary).toBe(status);
-  expect(r.headers.get('content-type'), summary).toMatch(/^application\/problem\+json\b/);
-  expect(r.headers.get('service-version')).toBe(SERVICE_VERSION);
-  expect(r.body, summary).toBeTypeOf('object');
-  if (code !== undefined) expect(r.body.code, summary).toBe(code);
-  expect(r.body.status).toBe(status);
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
-
-/** The `errors[].path` values of a Problem. */
-export function errorPaths(r: Reply): string[] {
-  return (r.body?.errors ?? []).map((e: { path: string }) => e.path);
-}
-
-export interface Tenant {
-  email: string;
-  password: string;
-  workspace_id: string;
-}
-
-export function seedTenant(s: TestServer): Tenant {
-  return { email: s.seed!.email, password: s.seed!.password, workspace_id: s.seed!.workspace_id };
-}
-
-/** A fresh access token (they live 15 minutes and these suites move the clock). */
-export async function sessionOf(s: TestServer, t: Tenant): Promise<string> {
-  const r = await s.call('POST', '/v1/auth/login', { body: { email: t.email, password: t.password, workspace_id: t.workspace_id } });
-  expect(r.status, r.text).toBe(200);
-  return r.body.access_token;
-}
-
-/** A second account with its own workspace, through an invite. */
-export async function newTenant(s: TestServer, label: string): Promise<Tenant> {
-  const invite = await s.admin('POST', '/sandbox/invites', {});
-  expect(invite.status, invite.text).toBe(201);
-  const email = `${label}-${randomBytes(4).toString('hex')}@example.org`;
-  const password = `pw-${randomBytes(12).toString('hex')}`;
-  const r = await s.call('POST', '/v1/auth/signup', {
-    body: { email, password, workspace_name: `${label} workspace`, invite_code: invite.body.code },
-  });
-  expect(r.status, r.text).toBe(201);
-  return { email, password, workspace_id: r.body.workspace.id };
-}
-
-/** Creates an API key through a session (POST /v1/api-keys). */
-export async function createKey(s: TestServer, t: Tenant, body: Record<string, unknown>) {
-  const r = await s.call('POST', '/v1/api-keys', { token: await sessionOf(s, t), body: { name: 'domains test key', ...body } });
-  expect(r.status, r.text).toBe(201);
-  return r.body as { id: string; key: string; scopes: string[] };
-}
-
 /** POST /v1/domains, expecting 201. */
 export async function addDomain(s: TestServer, token: string, body: Record<string, unknown> | string): Promise<Domain> {
   const r = await s.call('POST', '/v1/domains', { token, body: typeof body === 'string' ? { name: body } : body });
@@ -137,13 +85,6 @@ export async function publish(s: TestServer, id: string, body: { kinds?: string[
   const r = await s.admin('POST', `/sandbox/domains/${id}/publish`, body);
   expect(r.status, r.text).toBe(200);
   return r.body as { records: { host: string; type: string; values: string[]; state: string }[] };
-}
-
-/** The service clock, in milliseconds. */
-export async function serviceNow(s: TestServer): Promise<number> {
-  const r = await s.admin('GET', '/sandbox/clock');
-  expect(r.status).toBe(200);
-  return Date.parse(r.body.now);
 }
 
 export function record(d: { records: DnsRecord[] }, kind: string): DnsRecord {

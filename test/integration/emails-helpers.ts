@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Reply, TestServer } from '../helpers/server.js';
 
-export const SERVICE_VERSION = '2026-08-01';
+export { ISO_MS_Z, serviceNow } from '../helpers/clock.js';
+export { errorPaths, expectProblem } from '../helpers/problems.js';
+export { createKey, newTenant, seedTenant, sessionOf } from '../helpers/tenants.js';
+
 export const MSG_ID = /^msg_[0-9A-Za-z]{24}$/;
-export const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const FROM = 'sender@example.test';
 
 /** The GTUBE and EICAR test strings (decisions.md "abuse filter"). */
@@ -22,25 +24,6 @@ export function rcpt(label = 'r'): string {
 export function sim(box: string): string {
   counter += 1;
   return `${box}+t${randomBytes(3).toString('hex')}${counter}@simulator.test`;
-}
-
-/** Asserts a Problem response: status, code, media type, version header, request id. */
-export function expectProblem(r: Reply, status: number, code?: string): void {
-  const summary = `${r.status} ${r.text}`;
-  expect(r.status, summary).toBe(status);
-  expect(r.headers.get('content-type'), summary).toMatch(/^application\/problem\+json\b/);
-  expect(r.headers.get('service-version')).toBe(SERVICE_VERSION);
-  expect(r.body, summary).toBeTypeOf('object');
-  if (code !== undefined) expect(r.body.code, summary).toBe(code);
-  expect(r.body.status).toBe(status);
-  expect(r.body.type).toBeTypeOf('string');
-  expect(r.body.title).toBeTypeOf('string');
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
-
-/** The `errors[].path` values of a Problem. */
-export function errorPaths(r: Reply): string[] {
-  return (r.body?.errors ?? []).map((e: { path: string }) => e.path);
 }
 
 /** A minimal valid send request, with overrides. */
@@ -131,50 +114,6 @@ export function outbox(s: TestServer, workspaceId: string, messageId?: string): 
   return rows
     .filter((e) => messageId === undefined || e.message_id === messageId)
     .map((e) => ({ id: e.id, type: e.type, message_id: e.message_id, data: JSON.parse(e.data), created_at: e.created_at }));
-}
-
-/** The service clock in ms. */
-export async function serviceNow(s: TestServer): Promise<number> {
-  const r = await s.admin('GET', '/sandbox/clock');
-  expect(r.status).toBe(200);
-  return Date.parse(r.body.now);
-}
-
-export interface Tenant {
-  email: string;
-  password: string;
-  workspace_id: string;
-}
-
-/** A fresh access token for the tenant (tokens live 15 minutes; some tests move the clock). */
-export async function sessionOf(s: TestServer, t: Tenant): Promise<string> {
-  const r = await s.call('POST', '/v1/auth/login', { body: { email: t.email, password: t.password, workspace_id: t.workspace_id } });
-  expect(r.status, r.text).toBe(200);
-  return r.body.access_token;
-}
-
-export function seedTenant(s: TestServer): Tenant {
-  return { email: s.seed!.email, password: s.seed!.password, workspace_id: s.seed!.workspace_id };
-}
-
-/** A second account (owner email NOT confirmed) with its own workspace, through an invite. */
-export async function newTenant(s: TestServer, label: string): Promise<Tenant & { token: string }> {
-  const invite = await s.admin('POST', '/sandbox/invites', {});
-  expect(invite.status, invite.text).toBe(201);
-  const email = `${label}-${randomBytes(4).toString('hex')}@example.org`;
-  const password = `pw-${randomBytes(12).toString('hex')}`;
-  const r = await s.call('POST', '/v1/auth/signup', {
-    body: { email, password, workspace_name: `${label} workspace`, invite_code: invite.body.code },
-  });
-  expect(r.status, r.text).toBe(201);
-  return { email, password, workspace_id: r.body.workspace.id, token: r.body.access_token };
-}
-
-/** Creates an API key through a session; returns the CreatedApiKey. */
-export async function createKey(s: TestServer, token: string, body: Record<string, unknown>) {
-  const r = await s.call('POST', '/v1/api-keys', { token, body: { name: 'test key', ...body } });
-  expect(r.status, r.text).toBe(201);
-  return r.body as { id: string; key: string; mode: string; scopes: string[] };
 }
 
 /** Adds a domain (not published). */

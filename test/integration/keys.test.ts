@@ -1,59 +1,22 @@
 // API keys (service-spec §2 ApiKey, §4 "API keys", §5; decisions.md "API keys", "Wire basics" pagination) and
 // authentication with a key: formats, create rules, listing, revocation, expiry, credential kinds, IP allowlist,
 // last_used_at.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints, fillPath, type Endpoint } from '../../src/contract/endpoints.js';
 import { SCOPES } from '../../src/contract/keys.js';
+import { ISO_MS_Z } from '../helpers/clock.js';
+import { errorPaths, expectProblem } from '../helpers/problems.js';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
+import { createKey, newTenant, postApiKey, sessionOf } from '../helpers/tenants.js';
 
 const KEY_ID = /^key_[0-9A-Za-z]{24}$/;
-const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-interface Tenant {
-  email: string;
-  password: string;
-  workspace_id: string;
-}
 
 let s: TestServer;
-let seedTenant: Tenant;
 
 beforeAll(async () => {
   s = await startTestServer();
-  seedTenant = { email: s.seed!.email, password: s.seed!.password, workspace_id: s.seed!.workspace_id };
 });
 afterAll(() => s.close());
-
-/** A fresh access token for the tenant's workspace (the manual clock moves in some tests; tokens live 15 min). */
-async function tokenOf(t: Tenant = seedTenant): Promise<string> {
-  const r = await s.call('POST', '/v1/auth/login', { body: { email: t.email, password: t.password, workspace_id: t.workspace_id } });
-  expect(r.status, r.text).toBe(200);
-  return r.body.access_token;
-}
-
-/** A second (third…) account with its own workspace, through an invite. */
-async function newTenant(label: string): Promise<Tenant> {
-  const invite = await s.admin('POST', '/sandbox/invites', {});
-  expect(invite.status, invite.text).toBe(201);
-  const email = `${label}-${randomBytes(4).toString('hex')}@example.org`;
-  const password = `pw-${randomBytes(12).toString('hex')}`;
-  const r = await s.call('POST', '/v1/auth/signup', {
-    body: { email, password, workspace_name: `${label} workspace`, invite_code: invite.body.code },
-  });
-  expect(r.status, r.text).toBe(201);
-  return { email, password, workspace_id: r.body.workspace.id };
-}
-
-async function createKey(token: string, body: Record<string, unknown>): Promise<Reply> {
-  return s.call('POST', '/v1/api-keys', { token, body });
-}
-
-async function createOk(token: string, body: Record<string, unknown>) {
-  const r = await createKey(token, body);
-  expect(r.status, r.text).toBe(201);
-  return r.body as { id: string; key: string } & Record<string, any>;
-}
 
 async function listAll(token: string): Promise<any[]> {
   const r = await s.call('GET', '/v1/api-keys?limit=100', { token });
@@ -66,21 +29,10 @@ function useKey(key: string, headers?: Record<string, string>): Promise<Reply> {
   return s.call('GET', '/v1/domains', { token: key, headers });
 }
 
-function expectProblem(r: Reply, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body.code).toBe(code);
-  expect(r.body.status).toBe(status);
-}
-
-function errorPaths(r: Reply): string[] {
-  return (r.body.errors ?? []).map((e: { path: string }) => e.path);
-}
-
 describe('POST /v1/api-keys', () => {
   it('creates a test key by default, in the decided formats, scopes deduplicated', async () => {
-    const token = await tokenOf();
-    const r = await createKey(token, { name: 'ci', scopes: ['emails:send', 'domains:read', 'emails:send', 'domains:read'] });
+    const token = await sessionOf(s);
+    const r = await postApiKey(s, token, { name: 'ci', scopes: ['emails:send', 'domains:read', 'emails:send', 'domains:read'] });
     expect(r.status, r.text).toBe(201);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     const k = r.body;
@@ -104,7 +56,7 @@ describe('POST /v1/api-keys', () => {
   });
 
   it('creates a live key when asked', async () => {
-    const k = await createOk(await tokenOf(), { name: 'prod', scopes: ['emails:send'], mode: 'live' });
+    const k = await createKey(s, await sessionOf(s), { name: 'prod', scopes: ['emails:send'], mode: 'live' });
     expect(k.key).toMatch(/^svc_live_[0-9A-Za-z]{32}$/);
     expect(k.mode).toBe('live');
     expect(k.prefix).toBe(k.key.slice(0, 13));
@@ -112,16 +64,16 @@ describe('POST /v1/api-keys', () => {
   });
 
   it('gives different keys every time', async () => {
-    const token = await tokenOf();
-    const a = await createOk(token, { name: 'a', scopes: ['emails:send'] });
-    const b = await createOk(token, { name: 'a', scopes: ['emails:send'] });
+    const token = await sessionOf(s);
+    const a = await createKey(s, token, { name: 'a', scopes: ['emails:send'] });
+    const b = await createKey(s, token, { name: 'a', scopes: ['emails:send'] });
     expect(a.key).not.toBe(b.key);
     expect(a.id).not.toBe(b.id);
   });
 
   it('returns the full key in the 201 only, never in the list', async () => {
-    const token = await tokenOf();
-    const k = await createOk(token, { name: 'shown once', scopes: ['emails:read'] });
+    const token = await sessionOf(s);
+    const k = await createKey(s, token, { name: 'shown once', scopes: ['emails:read'] });
     const list = await s.call('GET', '/v1/api-keys?limit=100', { token });
     expect(list.status).toBe(200);
     const listed = list.body.data.find((x: { id: string }) => x.id === k.id);
@@ -135,40 +87,40 @@ describe('POST /v1/api-keys', () => {
   });
 
   it('accepts a name of 1 and of 128 characters and refuses 0 and 129 with 422 validation_failed', async () => {
-    const token = await tokenOf();
-    expect((await createKey(token, { name: 'x', scopes: ['emails:send'] })).status).toBe(201);
-    const long = await createKey(token, { name: 'n'.repeat(128), scopes: ['emails:send'] });
+    const token = await sessionOf(s);
+    expect((await postApiKey(s, token, { name: 'x', scopes: ['emails:send'] })).status).toBe(201);
+    const long = await postApiKey(s, token, { name: 'n'.repeat(128), scopes: ['emails:send'] });
     expect(long.status, long.text).toBe(201);
     expect(long.body.name).toBe('n'.repeat(128));
     for (const name of ['', 'n'.repeat(129)]) {
-      const r = await createKey(token, { name, scopes: ['emails:send'] });
+      const r = await postApiKey(s, token, { name, scopes: ['emails:send'] });
       expectProblem(r, 422, 'validation_failed');
       expect(errorPaths(r)).toContain('name');
     }
   });
 
   it('refuses an empty scope list and an unknown scope with 422 naming the field', async () => {
-    const token = await tokenOf();
-    const empty = await createKey(token, { name: 'k', scopes: [] });
+    const token = await sessionOf(s);
+    const empty = await postApiKey(s, token, { name: 'k', scopes: [] });
     expectProblem(empty, 422, 'validation_failed');
     expect(errorPaths(empty)).toContain('scopes');
-    const unknown = await createKey(token, { name: 'k', scopes: ['emails:send', 'emails:delete'] });
+    const unknown = await postApiKey(s, token, { name: 'k', scopes: ['emails:send', 'emails:delete'] });
     expectProblem(unknown, 422, 'validation_failed');
     expect(errorPaths(unknown)).toContain('scopes.1');
   });
 
   it('accepts every documented scope', async () => {
-    const k = await createOk(await tokenOf(), { name: 'all', scopes: [...SCOPES] });
+    const k = await createKey(s, await sessionOf(s), { name: 'all', scopes: [...SCOPES] });
     expect([...k.scopes].sort()).toEqual([...SCOPES].sort());
   });
 
   it('refuses a missing required field, an unknown field and a wrong JSON type with 400 invalid_request', async () => {
-    const token = await tokenOf();
-    const missing = await createKey(token, { name: 'k' });
+    const token = await sessionOf(s);
+    const missing = await postApiKey(s, token, { name: 'k' });
     expectProblem(missing, 400, 'invalid_request');
     expect(errorPaths(missing)).toContain('scopes');
 
-    const unknown = await createKey(token, { name: 'k', scopes: ['emails:send'], scope: ['emails:read'] });
+    const unknown = await postApiKey(s, token, { name: 'k', scopes: ['emails:send'], scope: ['emails:read'] });
     expectProblem(unknown, 400, 'invalid_request');
     expect(errorPaths(unknown)).toContain('scope');
 
@@ -179,25 +131,25 @@ describe('POST /v1/api-keys', () => {
       { name: 'k', scopes: ['emails:send'], expires_at: 1_900_000_000 },
       { name: null, scopes: ['emails:send'] },
     ]) {
-      const r = await createKey(token, body);
+      const r = await postApiKey(s, token, body);
       expectProblem(r, 400, 'invalid_request');
       expect(r.body.errors.length).toBeGreaterThan(0);
     }
   });
 
   it('refuses an unknown mode with 422', async () => {
-    const r = await createKey(await tokenOf(), { name: 'k', scopes: ['emails:send'], mode: 'production' });
+    const r = await postApiKey(s, await sessionOf(s), { name: 'k', scopes: ['emails:send'], mode: 'production' });
     expectProblem(r, 422, 'validation_failed');
     expect(errorPaths(r)).toContain('mode');
   });
 
   it('accepts IPv4/IPv6 addresses and CIDRs in ip_allowlist and names each invalid entry', async () => {
-    const token = await tokenOf();
+    const token = await sessionOf(s);
     const good = ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32', '::1'];
-    const k = await createOk(token, { name: 'ips', scopes: ['emails:send'], ip_allowlist: good });
+    const k = await createKey(s, token, { name: 'ips', scopes: ['emails:send'], ip_allowlist: good });
     expect(k.ip_allowlist).toEqual(good);
 
-    const r = await createKey(token, {
+    const r = await postApiKey(s, token, {
       name: 'ips', scopes: ['emails:send'], ip_allowlist: ['10.0.0.0/8', 'not-an-ip', '2001:db8::/129', '10.0.0.0/33', '300.1.1.1', '010.0.0.0/8'],
     });
     expectProblem(r, 422, 'validation_failed');
@@ -208,72 +160,72 @@ describe('POST /v1/api-keys', () => {
   });
 
   it('accepts 100 allowlist entries and refuses 101 with 422', async () => {
-    const token = await tokenOf();
+    const token = await sessionOf(s);
     const entries = (n: number) => Array.from({ length: n }, (_, i) => `10.0.${Math.floor(i / 256)}.${i % 256}`);
-    const ok = await createKey(token, { name: 'many', scopes: ['emails:send'], ip_allowlist: entries(100) });
+    const ok = await postApiKey(s, token, { name: 'many', scopes: ['emails:send'], ip_allowlist: entries(100) });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.ip_allowlist).toHaveLength(100);
-    const tooMany = await createKey(token, { name: 'many', scopes: ['emails:send'], ip_allowlist: entries(101) });
+    const tooMany = await postApiKey(s, token, { name: 'many', scopes: ['emails:send'], ip_allowlist: entries(101) });
     expectProblem(tooMany, 422, 'validation_failed');
     expect(errorPaths(tooMany)).toContain('ip_allowlist');
   });
 
   it('refuses expires_at in the past or now with 422 and keeps one in the future', async () => {
-    const token = await tokenOf();
+    const token = await sessionOf(s);
     const now = s.clock.now();
     for (const at of [new Date(now - 1000).toISOString(), new Date(now).toISOString(), '2001-01-01T00:00:00.000Z']) {
-      const r = await createKey(token, { name: 'exp', scopes: ['emails:send'], expires_at: at });
+      const r = await postApiKey(s, token, { name: 'exp', scopes: ['emails:send'], expires_at: at });
       expectProblem(r, 422, 'validation_failed');
       expect(errorPaths(r)).toContain('expires_at');
     }
     const future = new Date(now + 86_400_000).toISOString();
-    const k = await createOk(token, { name: 'exp', scopes: ['emails:send'], expires_at: future });
+    const k = await createKey(s, token, { name: 'exp', scopes: ['emails:send'], expires_at: future });
     expect(k.expires_at).toBe(future);
   });
 
   it('refuses a malformed expires_at', async () => {
-    const r = await createKey(await tokenOf(), { name: 'exp', scopes: ['emails:send'], expires_at: 'tomorrow' });
+    const r = await postApiKey(s, await sessionOf(s), { name: 'exp', scopes: ['emails:send'], expires_at: 'tomorrow' });
     expect([400, 422]).toContain(r.status);
     expect(errorPaths(r)).toContain('expires_at');
   });
 
   it('accepts a domain_id of the workspace and refuses an unknown one or another workspace’s with 422', async () => {
-    const token = await tokenOf();
-    const k = await createOk(token, { name: 'dom', scopes: ['emails:send'], domain_id: s.seed!.domain_id });
+    const token = await sessionOf(s);
+    const k = await createKey(s, token, { name: 'dom', scopes: ['emails:send'], domain_id: s.seed!.domain_id });
     expect(k.domain_id).toBe(s.seed!.domain_id);
 
-    const unknown = await createKey(token, { name: 'dom', scopes: ['emails:send'], domain_id: 'dom_000000000000000000000000' });
+    const unknown = await postApiKey(s, token, { name: 'dom', scopes: ['emails:send'], domain_id: 'dom_000000000000000000000000' });
     expectProblem(unknown, 422, 'validation_failed');
     expect(errorPaths(unknown)).toContain('domain_id');
 
     // Another tenant may not restrict its key to the seed workspace's domain.
-    const other = await newTenant('domainless');
-    const r = await createKey(await tokenOf(other), { name: 'dom', scopes: ['emails:send'], domain_id: s.seed!.domain_id });
+    const other = await newTenant(s, 'domainless');
+    const r = await postApiKey(s, await sessionOf(s, other), { name: 'dom', scopes: ['emails:send'], domain_id: s.seed!.domain_id });
     expectProblem(r, 422, 'validation_failed');
     expect(errorPaths(r)).toContain('domain_id');
   });
 
   it('creates nothing when a request is refused', async () => {
-    const t = await newTenant('refused');
-    const token = await tokenOf(t);
-    await createKey(token, { name: '', scopes: ['emails:send'] });
-    await createKey(token, { name: 'k', scopes: ['emails:send'], ip_allowlist: ['bad'] });
-    await createKey(token, { name: 'k', scopes: ['emails:send'], extra: true });
+    const t = await newTenant(s, 'refused');
+    const token = await sessionOf(s, t);
+    await postApiKey(s, token, { name: '', scopes: ['emails:send'] });
+    await postApiKey(s, token, { name: 'k', scopes: ['emails:send'], ip_allowlist: ['bad'] });
+    await postApiKey(s, token, { name: 'k', scopes: ['emails:send'], extra: true });
     expect(await listAll(token)).toEqual([]);
   });
 });
 
 describe('GET /v1/api-keys', () => {
   it('lists newest first, revoked keys included with revoked: true and revoked_at', async () => {
-    const t = await newTenant('lister');
-    let token = await tokenOf(t);
-    const a = await createOk(token, { name: 'a', scopes: ['emails:send'] });
+    const t = await newTenant(s, 'lister');
+    let token = await sessionOf(s, t);
+    const a = await createKey(s, token, { name: 'a', scopes: ['emails:send'] });
     await s.advance(1);
-    const b = await createOk(token, { name: 'b', scopes: ['emails:send'] });
+    const b = await createKey(s, token, { name: 'b', scopes: ['emails:send'] });
     await s.advance(1);
-    const c = await createOk(token, { name: 'c', scopes: ['emails:send'] });
+    const c = await createKey(s, token, { name: 'c', scopes: ['emails:send'] });
     await s.advance(1);
-    token = await tokenOf(t);
+    token = await sessionOf(s, t);
     const revokedAt = new Date(s.clock.now()).toISOString();
     expect((await s.call('DELETE', `/v1/api-keys/${b.id}`, { token })).status).toBe(204);
 
@@ -296,24 +248,24 @@ describe('GET /v1/api-keys', () => {
   });
 
   it('lists keys created in the same instant newest first too', async () => {
-    const t = await newTenant('sameinstant');
-    const token = await tokenOf(t);
+    const t = await newTenant(s, 'sameinstant');
+    const token = await sessionOf(s, t);
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await createOk(token, { name: `k${i}`, scopes: ['emails:send'] })).id);
+    for (let i = 0; i < 6; i++) ids.push((await createKey(s, token, { name: `k${i}`, scopes: ['emails:send'] })).id);
     const listed = (await listAll(token)).map((k) => k.id);
     expect(listed).toEqual([...ids].reverse());
   });
 
   it('pages with limit, after and has_more; default page size 20', async () => {
-    const t = await newTenant('pager');
-    const token = await tokenOf(t);
+    const t = await newTenant(s, 'pager');
+    const token = await sessionOf(s, t);
     const ids: string[] = [];
     for (let i = 0; i < 23; i++) {
-      ids.push((await createOk(token, { name: `k${i}`, scopes: ['emails:send'] })).id);
+      ids.push((await createKey(s, token, { name: `k${i}`, scopes: ['emails:send'] })).id);
       if (i % 3 === 0) await s.advance(1);
     }
     const newestFirst = [...ids].reverse();
-    const fresh = await tokenOf(t);
+    const fresh = await sessionOf(s, t);
 
     const first = await s.call('GET', '/v1/api-keys', { token: fresh });
     expect(first.body.data).toHaveLength(20);
@@ -341,7 +293,7 @@ describe('GET /v1/api-keys', () => {
   });
 
   it('refuses bad pagination values with 400 invalid_request', async () => {
-    const token = await tokenOf();
+    const token = await sessionOf(s);
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'limit=1.5', 'limit=', 'after=', 'limit=1&limit=2', 'bogus=1']) {
       const r = await s.call('GET', `/v1/api-keys?${q}`, { token });
       expectProblem(r, 400, 'invalid_request');
@@ -349,19 +301,19 @@ describe('GET /v1/api-keys', () => {
   });
 
   it("lists only the caller's workspace", async () => {
-    const t = await newTenant('isolated');
-    const token = await tokenOf(t);
-    const mine = await createOk(token, { name: 'mine', scopes: ['emails:send'] });
+    const t = await newTenant(s, 'isolated');
+    const token = await sessionOf(s, t);
+    const mine = await createKey(s, token, { name: 'mine', scopes: ['emails:send'] });
     expect((await listAll(token)).map((k) => k.id)).toEqual([mine.id]);
-    const seedIds = (await listAll(await tokenOf())).map((k) => k.id);
+    const seedIds = (await listAll(await sessionOf(s))).map((k) => k.id);
     expect(seedIds).not.toContain(mine.id);
   });
 });
 
 describe('DELETE /v1/api-keys/{id}', () => {
   it('revokes with 204, again with 204, and the key stops working at once', async () => {
-    const token = await tokenOf();
-    const k = await createOk(token, { name: 'doomed', scopes: ['domains:read'] });
+    const token = await sessionOf(s);
+    const k = await createKey(s, token, { name: 'doomed', scopes: ['domains:read'] });
     expect((await useKey(k.key)).status).toBe(200);
 
     const first = await s.call('DELETE', `/v1/api-keys/${k.id}`, { token });
@@ -380,30 +332,30 @@ describe('DELETE /v1/api-keys/{id}', () => {
   });
 
   it("answers 404 not_found for another tenant's key and leaves it working", async () => {
-    const other = await newTenant('victim');
-    const otherToken = await tokenOf(other);
-    const theirs = await createOk(otherToken, { name: 'theirs', scopes: ['domains:read'] });
-    const r = await s.call('DELETE', `/v1/api-keys/${theirs.id}`, { token: await tokenOf() });
+    const other = await newTenant(s, 'victim');
+    const otherToken = await sessionOf(s, other);
+    const theirs = await createKey(s, otherToken, { name: 'theirs', scopes: ['domains:read'] });
+    const r = await s.call('DELETE', `/v1/api-keys/${theirs.id}`, { token: await sessionOf(s) });
     expectProblem(r, 404, 'not_found');
     expect((await useKey(theirs.key)).status).toBe(200);
     expect((await listAll(otherToken)).find((x) => x.id === theirs.id).revoked).toBe(false);
   });
 
   it('answers 404 for an unknown id', async () => {
-    const r = await s.call('DELETE', '/v1/api-keys/key_000000000000000000000000', { token: await tokenOf() });
+    const r = await s.call('DELETE', '/v1/api-keys/key_000000000000000000000000', { token: await sessionOf(s) });
     expectProblem(r, 404, 'not_found');
   });
 });
 
 describe('roles and workspaces', () => {
   it('lets a member list keys but not create or revoke them (403 forbidden)', async () => {
-    const t = await newTenant('member');
+    const t = await newTenant(s, 'member');
     const ws = await s.admin('POST', '/sandbox/workspaces', { email: t.email, name: 'Shared', role: 'member' });
     expect(ws.status, ws.text).toBe(201);
     const member = { ...t, workspace_id: ws.body.id };
-    const token = await tokenOf(member);
+    const token = await sessionOf(s, member);
     expect((await s.call('GET', '/v1/api-keys', { token })).status).toBe(200);
-    expectProblem(await createKey(token, { name: 'k', scopes: ['emails:send'] }), 403, 'forbidden');
+    expectProblem(await postApiKey(s, token, { name: 'k', scopes: ['emails:send'] }), 403, 'forbidden');
     expectProblem(await s.call('DELETE', '/v1/api-keys/key_000000000000000000000000', { token }), 403, 'forbidden');
 
     // Without a workspace selected (member of two, none named at login) → 403 workspace_required.
@@ -414,9 +366,9 @@ describe('roles and workspaces', () => {
   });
 
   it('refuses key management in a suspended workspace (403 workspace_suspended), and the keys too', async () => {
-    const t = await newTenant('suspended');
-    const token = await tokenOf(t);
-    const k = await createOk(token, { name: 'k', scopes: ['domains:read'] });
+    const t = await newTenant(s, 'suspended');
+    const token = await sessionOf(s, t);
+    const k = await createKey(s, token, { name: 'k', scopes: ['domains:read'] });
     expect((await s.admin('POST', `/sandbox/workspaces/${t.workspace_id}/suspend`)).status).toBe(200);
     try {
       expectProblem(await s.call('GET', '/v1/api-keys', { token }), 403, 'workspace_suspended');
@@ -451,7 +403,7 @@ describe('authenticating with an API key', () => {
       }
     }
     // Nothing was done on the key's behalf.
-    const token = await tokenOf();
+    const token = await sessionOf(s);
     expect((await listAll(token)).some((k) => k.name === 'made-with-a-key')).toBe(false);
   });
 
@@ -473,21 +425,21 @@ describe('authenticating with an API key', () => {
   });
 
   it('refuses a key lacking the operation’s scope with 403 insufficient_scope', async () => {
-    const k = await createOk(await tokenOf(), { name: 'narrow', scopes: ['emails:send'] });
+    const k = await createKey(s, await sessionOf(s), { name: 'narrow', scopes: ['emails:send'] });
     expectProblem(await useKey(k.key), 403, 'insufficient_scope');
   });
 
   it('refuses a key once it has expired (401 invalid_api_key)', async () => {
-    const token = await tokenOf();
+    const token = await sessionOf(s);
     const expiresAt = new Date(s.clock.now() + 3600_000).toISOString();
-    const k = await createOk(token, { name: 'short-lived', scopes: ['domains:read'], expires_at: expiresAt });
+    const k = await createKey(s, token, { name: 'short-lived', scopes: ['domains:read'], expires_at: expiresAt });
     expect((await useKey(k.key)).status).toBe(200);
     await s.advance(3599);
     expect((await useKey(k.key)).status).toBe(200);
     await s.advance(2);
     expectProblem(await useKey(k.key), 401, 'invalid_api_key');
     // Expired keys stay listed with their expiry; they are not "revoked".
-    const listed = (await listAll(await tokenOf())).find((x) => x.id === k.id);
+    const listed = (await listAll(await sessionOf(s))).find((x) => x.id === k.id);
     expect(listed.expires_at).toBe(expiresAt);
     expect(listed.revoked).toBe(false);
   });
@@ -495,7 +447,7 @@ describe('authenticating with an API key', () => {
 
 describe('IP allowlist', () => {
   async function keyAllowing(allow: string[]) {
-    return (await createOk(await tokenOf(), { name: `ip ${allow.join(',')}`, scopes: ['domains:read'], ip_allowlist: allow })).key;
+    return (await createKey(s, await sessionOf(s), { name: `ip ${allow.join(',')}`, scopes: ['domains:read'], ip_allowlist: allow })).key;
   }
 
   it('refuses a key used from outside its allowlist with 403 ip_not_allowed', async () => {
@@ -545,8 +497,8 @@ describe('IP allowlist', () => {
   });
 
   it('authenticates before the IP check, and refuses the credential kind before the IP check', async () => {
-    const token = await tokenOf();
-    const k = await createOk(token, { name: 'ip-order', scopes: ['domains:read'], ip_allowlist: ['10.0.0.0/8'] });
+    const token = await sessionOf(s);
+    const k = await createKey(s, token, { name: 'ip-order', scopes: ['domains:read'], ip_allowlist: ['10.0.0.0/8'] });
     // access.ts: a valid key on a session-only operation is refused for its kind first.
     expectProblem(await s.call('GET', '/v1/auth/me', { token: k.key }), 403, 'session_required');
     // A revoked key is 401 whatever the caller's address.
@@ -557,9 +509,9 @@ describe('IP allowlist', () => {
 
 describe('last_used_at', () => {
   it('is null until first use, set on use, and updated at most once a minute', async () => {
-    const token = await tokenOf();
-    const k = await createOk(token, { name: 'usage', scopes: ['domains:read'] });
-    const lastUsed = async () => (await listAll(await tokenOf())).find((x) => x.id === k.id).last_used_at;
+    const token = await sessionOf(s);
+    const k = await createKey(s, token, { name: 'usage', scopes: ['domains:read'] });
+    const lastUsed = async () => (await listAll(await sessionOf(s))).find((x) => x.id === k.id).last_used_at;
     expect(await lastUsed()).toBeNull();
 
     // A refused key (unknown) is no use of this key.

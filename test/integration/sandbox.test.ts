@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEndpoints } from '../../src/contract/sandbox.js';
-import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
+import { serviceNow } from '../helpers/clock.js';
+import { expectProblem } from '../helpers/problems.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'plum-quartz-harbor-1987';
-
-function expectProblem(r: Reply, status: number, code?: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toContain('application/problem+json');
-  expect(r.body).toMatchObject({ status, ...(code ? { code } : {}) });
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
 
 describe('sandbox routes', () => {
   let s: TestServer;
@@ -24,11 +19,6 @@ describe('sandbox routes', () => {
     });
     expect(r.status, r.text).toBe(200);
     return r.body;
-  };
-  const clockNow = async () => {
-    const r = await s.admin('GET', '/sandbox/clock');
-    expect(r.status).toBe(200);
-    return Date.parse(r.body.now);
   };
 
   describe('admin token', () => {
@@ -54,9 +44,9 @@ describe('sandbox routes', () => {
     });
 
     it('a refused call changes nothing', async () => {
-      const before = await clockNow();
+      const before = await serviceNow(s);
       await s.call('POST', '/sandbox/clock', { body: { advance_seconds: 3600 }, token: 'adm_wrong' });
-      expect(await clockNow()).toBe(before);
+      expect(await serviceNow(s)).toBe(before);
       const ws = await s.call('POST', `/sandbox/workspaces/${s.seed!.workspace_id}/suspend`, { token: 'adm_wrong' });
       expect(ws.status).toBe(401);
       const session = await login();
@@ -78,20 +68,20 @@ describe('sandbox routes', () => {
     });
 
     it('advance_seconds moves the clock forward by that much', async () => {
-      const before = await clockNow();
+      const before = await serviceNow(s);
       const r = await s.admin('POST', '/sandbox/clock', { advance_seconds: 60 });
       expect(r.status).toBe(200);
       expect(Date.parse(r.body.now)).toBe(before + 60_000);
       expect(r.body.ran).toEqual(expect.any(Number));
-      expect(await clockNow()).toBe(before + 60_000);
+      expect(await serviceNow(s)).toBe(before + 60_000);
       // The clock stays where it was put: it does not run by itself.
-      expect(await clockNow()).toBe(before + 60_000);
+      expect(await serviceNow(s)).toBe(before + 60_000);
       const half = await s.admin('POST', '/sandbox/clock', { advance_seconds: 1.5 });
       expect(Date.parse(half.body.now)).toBe(before + 61_500);
     });
 
     it('to sets the clock; the same time is fine, an earlier one is 422', async () => {
-      const target = (await clockNow()) + 3 * 86_400_000;
+      const target = (await serviceNow(s)) + 3 * 86_400_000;
       const iso = new Date(target).toISOString();
       const r = await s.admin('POST', '/sandbox/clock', { to: iso });
       expect(r.status).toBe(200);
@@ -101,11 +91,11 @@ describe('sandbox routes', () => {
       const back = await s.admin('POST', '/sandbox/clock', { to: new Date(target - 1000).toISOString() });
       expectProblem(back, 422, 'validation_failed');
       expect(back.body.errors).toEqual([expect.objectContaining({ path: 'to' })]);
-      expect(await clockNow()).toBe(target);
+      expect(await serviceNow(s)).toBe(target);
     });
 
     it('refuses both fields, neither, bad types and bad values without moving the clock', async () => {
-      const before = await clockNow();
+      const before = await serviceNow(s);
       const both = await s.admin('POST', '/sandbox/clock', { advance_seconds: 5, to: new Date(before + 10_000).toISOString() });
       expect([400, 422]).toContain(both.status);
       expectProblem(both, both.status);
@@ -131,7 +121,7 @@ describe('sandbox routes', () => {
       const notJsonType = await s.call('POST', '/sandbox/clock', { raw: 'advance_seconds=60', token: s.adminToken });
       expectProblem(notJsonType, 400, 'unsupported_content_type');
 
-      expect(await clockNow()).toBe(before);
+      expect(await serviceNow(s)).toBe(before);
     });
 
     it('with a real clock, GET says real and POST is a 409 Problem', async () => {
@@ -166,7 +156,7 @@ describe('sandbox routes', () => {
     });
 
     it('honours max_uses and expires_at on the service clock', async () => {
-      const now = await clockNow();
+      const now = await serviceNow(s);
       const expires = new Date(now + 3600_000).toISOString();
       const r = await s.admin('POST', '/sandbox/invites', { max_uses: 2, expires_at: expires });
       expect(r.status).toBe(201);

@@ -4,10 +4,9 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints, fillPath, type Endpoint } from '../../src/contract/endpoints.js';
+import { REQUEST_ID, SERVICE_VERSION, expectProblem } from '../helpers/problems.js';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 
-const VERSION = '2026-08-01';
-const REQUEST_ID = /^req_[0-9A-Za-z]{24}$/;
 const MAX_BODY = 40 * 1024 * 1024;
 
 let s: TestServer;
@@ -29,16 +28,8 @@ function loginBody(): string {
   return JSON.stringify({ email: s.seed!.email, password: s.seed!.password });
 }
 
-function expectProblem(r: Reply, status: number, code: string) {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(r.body).toMatchObject({ status, code });
-  expect(typeof r.body.title).toBe('string');
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-}
-
 function expectWireHeaders(r: { status: number; headers: Headers }) {
-  expect(r.headers.get('service-version'), `status ${r.status}`).toBe(VERSION);
+  expect(r.headers.get('service-version'), `status ${r.status}`).toBe(SERVICE_VERSION);
   expect(r.headers.get('x-request-id'), `status ${r.status}`).toMatch(REQUEST_ID);
 }
 
@@ -196,7 +187,7 @@ describe('Service-Version and X-Request-Id', () => {
   });
 
   it('accepts the supported version sent explicitly', async () => {
-    const r = await s.call('GET', '/v1/api-keys', { token, headers: { 'service-version': VERSION } });
+    const r = await s.call('GET', '/v1/api-keys', { token, headers: { 'service-version': SERVICE_VERSION } });
     expect(r.status).toBe(200);
     expectWireHeaders(r);
   });
@@ -305,7 +296,7 @@ describe('GET /v1/openapi.json', () => {
 
   it('needs no credential and is OpenAPI 3.1', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
-    expect(doc.info.version).toBe(VERSION);
+    expect(doc.info.version).toBe(SERVICE_VERSION);
     expect(doc.servers[0].url).toBe(s.api);
   });
 
