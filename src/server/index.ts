@@ -22,6 +22,7 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { loadSecrets } from './secrets.js';
 import { createSender } from './smtp/sender.js';
+import { createComposer } from './smtp/compose.js';
 import { caughtReader, createSink } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
 import { createJobStore } from './store/jobs.js';
@@ -52,6 +53,8 @@ export interface ServeOptions {
   tlsKey?: string;
   allowInsecureHttp?: boolean;
   trustProxy?: boolean;
+  /** Compose and sign messages on a worker thread (default) rather than on the main event loop. */
+  composeThread?: boolean;
   json?: boolean;
   log?: Logger;
 }
@@ -130,13 +133,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     isServiceMail: (header) => /^<?sys_[0-9A-Za-z]{24}@svc\.test>?$/.test(header),
     lookupMessage: (header) => {
       const id = /^<?(msg_[0-9A-Za-z]{24})@/.exec(header)?.[1];
-      const m = id ? core.messageStore.get(id) : undefined;
-      return m ? { messageId: m.id, workspaceId: m.workspace_id } : null;
+      const workspaceId = id ? core.messageStore.workspaceOf(id) : undefined;
+      return workspaceId ? { messageId: id!, workspaceId } : null;
     },
   });
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
   const sender = createSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   const relay = opts.relay ? createSender({ url: opts.relay }) : null;
+  const composer = createComposer({ thread: opts.composeThread ?? true });
   scheduler = createScheduler({
     jobs: jobStore,
     commit,
@@ -146,6 +150,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       system_mail: systemMailWorker(sender, config.systemFrom),
       deliver: deliveryWorker({
         delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
+        composer,
         origin: () => config.publicOrigin,
       }),
       outcome: (p: { message_id: string; recipient: string; attempt: number }) =>
@@ -220,6 +225,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         await scheduler!.stop();
         sender.close();
         relay?.close();
+        await composer.close();
         await sink.close();
         db.close();
       })();

@@ -103,7 +103,7 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
           emails.emit(m, 'email.failed', { reason: 'suppressed' });
           return null;
         }
-        const domain = deps.domains.get(m.domain_id);
+        const domain = deps.domains.sendingInfo(m.domain_id);
         return {
           row: m,
           recipients,

@@ -166,7 +166,7 @@ export function createEmails(
     const now = clock.now();
     const f = checkFields(input, now);
     abuseFilter(input, f.attachments);
-    const domain = deps.domains.byName(key.workspaceId, f.from.domain);
+    const domain = deps.domains.statusByName(key.workspaceId, f.from.domain);
     if (key.domainId && domain?.id !== key.domainId) {
       fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}.`);
     }

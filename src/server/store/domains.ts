@@ -48,6 +48,16 @@ export function createDomainStore(db: Db) {
         | undefined,
     /** Any live domain by id, for workers. */
     get: (id: string) => db.prepare('SELECT * FROM domains WHERE id = ? AND deleted_at IS NULL').get(id) as DomainRow | undefined,
+    /** What delivery needs of a domain (not its key material or record set). */
+    sendingInfo: (id: string) =>
+      db.prepare('SELECT name, mail_from_subdomain, tracking_host FROM domains WHERE id = ?').get(id) as
+        | Pick<DomainRow, 'name' | 'mail_from_subdomain' | 'tracking_host'>
+        | undefined,
+    /** A live domain's id and status by name (what sending checks). */
+    statusByName: (workspaceId: string, name: string) =>
+      db.prepare('SELECT id, status FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL').get(workspaceId, name) as
+        | Pick<DomainRow, 'id' | 'status'>
+        | undefined,
     byName: (workspaceId: string, name: string) =>
       db.prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL').get(workspaceId, name) as
         | DomainRow

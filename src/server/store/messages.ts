@@ -59,6 +59,9 @@ export function createMessageStore(db: Db) {
   return {
     insert: (m: MessageRow) => void insert.run(m),
     get: (id: string) => byId.get(id) as MessageRow | undefined,
+    /** The workspace a message belongs to (the sink links caught mail with it). */
+    workspaceOf: (id: string) =>
+      (db.prepare('SELECT workspace_id FROM messages WHERE id = ?').get(id) as { workspace_id: string } | undefined)?.workspace_id,
     byId: (workspaceId: string, id: string) => {
       const m = byId.get(id) as MessageRow | undefined;
       return m && m.workspace_id === workspaceId ? m : undefined;

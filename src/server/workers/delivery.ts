@@ -1,8 +1,7 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
 // to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { dkimSign } from '../smtp/dkim.js';
+import type { Composer } from '../smtp/compose.js';
 import { EICAR } from '../core/emails.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
@@ -21,6 +20,7 @@ export interface DeliveryWorkerDeps {
   tracking: Tracking;
   sender: Sender;
   relay: Sender | null;
+  composer: Composer;
   /** The server's origin (`http://127.0.0.1:4010`), for tracking links without a tracking host. */
   origin: () => string;
   fetch?: typeof fetch;
@@ -87,9 +87,11 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
 
   /** The signed raw message and its envelope, as handed to the provider. */
   async function compose(out: OutgoingMessage): Promise<Mail.Options> {
-    const mime = await new MailComposer(await build(out)).compile().build();
-    const key = signingKey(out.row.domain_id);
-    const raw = key ? await dkimSign(mime, key, Math.floor(out.row.created_at / 1000)) : mime;
+    const raw = await deps.composer.compose({
+      mail: await build(out),
+      key: signingKey(out.row.domain_id),
+      signTime: Math.floor(out.row.created_at / 1000),
+    });
     return {
       envelope: { from: `bounces+${out.row.id}@${out.domain.mailFrom}.${out.domain.name}`, to: out.recipients },
       raw,

@@ -1,0 +1,61 @@
+// The real binary composes and signs on its worker thread: what arrives is the same message, attachments
+// included, and its DKIM signature verifies.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, killAll, serve, stop, type Served } from '../helpers/binary.js';
+
+describe('svc serve composes on its worker thread', () => {
+  let s: Served;
+  beforeAll(async () => {
+    ensureBuilt();
+    s = await serve(['--data-dir', join(mkdtempSync(join(tmpdir(), 'svc-compose-')), 'data'), '--clock', 'manual']);
+  }, 120_000);
+  afterAll(async () => {
+    if (s) await stop(s);
+    killAll();
+  });
+
+  const call = async (method: string, path: string, token: string, body?: unknown) => {
+    const res = await fetch(s.origin + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json().catch(() => null)) as any };
+  };
+
+  it('delivers a message with an inline image and a PDF, DKIM pass, bytes intact', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+    const pdf = Buffer.from('%PDF-1.4\n% a tiny test file\n');
+    const sent = await call('POST', '/v1/emails', s.ready.seed!.api_key_test, {
+      from: 'Shop <orders@example.test>',
+      to: 'thread@example.com',
+      subject: 'Receipt ünïcode',
+      html: '<p>Logo <img src="cid:logo@shop"></p>',
+      text: 'Receipt',
+      attachments: [
+        { filename: 'logo.png', content: png.toString('base64'), content_id: 'logo@shop' },
+        { filename: 'receipt.pdf', content: pdf.toString('base64') },
+      ],
+    });
+    expect(sent.status).toBe(202);
+    const moved = await call('POST', '/sandbox/clock', s.ready.admin_token, { advance_seconds: 0 });
+    expect(moved.status).toBe(200);
+    const list = await call('GET', '/sandbox/messages?to=thread@example.com', s.ready.admin_token);
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0].message_id).toBe(sent.body.id);
+    const m = await call('GET', `/sandbox/messages/${list.body.data[0].id}`, s.ready.admin_token);
+    expect(m.body.dkim).toBe('pass');
+    expect(m.body.subject).toBe('Receipt ünïcode');
+    expect(m.body.attachments).toEqual([
+      { filename: 'logo.png', content_type: 'image/png', size: png.length, content_id: 'logo@shop' },
+      { filename: 'receipt.pdf', content_type: 'application/pdf', size: pdf.length, content_id: null },
+    ]);
+    const raw = await fetch(`${s.origin}/sandbox/messages/${list.body.data[0].id}/raw`, {
+      headers: { authorization: `Bearer ${s.ready.admin_token}` },
+    }).then((r) => r.text());
+    expect(raw).toContain(pdf.toString('base64').slice(0, 20));
+  });
+});
