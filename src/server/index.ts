@@ -22,6 +22,7 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { loadSecrets } from './secrets.js';
 import { createSender } from './smtp/sender.js';
+import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { createComposer } from './smtp/compose.js';
 import { caughtReader, createSink } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
@@ -113,7 +114,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     openSignup: Boolean(opts.openSignup),
     waitlistUrl: 'https://svc.dev/waitlist',
     systemFrom: 'svc <no-reply@svc.test>',
-    providerHosts: PROVIDER_HOSTS,
+    providerHosts: LOCAL_PROVIDER_HOSTS,
   };
   const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : sandboxResolver(createDomainStore(db));
   const commit = groupCommit(db);
@@ -234,15 +235,6 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   };
 }
 
-/** Provider host names customers' records point at (locally under `svc.test`). */
-export const PROVIDER_HOSTS = {
-  feedback: 'feedback.svc.test',
-  spf: '_spf.svc.test',
-  tracking: 'track.svc.test',
-  mailboxMx: ['mx1.svc.test', 'mx2.svc.test'],
-  autodiscover: 'autodiscover.svc.test',
-  tlsRpt: 'tls-rpt@svc.test',
-};
 
 /**
  * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { judge, recordSet, toDnsRecord, type ExpectedRecord } from './domain-records.js';
+import { LOCAL_PROVIDER_HOSTS, judge, recordSet, toDnsRecord, type ExpectedRecord } from './domain-records.js';
 
-const hosts = {
-  feedback: 'feedback.svc.test',
-  spf: '_spf.svc.test',
-  tracking: 'track.svc.test',
-  mailboxMx: ['mx1.svc.test', 'mx2.svc.test'],
-  autodiscover: 'autodiscover.svc.test',
-  tlsRpt: 'tls-rpt@svc.test',
-};
+const hosts = LOCAL_PROVIDER_HOSTS;
 const inputs = {
   name: 'example.com', purpose: ['sending' as const], mailFrom: 'bounces', trackingHost: null, ownershipToken: 'tok123',
   dkimSelector: 'svc1', dkimPublicKey: 'PUBKEY',

@@ -1,6 +1,16 @@
 import type { DnsRecord, DomainPurpose, Finding, FindingStatus, RecordKind, RecordType } from '../../contract/domains.js';
 import type { DnsAnswer, LookupType, ProviderHosts } from './deps.js';
 
+/** Provider host names customers' records point at (locally under `svc.test`). */
+export const LOCAL_PROVIDER_HOSTS: ProviderHosts = {
+  feedback: 'feedback.svc.test',
+  spf: '_spf.svc.test',
+  tracking: 'track.svc.test',
+  mailboxMx: ['mx1.svc.test', 'mx2.svc.test'],
+  autodiscover: 'autodiscover.svc.test',
+  tlsRpt: 'tls-rpt@svc.test',
+};
+
 /** A record the customer must (or should) publish. */
 export interface ExpectedRecord {
   kind: RecordKind;
