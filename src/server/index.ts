@@ -21,7 +21,7 @@ import { createDomainStore } from './store/domains.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { loadSecrets } from './secrets.js';
-import { createSender } from './smtp/sender.js';
+import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { createComposer } from './smtp/compose.js';
 import { caughtReader, createSink } from './smtp/sink.js';
@@ -139,8 +139,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
   });
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
-  const sender = createSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
-  const relay = opts.relay ? createSender({ url: opts.relay }) : null;
+  const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
+  const relay = opts.relay ? createRelaySender(opts.relay) : null;
   const composer = createComposer({ thread: opts.composeThread ?? true });
   scheduler = createScheduler({
     jobs: jobStore,
@@ -148,7 +148,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     clock,
     log,
     handlers: {
-      system_mail: systemMailWorker(sender, config.systemFrom),
+      system_mail: systemMailWorker(sender, composer, config.systemFrom),
       deliver: deliveryWorker({
         delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
         composer,

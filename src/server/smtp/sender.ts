@@ -1,31 +1,152 @@
-// The service's outbound side: a pooled nodemailer transport to the sink (reused connections: the sink
-// greets each new connection after a delay), optionally also to a relay.
+// The service's outbound side. Every message is composed and signed before it gets here, so a sender only moves
+// bytes: an envelope and the raw message.
+//
+// To the sink: a small pool of nodemailer SMTP connections kept open and reused (the sink greets each new
+// connection after a delay), driven directly rather than through nodemailer's mailer, which would wrap every
+// raw message in a MIME node and a stream pipeline again. To a relay (`--relay`): nodemailer's pooled transport,
+// which also handles the URL's TLS and credentials.
 import nodemailer, { type Transporter } from 'nodemailer';
-import type Mail from 'nodemailer/lib/mailer/index.js';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+
+export interface OutgoingMail {
+  envelope: { from: string; to: string[] };
+  raw: Buffer;
+}
 
 export interface Sender {
-  send(message: Mail.Options): Promise<{ messageId: string; response: string }>;
+  send(mail: OutgoingMail): Promise<void>;
   close(): void;
 }
 
-export function createSender(opts: { host: string; port: number; maxConnections?: number } | { url: string }): Sender {
-  const transport: Transporter =
-    'url' in opts
-      ? // A relay (`smtp://` or `smtps://`), pooled as well.
-        nodemailer.createTransport(`${opts.url}${opts.url.includes('?') ? '&' : '?'}pool=true`)
-      : nodemailer.createTransport({
-          host: opts.host,
-          port: opts.port,
-          secure: false,
-          ignoreTLS: true,
-          pool: true,
-          maxConnections: opts.maxConnections ?? 4,
-          maxMessages: Infinity,
+const CONNECT_TIMEOUT_MS = 10_000;
+
+interface Pending {
+  mail: OutgoingMail;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  /** A reused connection found dead before any byte went out: the message is tried once on a fresh one. */
+  retried?: boolean;
+}
+
+interface Conn {
+  smtp: SMTPConnection;
+  ready: boolean;
+  busy: boolean;
+  dead: boolean;
+  sent: number;
+}
+
+/** A pool of up to `maxConnections` reused SMTP connections to a host without TLS or auth (the sink). */
+export function createPoolSender(opts: { host: string; port: number; maxConnections?: number }): Sender {
+  const max = opts.maxConnections ?? 4;
+  const conns = new Set<Conn>();
+  const queue: Pending[] = [];
+  let closed = false;
+
+  function drop(conn: Conn): void {
+    conn.dead = true;
+    conns.delete(conn);
+    conn.smtp.close();
+  }
+
+  function open(): void {
+    const conn: Conn = {
+      smtp: new SMTPConnection({ host: opts.host, port: opts.port, secure: false, ignoreTLS: true, connectionTimeout: CONNECT_TIMEOUT_MS }),
+      ready: false,
+      busy: true,
+      dead: false,
+      sent: 0,
+    };
+    conns.add(conn);
+    // A connection that fails or ends leaves the pool. One that never got ready fails the first waiting
+    // message (its job retries later) rather than opening connections in a loop; an error during a send
+    // reaches that send's callback instead.
+    const lost = (err: Error) => {
+      if (conn.dead) return;
+      const wasReady = conn.ready;
+      drop(conn);
+      if (!wasReady) queue.shift()?.reject(err);
+      pump();
+    };
+    conn.smtp.on('error', (err: Error) => {
+      if (!(conn.ready && conn.busy)) lost(err);
+    });
+    conn.smtp.once('end', () => lost(new Error(`the connection to ${opts.host}:${opts.port} closed`)));
+    conn.smtp.connect((err?: Error) => {
+      if (err) return lost(err);
+      conn.ready = true;
+      conn.busy = false;
+      pump();
+    });
+  }
+
+  function sendOn(conn: Conn, item: Pending): void {
+    conn.busy = true;
+    const reused = conn.sent > 0;
+    conn.smtp.send(item.mail.envelope, item.mail.raw, (err: (Error & { code?: string; responseCode?: number }) | null) => {
+      conn.sent++;
+      if (!err) {
+        conn.busy = false;
+        item.resolve();
+        return pump();
+      }
+      if ((err.code === 'EENVELOPE' || err.code === 'EMESSAGE') && err.responseCode !== 421) {
+        // The server refused this message; the connection itself is fine once its session is reset.
+        item.reject(err);
+        conn.smtp.reset((resetErr) => {
+          if (resetErr) drop(conn);
+          else conn.busy = false;
+          pump();
         });
+        return;
+      }
+      drop(conn);
+      if (reused && !item.retried && (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL')) {
+        item.retried = true;
+        queue.unshift(item);
+      } else {
+        item.reject(err);
+      }
+      pump();
+    });
+  }
+
+  function pump(): void {
+    if (closed) return;
+    for (const conn of conns) {
+      if (!queue.length) return;
+      if (conn.ready && !conn.busy) sendOn(conn, queue.shift()!);
+    }
+    const opening = [...conns].filter((c) => !c.ready).length;
+    for (let i = opening; i < queue.length && conns.size < max; i++) open();
+  }
+
   return {
-    async send(message) {
-      const info = await transport.sendMail(message);
-      return { messageId: info.messageId, response: info.response ?? '' };
+    send(mail) {
+      if (closed) return Promise.reject(new Error('the sender is closed'));
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ mail, resolve, reject });
+        pump();
+      });
+    },
+    close() {
+      closed = true;
+      for (const item of queue.splice(0)) item.reject(new Error('the sender is closed'));
+      for (const conn of [...conns]) {
+        conns.delete(conn);
+        if (conn.ready && !conn.busy) conn.smtp.quit();
+        else conn.smtp.close();
+      }
+    },
+  };
+}
+
+/** nodemailer's pooled transport to a relay URL (`smtp://` or `smtps://`, with credentials when given). */
+export function createRelaySender(url: string): Sender {
+  const transport: Transporter = nodemailer.createTransport(`${url}${url.includes('?') ? '&' : '?'}pool=true`);
+  return {
+    async send(mail) {
+      await transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
     },
     close() {
       transport.close();

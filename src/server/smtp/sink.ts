@@ -1,14 +1,14 @@
 // The SMTP sink: catches every message handed to it (by the service or any other program), parses it and
 // stores it with its raw source before answering 250, so an accepted message is already readable.
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
-import { simpleParser, type AddressObject } from 'mailparser';
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { simpleParser } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
+import { parseHeaders } from './headers.js';
 
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
@@ -30,19 +30,6 @@ export interface SinkDeps {
   onStored?: (id: string) => void;
 }
 
-function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
-  const list = Array.isArray(field) ? field : field ? [field] : [];
-  const out: string[] = [];
-  const walk = (values: AddressObject['value']) => {
-    for (const v of values) {
-      if (v.address) out.push(v.address);
-      if (v.group) walk(v.group);
-    }
-  };
-  for (const a of list) walk(a.value);
-  return out;
-}
-
 function isSigned(raw: Buffer): boolean {
   const head = raw.subarray(0, Math.min(raw.length, 256 * 1024)).toString('latin1').split(/\r?\n\r?\n/)[0] ?? '';
   return /^dkim-signature:/im.test(head);
@@ -52,6 +39,8 @@ function isSigned(raw: Buffer): boolean {
 async function dkimOf(raw: Buffer, resolver: MailauthResolver | undefined): Promise<'pass' | 'fail' | 'none'> {
   if (!isSigned(raw)) return 'none';
   try {
+    // mailauth is loaded on the first check, not at start: most caught mail is never opened.
+    const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
     const result = await dkimVerify(raw, resolver ? { resolver: resolver as never } : {});
     const statuses = (result.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);
     if (statuses.includes('pass')) return 'pass';
@@ -68,13 +57,9 @@ export async function ingest(
   envelope: { mailFrom: string | null; rcptTo: string[] },
 ): Promise<string | null> {
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
-  const parsed = await simpleParser(headerBlock(raw), { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
-  const messageIdHeader = parsed.messageId ?? null;
+  const parsed = parseHeaders(raw);
+  const messageIdHeader = parsed.messageId;
   const linked = messageIdHeader ? (deps.lookupMessage?.(messageIdHeader) ?? null) : null;
-  const headers = parsed.headerLines.map((h) => {
-    const i = h.line.indexOf(':');
-    return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]/g, ' ').trim() };
-  });
   const id = newId('eml');
   const row = {
     id,
@@ -84,13 +69,13 @@ export async function ingest(
     workspace_id: linked?.workspaceId ?? null,
     mail_from: envelope.mailFrom,
     rcpt_to: JSON.stringify(envelope.rcptTo),
-    from_addr: parsed.from?.text ?? null,
-    to_addrs: JSON.stringify(addresses(parsed.to)),
-    cc_addrs: JSON.stringify(addresses(parsed.cc)),
-    subject: parsed.subject ?? null,
+    from_addr: parsed.from,
+    to_addrs: JSON.stringify(parsed.to),
+    cc_addrs: JSON.stringify(parsed.cc),
+    subject: parsed.subject,
     text: null,
     html: null,
-    headers: JSON.stringify(headers),
+    headers: JSON.stringify(parsed.lines),
     parsed: 0,
     attachments: '[]',
     // Signatures are verified when the message is first read (see dkimResult): most caught mail is never
@@ -104,14 +89,6 @@ export async function ingest(
   if (!stored) return null;
   deps.onStored?.(id);
   return id;
-}
-
-/** The header block of a message, up to and including the blank line that ends it. */
-function headerBlock(raw: Buffer): Buffer {
-  const crlf = raw.indexOf('\r\n\r\n');
-  const lf = raw.indexOf('\n\n');
-  const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : raw.length;
-  return raw.subarray(0, end);
 }
 
 export interface CaughtBody {

@@ -7,7 +7,7 @@ import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
 import type { DomainStore } from '../store/domains.js';
-import type { Sender } from '../smtp/sender.js';
+import type { OutgoingMail, Sender } from '../smtp/sender.js';
 import type { JobHandler } from './scheduler.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
@@ -86,7 +86,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   }
 
   /** The signed raw message and its envelope, as handed to the provider. */
-  async function compose(out: OutgoingMessage): Promise<Mail.Options> {
+  async function compose(out: OutgoingMessage): Promise<OutgoingMail> {
     const raw = await deps.composer.compose({
       mail: await build(out),
       key: signingKey(out.row.domain_id),
@@ -105,7 +105,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
       await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
       return;
     }
-    let mail: Mail.Options;
+    let mail: OutgoingMail;
     try {
       mail = await compose(out);
     } catch (err) {

@@ -36,6 +36,8 @@ export function createScheduler(deps: {
 }): Scheduler {
   const { jobs, clock, log, handlers } = deps;
   const concurrency = deps.concurrency ?? 32;
+  // A claim is a write of its own: free slots are refilled a batch at a time, not one per finished job.
+  const batch = Math.max(1, Math.ceil(concurrency / 4));
   const inflight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -63,14 +65,16 @@ export function createScheduler(deps: {
     await write(() => (result && 'retryAt' in result ? jobs.defer(job.id, result.retryAt) : jobs.complete(job.id)));
   }
 
+  const canClaim = () => inflight.size === 0 || concurrency - inflight.size >= batch;
+
   async function step(): Promise<number> {
+    if (!canClaim()) return 0;
     const free = concurrency - inflight.size;
-    if (free <= 0) return 0;
     const due = jobs.claimDue(clock.now(), Date.now(), LEASE_MS, free);
     for (const job of due) {
       const p = runJob(job).finally(() => {
         inflight.delete(p);
-        if (running) arm(0);
+        if (running && canClaim()) arm(0);
       });
       inflight.add(p);
     }
@@ -96,7 +100,7 @@ export function createScheduler(deps: {
     if (next == null) return arm(IDLE_POLL_MS);
     const wait = next - clock.now();
     // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock.
-    if (wait <= 0) return arm(inflight.size >= concurrency ? 50 : 0);
+    if (wait <= 0) return arm(canClaim() ? 0 : 50);
     arm(clock.mode === 'manual' ? IDLE_POLL_MS : Math.min(wait, IDLE_POLL_MS));
   }
 

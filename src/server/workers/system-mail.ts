@@ -1,3 +1,4 @@
+import type { Composer } from '../smtp/compose.js';
 import type { Sender } from '../smtp/sender.js';
 import type { JobHandler } from './scheduler.js';
 
@@ -9,14 +10,13 @@ export interface SystemMail {
 }
 
 /** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */
-export function systemMailWorker(sender: Sender, from: string): JobHandler {
+export function systemMailWorker(sender: Sender, composer: Composer, from: string): JobHandler {
   return async (mail: SystemMail) => {
-    await sender.send({
-      from,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      messageId: mail.message_id,
+    const raw = await composer.compose({
+      mail: { from, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.message_id },
+      key: undefined,
+      signTime: 0,
     });
+    await sender.send({ envelope: { from: /<([^>]+)>/.exec(from)?.[1] ?? from, to: [mail.to] }, raw });
   };
 }
