@@ -138,7 +138,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       return workspaceId ? { messageId: id!, workspaceId } : null;
     },
   });
-  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
+  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch((err: unknown) => {
+    db.close();
+    throw err;
+  });
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   const relay = opts.relay ? createRelaySender(opts.relay) : null;
   const composer = createComposer({ thread: opts.composeThread ?? true });
@@ -182,7 +185,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
   });
 
-  const server: ServerType = await new Promise((resolve, reject) => {
+  const listening: Promise<ServerType> = new Promise((resolve, reject) => {
     const s = serve(
       {
         fetch: app.fetch,
@@ -195,6 +198,15 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       () => resolve(s),
     );
     s.once('error', reject);
+  });
+  const server = await listening.catch(async (err: unknown) => {
+    // Nothing may keep a process that failed to start alive: the sink already listens, the store is open.
+    sender.close();
+    relay?.close();
+    await composer.close();
+    await sink.close();
+    db.close();
+    throw err;
   });
   const port = (server.address() as { port: number }).port;
   config.publicOrigin = `${scheme}://${urlHost}:${port}`;

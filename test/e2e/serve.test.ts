@@ -144,6 +144,25 @@ describe('svc serve (the real binary)', () => {
     expect(stdout).not.toContain('"ready"');
   });
 
+  it('exits 1 with a message naming the flag when the HTTP or the SMTP port is taken, instead of hanging', async () => {
+    const first = await serve(['--memory', '--no-seed']);
+    const httpPort = new URL(first.origin).port;
+    const smtpPort = new URL(first.ready.smtp.replace(/^smtp:/, 'http:')).port;
+    for (const args of [
+      ['--port', httpPort, '--smtp-port', '0'],
+      ['--port', '0', '--smtp-port', smtpPort],
+    ]) {
+      const l = launch([...args, '--memory', '--no-seed']);
+      const exit = await within(10_000, l.exited, `exit when ${args.join(' ')} is taken`);
+      expect(exit.code, l.stderr()).toBe(1);
+      expect(l.stderr()).toContain('EADDRINUSE');
+      expect(l.stderr()).toContain('--port/--smtp-port');
+    }
+    // The running server was not disturbed.
+    expect((await http(first, 'GET', '/sandbox/clock', { token: first.ready.admin_token })).status).toBe(200);
+    expect(await stop(first)).toEqual({ code: 0, signal: null });
+  }, 30_000);
+
   it('--memory prints a seed that works and writes nothing to the data directory', async () => {
     const home = tmp('svc-e2e-home-');
     const s = await serve(['--memory'], { SVC_DATA_DIR: join(home, 'svc-data'), XDG_DATA_HOME: join(home, 'xdg') });
