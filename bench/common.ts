@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,11 +7,16 @@ import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
 type Ready = ReadyLine & { seed: Seed };
 
-/** Starts `svc serve` from the built package in a child process (its own core) and waits for the ready line. */
-export async function spawnServe(args: string[] = [], nodeArgs: string[] = []): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
+/**
+ * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (the executable with its
+ * own node flags), and waits for the ready line. `nodeOptions` go to node through NODE_OPTIONS (e.g. `--cpu-prof`).
+ * The data directory is removed when it stops.
+ */
+export async function spawnServe(args: string[] = [], nodeOptions = ''): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const proc = spawn(process.execPath, [...nodeArgs, 'bin/svc.js', 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args], {
+  const proc = spawn('bin/svc.js', ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
+    env: nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env,
   });
   const lines = createInterface({ input: proc.stdout! });
   const ready = await new Promise<Ready>((resolve, reject) => {
@@ -23,7 +28,10 @@ export async function spawnServe(args: string[] = [], nodeArgs: string[] = []): 
     proc,
     stop: () =>
       new Promise((resolve) => {
-        proc.once('exit', () => resolve());
+        proc.once('exit', () => {
+          rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        });
         proc.kill('SIGTERM');
       }),
   };
