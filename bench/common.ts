@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,16 +7,19 @@ import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
 type Ready = ReadyLine & { seed: Seed };
 
+/** The node flags of the executable's `#!/usr/bin/env -S node …` line: `npx svc serve` runs with them. */
+const SHEBANG_FLAGS = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/\s+/).slice(3);
+
 /**
- * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (the executable with its
- * own node flags), and waits for the ready line. `nodeOptions` go to node through NODE_OPTIONS (e.g. `--cpu-prof`).
- * The data directory is removed when it stops.
+ * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the node flags of
+ * its shebang line), and waits for the ready line. `nodeArgs` are more node flags (e.g. `--cpu-prof`). The data
+ * directory is removed when it stops.
  */
-export async function spawnServe(args: string[] = [], nodeOptions = ''): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
+export async function spawnServe(args: string[] = [], nodeArgs: string[] = []): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const proc = spawn('bin/svc.js', ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env,
+  const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
+  const proc = spawn(process.execPath, [...SHEBANG_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+    stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
   const lines = createInterface({ input: proc.stdout! });
   const ready = await new Promise<Ready>((resolve, reject) => {

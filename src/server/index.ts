@@ -26,6 +26,7 @@ import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { createComposer } from './smtp/compose.js';
 import { caughtReader, createSink } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
+import { startCheckpointer } from './store/checkpointer.js';
 import { createJobStore } from './store/jobs.js';
 import { createScheduler, type Scheduler } from './workers/scheduler.js';
 import { systemMailWorker } from './workers/system-mail.js';
@@ -98,6 +99,11 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const log = opts.log ?? createLogger({ json: opts.json });
   const memory = opts.memory || !opts.dataDir;
   const { db, fresh } = openDb({ dataDir: opts.dataDir, memory });
+  const checkpointer = startCheckpointer(db);
+  const closeStore = async () => {
+    await checkpointer.close();
+    db.close();
+  };
   const { secrets, adminToken } = loadSecrets(memory ? null : opts.dataDir!);
   const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
   const jobStore = createJobStore(db);
@@ -138,8 +144,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       return workspaceId ? { messageId: id!, workspaceId } : null;
     },
   });
-  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch((err: unknown) => {
-    db.close();
+  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch(async (err: unknown) => {
+    await closeStore();
     throw err;
   });
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
@@ -205,7 +211,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     relay?.close();
     await composer.close();
     await sink.close();
-    db.close();
+    await closeStore();
     throw err;
   });
   const port = (server.address() as { port: number }).port;
@@ -240,7 +246,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         relay?.close();
         await composer.close();
         await sink.close();
-        db.close();
+        await closeStore();
       })();
       return closing;
     },

@@ -190,11 +190,7 @@ export function createEmails(
       tracking: JSON.stringify({ opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true }),
       scheduled_at: status === 'scheduled' ? f.scheduledAt : null, created_at: now, updated_at: now,
     };
-    deps.db.transaction(() => {
-      store.insert(row);
-      if (status === 'queued') emit(row, 'email.queued');
-      jobs.enqueue('deliver', { message_id: row.id }, status === 'queued' ? now : row.scheduled_at!);
-    })();
+    storeMessage(row, now);
     return { id: row.id, status, created_at: iso(now) };
   }
 
@@ -205,8 +201,18 @@ export function createEmails(
    */
   function idempotent(workspaceId: string, key: string | undefined, request: unknown, produce: () => SendResult): SendResult {
     if (key === undefined) return produce();
-    const hash = sha256(canonicalJson(request));
-    return deps.db.transaction((): SendResult => {
+    return replayOrProduce(workspaceId, key, sha256(canonicalJson(request)), produce);
+  }
+
+  // Transaction functions are built once (building one per call was a visible cost on the sending path).
+  const storeMessage = deps.db.transaction((row: MessageRow, now: number) => {
+    store.insert(row);
+    if (row.status === 'queued') emit(row, 'email.queued');
+    jobs.enqueue('deliver', { message_id: row.id }, row.status === 'queued' ? now : row.scheduled_at!);
+  });
+
+  const replayOrProduce = deps.db.transaction(
+    (workspaceId: string, key: string, hash: string, produce: () => SendResult): SendResult => {
       const now = clock.now();
       const prior = store.idempotency(workspaceId, key);
       if (prior && prior.created_at + IDEMPOTENCY_WINDOW > now) {
@@ -223,8 +229,8 @@ export function createEmails(
         });
       }
       return result;
-    })();
-  }
+    },
+  );
 
   function toMessage(m: MessageRow): Message {
     const timeline = deps.eventStore.ofMessage(m.id).map((e) => {

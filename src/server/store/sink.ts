@@ -30,22 +30,18 @@ const SUMMARY_COLUMNS =
   'seq, id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs, cc_addrs, subject, dkim, size, received_at';
 
 export function createSinkStore(db: Db) {
+  // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
     `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
        cc_addrs, subject, text, html, headers, attachments, dkim, size, raw, received_at)
-     VALUES (@id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
-       @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at)`,
+     SELECT @id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
+       @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at
+     WHERE NOT (@from_service = 1 AND @message_id_header IS NOT NULL AND EXISTS (
+       SELECT 1 FROM sink_messages WHERE message_id_header = @message_id_header AND from_service = 1))`,
   );
-  const seenMessageId = db.prepare('SELECT 1 FROM sink_messages WHERE message_id_header = ? AND from_service = 1');
   return {
     /** Stores a caught message; a second copy of a service message (same Message-ID) is ignored. */
-    insert(row: SinkRow): boolean {
-      return db.transaction(() => {
-        if (row.from_service && row.message_id_header && seenMessageId.get(row.message_id_header)) return false;
-        insert.run(row);
-        return true;
-      })();
-    },
+    insert: (row: SinkRow): boolean => insert.run(row).changes === 1,
     /** Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively. */
     list(opts: { to?: string; workspaceId?: string; limit: number; after?: string }): SinkSummaryRow[] {
       const where: string[] = [];

@@ -1,0 +1,35 @@
+// The checkpoint thread of `svc serve` (see checkpointer.ts): its own connection to the database file copies
+// committed write-ahead-log pages into the file, and waits for the disk, away from the main event loop.
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const db = new Database(workerData.file as string);
+// Never wait for a lock: the main thread may be waiting on this connection (a checkpoint that cannot have its
+// locks at once is tried again on the next round).
+db.pragma('busy_timeout = 0');
+const every = workerData.intervalMs as number;
+
+const restartFrames = workerData.restartFrames as number;
+
+let timer: NodeJS.Timeout;
+const run = () => {
+  try {
+    // PASSIVE never blocks the writer: it copies what no reader still needs and leaves the rest for next time.
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    // Under a steady stream of commits the log never becomes fully copied at a moment when a writer could start it
+    // over, so it would only grow. Past a size, RESTART copies the little that is left, holding writers back for
+    // that long, and the next commit writes from the start of the file again.
+    if (r && r.log > restartFrames) db.pragma('wal_checkpoint(RESTART)');
+  } catch {
+    // A busy database is checkpointed on the next round.
+  }
+  timer = setTimeout(run, every);
+};
+timer = setTimeout(run, every);
+
+parentPort!.on('message', (m: string) => {
+  if (m !== 'close') return;
+  clearTimeout(timer);
+  db.close();
+  parentPort!.postMessage('closed');
+});

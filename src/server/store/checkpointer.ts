@@ -1,0 +1,50 @@
+// Checkpoints off the main thread. SQLite checkpoints a WAL database from whichever commit crosses the
+// auto-checkpoint threshold, so the main event loop would stop for each one (copying pages into the file and
+// waiting for the disk twice): under a steady stream of sends that was most of the time spent committing. With
+// the compiled thread script present (`svc serve`), a thread checkpoints ten times a second and the main
+// connection only checkpoints itself as a fallback, far later; without it (the test suite runs the TypeScript
+// sources) SQLite's own threshold applies.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Db } from './db.js';
+
+const INTERVAL_MS = 100;
+/** Log frames (pages) past which the thread starts the log over (16 MiB). */
+const RESTART_FRAMES = 4096;
+/** The main connection's own threshold while the thread runs (pages; 64 MiB of log). */
+const FALLBACK_PAGES = 16_384;
+
+export interface Checkpointer {
+  close(): Promise<void>;
+}
+
+export function startCheckpointer(db: Db): Checkpointer {
+  const script = new URL('./checkpoint-thread.js', import.meta.url);
+  if (db.memory || !existsSync(fileURLToPath(script))) return { close: async () => {} };
+  const worker = new Worker(script, {
+    workerData: { file: db.name, intervalMs: INTERVAL_MS, restartFrames: RESTART_FRAMES },
+    resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
+  });
+  worker.unref();
+  db.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
+  // After a burst the log file is cut back to this size once it has been checkpointed.
+  db.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
+  let exited = false;
+  worker.once('exit', () => {
+    exited = true;
+    // A thread that died leaves checkpointing to SQLite's own threshold again.
+    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+  });
+  return {
+    async close() {
+      if (exited) return;
+      // The thread closes its connection first, so the main connection's close is the last and removes the log.
+      await new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.once('message', () => void worker.terminate());
+        worker.postMessage('close');
+      });
+    },
+  };
+}
