@@ -251,6 +251,12 @@ describe('GET /v1/domains and pagination', () => {
     const exact = await s.call('GET', '/v1/domains?limit=3', { token });
     expect(exact.body.data).toHaveLength(3);
     expect(exact.body.has_more).toBe(false);
+    // The seed's domain is another workspace's: as a cursor it is as unknown as an id that never existed.
+    for (const after of [s.seed!.domain_id, 'dom_000000000000000000000000']) {
+      const r = await s.call('GET', `/v1/domains?after=${after}`, { token });
+      expectProblem(r, 400, 'invalid_request');
+      expect(r.body.errors[0]).toMatchObject({ path: 'after', code: 'not_found' });
+    }
   });
 
   it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=2.5'])('refuses %s with 400 invalid_request', async (q) => {

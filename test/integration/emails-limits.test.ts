@@ -153,7 +153,11 @@ describe('sending rate limit', () => {
     await s.advance(3600); // full bucket: 4 tokens
     // A malformed body is refused before the handler (400): no token is taken.
     for (let i = 0; i < 3; i++) expectProblem(await send(s, { from: FROM, to: rcpt(), text: 'x', htm: 'typo' }), 400, 'invalid_request');
-    for (let i = 0; i < 4; i++) expect((await send(s, mail())).status).toBe(202);
+    // One that reaches the handler and is refused there spends a token, and its response says so.
+    const refused = await send(s, mail({ from: 'hi@not-a-domain-of-ours.test' }));
+    expectProblem(refused, 422, 'domain_not_verified');
+    expectRateHeaders(refused, 3);
+    for (let i = 0; i < 3; i++) expect((await send(s, mail())).status).toBe(202);
     expectProblem(await send(s, mail()), 429, 'rate_limited');
   });
 

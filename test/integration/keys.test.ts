@@ -307,6 +307,12 @@ describe('GET /v1/api-keys', () => {
     expect((await listAll(token)).map((k) => k.id)).toEqual([mine.id]);
     const seedIds = (await listAll(await sessionOf(s))).map((k) => k.id);
     expect(seedIds).not.toContain(mine.id);
+    // Another workspace's id, or no key's id, as the cursor: 400 naming `after`, never a silently empty page.
+    for (const after of [mine.id, 'key_000000000000000000000000']) {
+      const r = await s.call('GET', `/v1/api-keys?after=${after}`, { token: await sessionOf(s) });
+      expectProblem(r, 400, 'invalid_request');
+      expect(r.body.errors).toEqual([expect.objectContaining({ path: 'after', code: 'not_found' })]);
+    }
   });
 });
 

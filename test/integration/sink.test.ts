@@ -184,7 +184,7 @@ describe('SMTP sink', () => {
     expect(r1next.data.map((d) => d.subject)).toEqual(['msg 1']);
     expect(r1next.has_more).toBe(false);
 
-    for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?colour=blue']) {
+    for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?colour=blue', '?after=eml_000000000000000000000000']) {
       const r = await s.admin('GET', `/sandbox/messages${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.headers.get('content-type')).toContain('application/problem+json');

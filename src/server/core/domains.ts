@@ -11,7 +11,7 @@ import { base62, newId } from '../../lib/ids.js';
 import type { DomainRow, DomainStore } from '../store/domains.js';
 import type { Deps, Secrets } from './deps.js';
 import { recordSet, judge, toDnsRecord, type ExpectedRecord } from './domain-records.js';
-import { fail, invalidField } from './errors.js';
+import { fail, invalidField, unknownCursor } from './errors.js';
 import type { Events } from './events.js';
 import type { Windows } from './windows.js';
 
@@ -163,7 +163,7 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
     toDomain,
 
     list(workspaceId: string, limit = 20, after?: string) {
-      const page = store.list(workspaceId, limit, after);
+      const page = store.list(workspaceId, limit, after) ?? unknownCursor();
       return { data: page.rows.map(toDomain), has_more: page.hasMore };
     },
 

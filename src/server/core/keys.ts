@@ -5,7 +5,7 @@ import { MINUTE, iso } from '../../lib/clock.js';
 import { base62, newId } from '../../lib/ids.js';
 import type { ApiKeyRow, KeyStore } from '../store/keys.js';
 import { keyedHash, safeEqual, type Deps } from './deps.js';
-import { ServiceError, fail } from './errors.js';
+import { ServiceError, fail, unknownCursor } from './errors.js';
 
 export interface KeyPrincipal {
   kind: 'key';
@@ -104,7 +104,7 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
     },
 
     list(workspaceId: string, limit = 20, after?: string) {
-      const page = store.list(workspaceId, limit, after);
+      const page = store.list(workspaceId, limit, after) ?? unknownCursor();
       return { data: page.rows.map(toApiKey), has_more: page.hasMore };
     },
 

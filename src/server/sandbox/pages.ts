@@ -59,7 +59,7 @@ document.getElementById('go').onclick = async () => {
 
   app.get('/', (c) => {
     if (!authed(c)) return denied(c);
-    const rows = core.sink.list({ limit: 100 });
+    const rows = core.sink.list({ limit: 100 }) ?? [];
     const items = rows
       .map(
         (r) => `<tr><td><a href="/inbox/${r.id}">${escapeHtml(r.subject ?? '(no subject)')}</a></td>

@@ -1,7 +1,7 @@
 import type { CaughtMessage, CaughtMessageSummary } from '../../contract/sandbox.js';
 import { iso, type Clock, type ManualClock } from '../../lib/clock.js';
 import type { Core } from '../core/index.js';
-import { ServiceError, fail } from '../core/errors.js';
+import { ServiceError, fail, unknownCursor } from '../core/errors.js';
 import type { SinkSummaryRow } from '../store/sink.js';
 import type { CaughtReader } from '../smtp/sink.js';
 import type { SandboxHandlers } from '../http/app.js';
@@ -40,7 +40,7 @@ export function sandboxRoutes(
 
     listMessages: ({ query }) => {
       const limit = query.limit ?? 20;
-      const rows = sink.list({ to: query.to, workspaceId: query.workspace_id, limit, after: query.after });
+      const rows = sink.list({ to: query.to, workspaceId: query.workspace_id, limit, after: query.after }) ?? unknownCursor();
       return { body: { data: rows.slice(0, limit).map(summary), has_more: rows.length > limit } };
     },
     getMessage: async ({ params }) => {

@@ -42,8 +42,8 @@ export function createSinkStore(db: Db) {
   return {
     /** Stores a caught message; a second copy of a service message (same Message-ID) is ignored. */
     insert: (row: SinkRow): boolean => insert.run(row).changes === 1,
-    /** Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively. */
-    list(opts: { to?: string; workspaceId?: string; limit: number; after?: string }): SinkSummaryRow[] {
+    /** Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively. Null: `after` is unknown. */
+    list(opts: { to?: string; workspaceId?: string; limit: number; after?: string }): SinkSummaryRow[] | null {
       const where: string[] = [];
       const args: unknown[] = [];
       if (opts.to) {
@@ -60,7 +60,7 @@ export function createSinkStore(db: Db) {
       }
       if (opts.after) {
         const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as { seq: number } | undefined;
-        if (!anchor) return [];
+        if (!anchor) return null;
         where.push('seq < ?');
         args.push(anchor.seq);
       }

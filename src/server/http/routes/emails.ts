@@ -38,8 +38,14 @@ export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers,
         headers: { ...rate, 'Retry-After': String(state.retryAfter) },
       });
     }
-    const result = await run(key, idempotencyKey(ctx.headers));
-    return { status: result.status, body: result.body, headers: { ...result.headers, ...rate } };
+    try {
+      const result = await run(key, idempotencyKey(ctx.headers));
+      return { status: result.status, body: result.body, headers: { ...result.headers, ...rate } };
+    } catch (err) {
+      // A refused send (400, 409, 422, 451…) spent its token too, and says so.
+      if (err instanceof ServiceError) throw new ServiceError(err.code, err.detail, { ...err.extra, headers: { ...err.extra.headers, ...rate } });
+      throw err;
+    }
   }
 
   return {
