@@ -209,7 +209,11 @@ describe('sandbox routes', () => {
 
       const suspended = await s.admin('POST', `/sandbox/workspaces/${id}/suspend`);
       expect(suspended.status).toBe(200);
-      expect(suspended.body).toMatchObject({ id, name: 'Lifecycle', status: 'suspended' });
+      expect(suspended.body).toMatchObject({ id, name: 'Lifecycle', status: 'suspended', role: 'owner' });
+      // The role shown is the one the workspace was created with, not always owner.
+      const memberWs = await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'Member', role: 'member' });
+      expect(memberWs.body.role).toBe('member');
+      expect((await s.admin('POST', `/sandbox/workspaces/${memberWs.body.id}/suspend`)).body).toMatchObject({ role: 'member', status: 'suspended' });
       expectProblem(await keys(), 403, 'workspace_suspended');
 
       const active = await s.admin('POST', `/sandbox/workspaces/${id}/activate`);

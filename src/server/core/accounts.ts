@@ -291,7 +291,8 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     setWorkspaceStatus(id: string, status: WorkspaceRow['status']): Workspace {
       if (!store.setWorkspaceStatus(id, status)) fail('not_found', 'No such workspace.');
       const w = store.workspaceById(id)!;
-      return toWorkspace(w, 'owner');
+      // The operator is no member: the Workspace shows the role of the user it was created for.
+      return toWorkspace(w, store.firstMemberRole(id) ?? 'owner');
     },
 
     /** Seed: a confirmed owner with one workspace. */

@@ -93,6 +93,13 @@ export function createAccountStore(db: Db) {
            WHERE m.user_id = ? ORDER BY m.created_at, w.id`,
         )
         .all(userId) as MemberWorkspaceRow[],
+    /** The role of the workspace's first member: the user it was created for. */
+    firstMemberRole: (workspaceId: string) =>
+      (
+        db.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY created_at, rowid LIMIT 1').get(workspaceId) as
+          | { role: MemberWorkspaceRow['role'] }
+          | undefined
+      )?.role,
     ownerOf: (workspaceId: string) =>
       db
         .prepare(
