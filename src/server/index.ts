@@ -205,13 +205,17 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     );
     s.once('error', reject);
   });
-  const server = await listening.catch(async (err: unknown) => {
-    // Nothing may keep a process that failed to start alive: the sink already listens, the store is open.
+  /** Everything behind the HTTP listener: the outbound side, the compose thread, the sink, the store. */
+  const closeBackend = async () => {
     sender.close();
     relay?.close();
     await composer.close();
     await sink.close();
     await closeStore();
+  };
+  const server = await listening.catch(async (err: unknown) => {
+    // Nothing may keep a process that failed to start alive: the sink already listens, the store is open.
+    await closeBackend();
     throw err;
   });
   const port = (server.address() as { port: number }).port;
@@ -242,11 +246,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
         await scheduler!.stop();
-        sender.close();
-        relay?.close();
-        await composer.close();
-        await sink.close();
-        await closeStore();
+        await closeBackend();
       })();
       return closing;
     },

@@ -24,7 +24,10 @@ interface Pending {
   mail: OutgoingMail;
   resolve: () => void;
   reject: (err: Error) => void;
-  /** A reused connection found dead before any byte went out: the message is tried once on a fresh one. */
+  /**
+   * Set when a reused connection turned out dead mid-send: the message is tried once more on a fresh connection
+   * (a copy the server did take is no harm: the sink ignores a second copy of the service's mail).
+   */
   retried?: boolean;
 }
 
