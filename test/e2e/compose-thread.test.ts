@@ -1,6 +1,6 @@
 // The real binary composes and signs on its worker thread: what arrives is the same message, attachments
 // included, and its DKIM signature verifies.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +8,16 @@ import { ensureBuilt, killAll, serve, stop, type Served } from '../helpers/binar
 
 describe('svc serve composes on its worker thread', () => {
   let s: Served;
+  let dir: string;
   beforeAll(async () => {
     ensureBuilt();
-    s = await serve(['--data-dir', join(mkdtempSync(join(tmpdir(), 'svc-compose-')), 'data'), '--clock', 'manual']);
+    dir = mkdtempSync(join(tmpdir(), 'svc-compose-'));
+    s = await serve(['--data-dir', join(dir, 'data'), '--clock', 'manual']);
   }, 120_000);
   afterAll(async () => {
     if (s) await stop(s);
     killAll();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const call = async (method: string, path: string, token: string, body?: unknown) => {
