@@ -31,6 +31,9 @@ export function startCheckpointer(db: Db): Checkpointer {
   // After a burst the log file is cut back to this size once it has been checkpointed.
   db.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
   let exited = false;
+  // A thread that fails (say, it cannot open the file) exits; the handler below takes over. Without a listener
+  // its error would end the server.
+  worker.on('error', () => {});
   worker.once('exit', () => {
     exited = true;
     // A thread that died leaves checkpointing to SQLite's own threshold again.
