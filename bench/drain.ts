@@ -8,8 +8,7 @@ const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const BATCH = 100;
 const PARALLEL = 4;
 
-// BENCH_NODE_ARGS passes flags to the server's node (e.g. `--cpu-prof --cpu-prof-dir=prof` to profile a run).
-const svc = await spawnServe(['--send-rate', '1000000'], (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+const svc = await spawnServe(['--send-rate', '1000000']);
 const dataDir = svc.proc.spawnargs[svc.proc.spawnargs.indexOf('--data-dir') + 1]!;
 const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true, fileMustExist: true });
 // Every message this run sends is a /v1 message, and the fresh data directory holds no other caught mail: a plain

@@ -14,8 +14,7 @@ async function run(url: string, headers: Record<string, string>, body: string) {
   return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors };
 }
 
-// BENCH_NODE_ARGS passes flags to the server's node, as in bench/drain.
-const svc = await spawnServe(['--send-rate', '1000000'], (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+const svc = await spawnServe(['--send-rate', '1000000']);
 const body = JSON.stringify({
   from: `Shop <orders@${svc.ready.seed.domain}>`,
   to: 'delivered@simulator.test',

@@ -35,7 +35,6 @@ interface Conn {
   smtp: SMTPConnection;
   ready: boolean;
   busy: boolean;
-  dead: boolean;
   sent: number;
 }
 
@@ -47,7 +46,6 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
   let closed = false;
 
   function drop(conn: Conn): void {
-    conn.dead = true;
     conns.delete(conn);
     conn.smtp.close();
   }
@@ -57,7 +55,6 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
       smtp: new SMTPConnection({ host: opts.host, port: opts.port, secure: false, ignoreTLS: true, connectionTimeout: CONNECT_TIMEOUT_MS }),
       ready: false,
       busy: true,
-      dead: false,
       sent: 0,
     };
     conns.add(conn);
@@ -65,7 +62,7 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
     // message (its job retries later) rather than opening connections in a loop; an error during a send
     // reaches that send's callback instead.
     const lost = (err: Error) => {
-      if (conn.dead) return;
+      if (!conns.has(conn)) return;
       const wasReady = conn.ready;
       drop(conn);
       if (!wasReady) queue.shift()?.reject(err);

@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
-import { parseHeaders } from './headers.js';
+import { headerBlock, parseHeaders } from './headers.js';
 
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
@@ -30,9 +30,9 @@ export interface SinkDeps {
   onStored?: (id: string) => void;
 }
 
+/** Whether the header block (within its first 256 KiB) has a DKIM-Signature field. */
 function isSigned(raw: Buffer): boolean {
-  const head = raw.subarray(0, Math.min(raw.length, 256 * 1024)).toString('latin1').split(/\r?\n\r?\n/)[0] ?? '';
-  return /^dkim-signature:/im.test(head);
+  return /^dkim-signature:/im.test(headerBlock(raw.subarray(0, 256 * 1024)).toString('latin1'));
 }
 
 /** Verifies a message's DKIM signatures with mailauth against the configured DNS. */

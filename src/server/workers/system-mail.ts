@@ -1,3 +1,4 @@
+import { parseAddress } from '../core/addresses.js';
 import type { Composer } from '../smtp/compose.js';
 import type { Sender } from '../smtp/sender.js';
 import type { JobHandler } from './scheduler.js';
@@ -11,12 +12,13 @@ export interface SystemMail {
 
 /** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */
 export function systemMailWorker(sender: Sender, composer: Composer, from: string): JobHandler {
+  const envelopeFrom = parseAddress(from)?.address ?? from;
   return async (mail: SystemMail) => {
     const raw = await composer.compose({
       mail: { from, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.message_id },
       key: undefined,
       signTime: 0,
     });
-    await sender.send({ envelope: { from: /<([^>]+)>/.exec(from)?.[1] ?? from, to: [mail.to] }, raw });
+    await sender.send({ envelope: { from: envelopeFrom, to: [mail.to] }, raw });
   };
 }
