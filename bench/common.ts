@@ -48,6 +48,13 @@ export async function cpuSeconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
 }
 
+/** CPU seconds of a process's main thread (its first task) alone, from /proc (Linux). */
+export async function mainThreadCpuSeconds(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const fields = (await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Resident set size of a process in MB, from /proc (Linux). */
 export async function rssMb(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises');
@@ -61,4 +68,20 @@ export function html2k(): string {
   let html = '<html><body><h1>Your order</h1>';
   while (html.length < 2000) html += para;
   return html + '<a href="https://example.com/orders/1">View order</a></body></html>';
+}
+
+/** The machine's CPU time so far (all cores, clock ticks), with the part a hypervisor gave to other guests (steal). */
+export async function machineTicks(): Promise<{ total: number; steal: number }> {
+  const { readFile } = await import('node:fs/promises');
+  const cpu = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { total: cpu.slice(0, 8).reduce((a, b) => a + b, 0), steal: cpu[7] ?? 0 };
+}
+
+/**
+ * How much of the machine's time a hypervisor gave to other guests between two readings, as a line for a bench's
+ * report: on a shared virtual machine the same build measures a third slower when its neighbours are busy.
+ */
+export function stealLine(before: { total: number; steal: number }, after: { total: number; steal: number }): string {
+  const pct = ((after.steal - before.steal) / Math.max(1, after.total - before.total)) * 100;
+  return `  CPU steal        : ${pct.toFixed(0)} % of the machine's time went to other guests of the hypervisor`;
 }

@@ -2,7 +2,7 @@
 // Reports end-to-end messages/s and the server's peak RSS.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { cpuSeconds, html2k, rssMb, spawnServe } from './common.js';
+import { cpuSeconds, html2k, machineTicks, mainThreadCpuSeconds, rssMb, spawnServe, stealLine } from './common.js';
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const BATCH = 100;
@@ -31,6 +31,8 @@ const body = JSON.stringify(Array.from({ length: BATCH }, () => item));
 const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${svc.ready.seed.api_key_test}` };
 
 const cpuBefore = await cpuSeconds(svc.proc.pid!);
+const mainBefore = await mainThreadCpuSeconds(svc.proc.pid!);
+const machineBefore = await machineTicks();
 const started = performance.now();
 let next = 0;
 let accepted = 0;
@@ -53,6 +55,8 @@ while ((n = (caught.get() as { n: number }).n) < accepted && Date.now() < deadli
 }
 const done = performance.now();
 const cpu = (await cpuSeconds(svc.proc.pid!)) - cpuBefore;
+const mainCpu = (await mainThreadCpuSeconds(svc.proc.pid!)) - mainBefore;
+const machineAfter = await machineTicks();
 clearInterval(sampler);
 peakRss = Math.max(peakRss, await rssMb(svc.proc.pid!).catch(() => 0));
 db.close();
@@ -65,3 +69,8 @@ console.log(`  caught in sink   : ${n} after ${secs.toFixed(1)} s from the first
 console.log(`  end to end       : ${(n / secs).toFixed(0)} messages/s   (target ≥ 1000)`);
 console.log(`  server peak RSS  : ${peakRss.toFixed(0)} MB   (target ≤ 250)`);
 console.log(`  server CPU       : ${cpu.toFixed(1)} s (${((cpu / n) * 1000).toFixed(2)} ms a message, ${(cpu / secs).toFixed(2)} cores busy)`);
+console.log(
+  `  of which         : main thread ${mainCpu.toFixed(1)} s (${((mainCpu / n) * 1000).toFixed(2)} ms a message); ` +
+    `other threads (composing, RSA signing, GC, checkpoints) ${(cpu - mainCpu).toFixed(1)} s`,
+);
+console.log(stealLine(machineBefore, machineAfter));

@@ -4,7 +4,7 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { html2k, spawnServe } from './common.js';
+import { html2k, machineTicks, spawnServe, stealLine } from './common.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 20);
 const CONNECTIONS = 50;
@@ -14,6 +14,7 @@ async function run(url: string, headers: Record<string, string>, body: string) {
   return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors };
 }
 
+const machineBefore = await machineTicks();
 const svc = await spawnServe(['--send-rate', '1000000']);
 const body = JSON.stringify({
   from: `Shop <orders@${svc.ready.seed.domain}>`,
@@ -34,8 +35,10 @@ const { port } = await new Promise<{ port: number }>((resolve) =>
 const ceilingResult = await run(`http://127.0.0.1:${port}/`, { 'Content-Type': 'application/json' }, body);
 ceiling.kill('SIGTERM');
 
+const machineAfter = await machineTicks();
 const ratio = svcResult.rps / ceilingResult.rps;
 console.log(`bench/send  (${CONNECTIONS} connections, ${DURATION} s each, 2 KB html, one recipient)`);
 console.log(`  svc POST /v1/emails : ${svcResult.rps.toFixed(0)} accepted/s  p50 ${svcResult.p50} ms  p99 ${svcResult.p99} ms  (2xx ${svcResult.ok}, non-2xx ${svcResult.non2xx}, errors ${svcResult.errors})`);
 console.log(`  ceiling node:http   : ${ceilingResult.rps.toFixed(0)} req/s       p50 ${ceilingResult.p50} ms  p99 ${ceilingResult.p99} ms`);
 console.log(`  svc / ceiling       : ${(ratio * 100).toFixed(0)} %   (targets: ≥ 50 %, ≥ 3000/s, p99 < 25 ms)`);
+console.log(stealLine(machineBefore, machineAfter));

@@ -46,9 +46,12 @@ export function headerBlock(raw: Buffer): Buffer {
   return raw.subarray(0, end);
 }
 
+/** The fields the sink stores parsed; mailparser decodes each field on its own, so the others are not passed. */
+const PARSED_FIELDS = new Set(['message-id', 'subject', 'from', 'to', 'cc']);
+
 export function parseHeaders(raw: Buffer): CaughtHeaders {
   const list = new Headers(headerBlock(raw)).getList();
-  const map = parser.processHeaders(list);
+  const map = parser.processHeaders(list.filter((h) => PARSED_FIELDS.has(h.key)));
   const from = map.get('from') as AddressObject | undefined;
   return {
     messageId: (map.get('message-id') as string | undefined) ?? null,

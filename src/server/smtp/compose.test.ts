@@ -1,0 +1,90 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { buildMime } from './compose.js';
+
+// A fixed boundary, Message-ID and date make nodemailer's output a function of the message alone, so the one-pass
+// writer can be compared with nodemailer's own streaming build byte for byte.
+const fixed = (mail: Mail.Options): Mail.Options => ({
+  baseBoundary: 'fixedboundary',
+  messageId: '<msg_test@example.test>',
+  date: new Date('2026-11-23T10:00:00Z'),
+  from: 'Shop <orders@example.test>',
+  to: ['someone@example.net'],
+  subject: 'Your order',
+  ...mail,
+});
+
+const nodemailerBuild = (mail: Mail.Options) => new MailComposer(fixed(mail)).compile().build();
+
+/** A deterministic mix of ASCII, whitespace at line ends, dots, long lines, Latin-1, CJK and emoji. */
+function mixedText(seed: number, length: number): string {
+  const pieces = ['word ', 'a.b ', '\r\n', '\n', '.\r\n', ' \t\r\n', 'x'.repeat(90), 'Grüße ', '日本語 ', '🙂', '=3D ', '\t', 'end '];
+  let s = '';
+  let x = seed;
+  while (s.length < length) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    s += pieces[x % pieces.length];
+  }
+  return s;
+}
+
+const cases: [string, Mail.Options][] = [
+  ['plain ASCII text', { text: 'Thanks for your order.' }],
+  ['html and text alternatives', { text: 'Thanks.', html: '<p>Thanks for your order.</p>'.repeat(60) }],
+  ['html only', { html: '<p>Hello</p>' }],
+  ['non-ASCII subject, text and html', { subject: 'Grüße, 日本 🙂', text: 'Grüße aus Köln 🙂', html: '<p>日本語のメール</p>' }],
+  ['long lines, trailing whitespace, leading dots', { text: `${'a'.repeat(200)} \r\n.start\r\nend\t\r\n\r\n`, html: `<p>${'b '.repeat(120)}</p>  \n` }],
+  ['text ending without a line break', { text: 'no newline at the end' }],
+  ['text ending with a carriage return', { text: 'ends with CR\r' }],
+  [
+    'attachments: binary, text, inline, empty',
+    {
+      text: 'See attached.',
+      html: '<p><img src="cid:logo"></p>',
+      attachments: [
+        { filename: 'receipt.pdf', content: Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256)), contentType: 'application/pdf' },
+        { filename: 'notes.txt', content: Buffer.from('line one\r\nline two   \r\nGrüße\r\n'), contentType: 'text/plain' },
+        { filename: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]), contentType: 'image/png', cid: 'logo' },
+        { filename: 'empty.bin', content: Buffer.alloc(0), contentType: 'application/octet-stream' },
+      ],
+    },
+  ],
+  [
+    'custom headers, reply-to, cc and bcc',
+    {
+      cc: ['Copy <copy@example.net>'],
+      bcc: ['hidden@example.net'],
+      replyTo: ['support@example.test'],
+      headers: { 'X-Entity-Ref-ID': 'abc-123', 'X-Svc-Tags': 'category=receipt; user=J%C3%BCrgen' },
+      text: 'Hello',
+    },
+  ],
+  ...Array.from({ length: 12 }, (_, i): [string, Mail.Options] => [
+    `mixed content #${i}`,
+    { text: mixedText(i + 1, 300 + i * 150), html: `<p>${mixedText(i + 100, 500 + i * 200)}</p>` },
+  ]),
+];
+
+describe('buildMime', () => {
+  it.each(cases)('writes %s exactly as nodemailer does', async (_name, mail) => {
+    const mime = await buildMime(fixed(mail));
+    expect(mime.toString('latin1')).toBe((await nodemailerBuild(mail)).toString('latin1'));
+  });
+
+  it('leaves Bcc out of the headers', async () => {
+    const mime = (await buildMime(fixed({ bcc: ['hidden@example.net'], text: 'x' }))).toString();
+    expect(mime).not.toMatch(/hidden@example\.net/);
+  });
+
+  it('builds a message whose content is a stream with nodemailer itself', async () => {
+    const mail = (): Mail.Options => ({
+      text: 'Streamed attachment',
+      attachments: [{ filename: 'data.csv', content: Readable.from([Buffer.from('a,b\r\n1,2\r\n')]), contentType: 'text/csv' }],
+    });
+    const mime = await buildMime(fixed(mail()));
+    expect(mime.toString('latin1')).toBe((await nodemailerBuild(mail())).toString('latin1'));
+    expect(mime.toString()).toMatch(/filename=data\.csv/);
+  });
+});
