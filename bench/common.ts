@@ -78,12 +78,12 @@ export async function machineTicks(): Promise<{ total: number; steal: number }> 
 }
 
 /**
- * How much of the machine's time a hypervisor gave to other guests between two readings, as a line for a bench's
+ * How much of the machine's time a hypervisor gave to other guests between two readings, in words for a bench's
  * report: on a shared virtual machine the same build measures a third slower when its neighbours are busy.
  */
 export function stealLine(before: { total: number; steal: number }, after: { total: number; steal: number }): string {
   const pct = ((after.steal - before.steal) / Math.max(1, after.total - before.total)) * 100;
-  return `  CPU steal        : ${pct.toFixed(0)} % of the machine's time went to other guests of the hypervisor`;
+  return `${pct.toFixed(0)} % of the machine's time went to other guests of the hypervisor`;
 }
 
 /**

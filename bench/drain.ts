@@ -73,5 +73,5 @@ console.log(
   `  of which         : main thread ${mainCpu.toFixed(1)} s (${((mainCpu / n) * 1000).toFixed(2)} ms a message); ` +
     `other threads (composing, RSA signing, GC, checkpoints) ${(cpu - mainCpu).toFixed(1)} s`,
 );
-console.log(stealLine(machineBefore, machineAfter));
+console.log(`  CPU steal        : ${stealLine(machineBefore, machineAfter)}`);
 console.log(`  machine speed    : ${(await rsaSignMs()).toFixed(3)} ms a 2048-bit RSA signature just now (the README's figures: 0.27 fast – 0.54 slow)`);

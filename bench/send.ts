@@ -41,5 +41,5 @@ console.log(`bench/send  (${CONNECTIONS} connections, ${DURATION} s each, 2 KB h
 console.log(`  svc POST /v1/emails : ${svcResult.rps.toFixed(0)} accepted/s  p50 ${svcResult.p50} ms  p99 ${svcResult.p99} ms  (2xx ${svcResult.ok}, non-2xx ${svcResult.non2xx}, errors ${svcResult.errors})`);
 console.log(`  ceiling node:http   : ${ceilingResult.rps.toFixed(0)} req/s       p50 ${ceilingResult.p50} ms  p99 ${ceilingResult.p99} ms`);
 console.log(`  svc / ceiling       : ${(ratio * 100).toFixed(0)} %   (targets: ≥ 50 %, ≥ 3000/s, p99 < 25 ms)`);
-console.log(stealLine(machineBefore, machineAfter));
+console.log(`  CPU steal           : ${stealLine(machineBefore, machineAfter)}`);
 console.log(`  machine speed       : ${(await rsaSignMs()).toFixed(3)} ms a 2048-bit RSA signature just now (the README's figures: 0.27 fast – 0.54 slow)`);
