@@ -38,9 +38,13 @@ interface Conn {
   sent: number;
 }
 
-/** A pool of up to `maxConnections` reused SMTP connections to a host without TLS or auth (the sink). */
+/**
+ * A pool of up to `maxConnections` reused SMTP connections to a host without TLS or auth (the sink). Eight, not
+ * four: each message waits for the sink to store it before its connection is free, and with four the sends queued
+ * behind them (same-hour A/B of the drain bench: 5–6 % more messages/s with eight).
+ */
 export function createPoolSender(opts: { host: string; port: number; maxConnections?: number }): Sender {
-  const max = opts.maxConnections ?? 4;
+  const max = opts.maxConnections ?? 8;
   const conns = new Set<Conn>();
   const queue: Pending[] = [];
   let closed = false;
