@@ -20,7 +20,6 @@ export interface ComposeRequest {
 
 /** The parts of nodemailer's MimeNode that its own stream() reads and its type declarations leave out. */
 type Node = MimeNode & {
-  getTransferEncoding(): string | false;
   buildHeaders(): string;
   _raw: unknown;
   _transforms: unknown[];
@@ -46,10 +45,11 @@ function inMemory(node: Node): boolean {
  * setImmediate per step) cost more than twice the work itself. Tested byte for byte against nodemailer's build().
  */
 function serialize(node: Node, out: Buffer[]): void {
-  const encoding = node.getTransferEncoding();
   out.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
   const c = node.content as string | Buffer | undefined;
   if (c) {
+    // buildHeaders() has just worked the encoding out (getTransferEncoding scans the content) and set it as a header.
+    const encoding = node.getHeader('Content-Transfer-Encoding');
     // base64.Encoder and qp.Encoder (for text, the only kind that gets quoted-printable) write exactly this.
     if (encoding === 'base64') out.push(Buffer.from(base64.wrap(base64.encode(c), 76), 'latin1'));
     else if (encoding === 'quoted-printable') out.push(Buffer.from(qp.wrap(qp.encode(c), 76), 'latin1'));

@@ -18,6 +18,8 @@ export interface CaughtHeaders {
   cc: string[];
   /** Every header line, unfolded, in order. */
   lines: { name: string; value: string }[];
+  /** Whether the header block has a DKIM-Signature field (verified later, when the message is first read). */
+  signed: boolean;
 }
 
 // processHeaders only reads the parser's libmime instance: one parser serves every call.
@@ -59,6 +61,7 @@ export function parseHeaders(raw: Buffer): CaughtHeaders {
     from: from?.text || null,
     to: addresses(map.get('to')),
     cc: addresses(map.get('cc')),
+    signed: list.some((h) => h.key === 'dkim-signature'),
     lines: list.map((h) => {
       const i = h.line.indexOf(':');
       return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]/g, ' ').trim() };

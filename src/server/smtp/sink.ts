@@ -80,7 +80,7 @@ export async function ingest(
     attachments: '[]',
     // Signatures are verified when the message is first read (see dkimResult): most caught mail is never
     // opened, and verification is the largest part of catching a message.
-    dkim: isSigned(raw) ? 'pending' : 'none',
+    dkim: parsed.signed ? 'pending' : 'none',
     size: raw.length,
     raw,
     received_at: deps.clock.now(),
