@@ -2,7 +2,7 @@
 // Reports end-to-end messages/s and the server's peak RSS.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { cpuSeconds, html2k, machineTicks, mainThreadCpuSeconds, rsaSignMs, rssMb, spawnServe, stealLine } from './common.js';
+import { cpuSeconds, html2k, machineTicks, mainThreadCpuSeconds, rssMb, spawnServe, speedLine, stealLine } from './common.js';
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const BATCH = 100;
@@ -74,4 +74,4 @@ console.log(
     `other threads (composing, RSA signing, GC, checkpoints) ${(cpu - mainCpu).toFixed(1)} s`,
 );
 console.log(`  CPU steal        : ${stealLine(machineBefore, machineAfter)}`);
-console.log(`  machine speed    : ${(await rsaSignMs()).toFixed(3)} ms a 2048-bit RSA signature just now (the README's figures: 0.27 fast – 0.54 slow)`);
+console.log(`  machine speed    : ${await speedLine()}`);

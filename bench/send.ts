@@ -4,7 +4,7 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { html2k, machineTicks, rsaSignMs, spawnServe, stealLine } from './common.js';
+import { html2k, machineTicks, spawnServe, speedLine, stealLine } from './common.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 20);
 const CONNECTIONS = 50;
@@ -42,4 +42,4 @@ console.log(`  svc POST /v1/emails : ${svcResult.rps.toFixed(0)} accepted/s  p50
 console.log(`  ceiling node:http   : ${ceilingResult.rps.toFixed(0)} req/s       p50 ${ceilingResult.p50} ms  p99 ${ceilingResult.p99} ms`);
 console.log(`  svc / ceiling       : ${(ratio * 100).toFixed(0)} %   (targets: ≥ 50 %, ≥ 3000/s, p99 < 25 ms)`);
 console.log(`  CPU steal           : ${stealLine(machineBefore, machineAfter)}`);
-console.log(`  machine speed       : ${(await rsaSignMs()).toFixed(3)} ms a 2048-bit RSA signature just now (the README's figures: 0.27 fast – 0.54 slow)`);
+console.log(`  machine speed       : ${await speedLine()}`);
