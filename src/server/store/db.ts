@@ -59,6 +59,8 @@ export const json = {
   in: <T>(s: string | null): T => (s == null ? (null as T) : (JSON.parse(s) as T)),
 };
 
+const MIN_COMMIT_INTERVAL_MS = 2;
+
 export type GroupCommit = <T>(fn: () => T) => Promise<T>;
 
 /**
@@ -66,13 +68,21 @@ export type GroupCommit = <T>(fn: () => T) => Promise<T>;
  * next turn, each inside its own savepoint (so one that throws rolls back alone). Each promise settles only
  * after the transaction has committed, so a caller that awaits it answers after its write is durable — at the
  * cost of one commit per turn instead of one per request.
+ *
+ * Under a steady stream of writes a commit also waits until MIN_COMMIT_INTERVAL_MS after the previous one ended, so the
+ * writes of several messages share a transaction: a commit writes every page it touched, and some pages are touched
+ * by every commit whatever it holds (the last pages of the tables and their sequence, page 1). Replaying a
+ * delivery's statements, four writes a commit cost about 270 µs a message and twelve 205–235 µs; the drain bench
+ * went from 988–1,022 to 1,045–1,238 messages/s (alternating runs). A server that has been quiet for that long
+ * commits on the next turn, as before.
  */
-export function groupCommit(db: Db): GroupCommit {
+export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): GroupCommit {
   // Plain statements rather than db.transaction() wrappers: building a wrapper per item was a visible cost.
   // IMMEDIATE: the write lock is taken before the first read, so a transaction never has to upgrade a read.
   const [begin, commit, rollback] = ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'].map((sql) => db.prepare(sql));
   const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) => db.prepare(sql));
   let queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  let lastCommit = -Infinity;
   const flush = () => {
     const items = queue;
     queue = [];
@@ -93,7 +103,9 @@ export function groupCommit(db: Db): GroupCommit {
         }
       }
       commit!.run();
+      lastCommit = performance.now();
     } catch (error) {
+      lastCommit = performance.now();
       if (db.inTransaction) rollback!.run();
       for (const item of items) item.reject(error);
       return;
@@ -106,7 +118,11 @@ export function groupCommit(db: Db): GroupCommit {
   };
   return <T>(fn: () => T) =>
     new Promise<T>((resolve, reject) => {
-      if (queue.length === 0) setImmediate(flush);
+      if (queue.length === 0) {
+        const wait = lastCommit + minIntervalMs - performance.now();
+        if (wait <= 0) setImmediate(flush);
+        else setTimeout(flush, wait);
+      }
       queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
     });
 }

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { groupCommit, openDb } from './db.js';
+
+function setup(minIntervalMs?: number) {
+  const { db } = openDb({ memory: true });
+  db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+  // openDb hands out one compiled statement per SQL text, so this is the COMMIT the group commit runs.
+  const commitStmt = db.prepare('COMMIT');
+  const run = commitStmt.run.bind(commitStmt);
+  const counter = { commits: 0 };
+  commitStmt.run = ((...args: unknown[]) => {
+    counter.commits++;
+    return run(...(args as []));
+  }) as typeof commitStmt.run;
+  const insert = (v: number) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v).changes;
+  const values = () => (db.prepare('SELECT v FROM t ORDER BY v').all() as { v: number }[]).map((r) => r.v);
+  return { db, commit: groupCommit(db, minIntervalMs), counter, insert, values };
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('groupCommit', () => {
+  it('commits the writes queued in one turn together, and one that throws rolls back alone', async () => {
+    const { commit, counter, insert, values } = setup();
+    const results = await Promise.allSettled([
+      commit(insert(1)),
+      commit(() => {
+        insert(2)();
+        throw new Error('refused');
+      }),
+      commit(insert(3)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(values()).toEqual([1, 3]);
+    expect(counter.commits).toBe(1);
+  });
+
+  it('refuses an async write function instead of committing before it has run', async () => {
+    const { commit, values } = setup();
+    await expect(commit(async () => 1)).rejects.toThrow(/must not be async/);
+    expect(values()).toEqual([]);
+  });
+
+  it('under a steady stream, writes queued over several turns after a commit share the next one', async () => {
+    const { commit, counter, insert, values } = setup(200);
+    await commit(insert(1)); // a quiet server: committed on the next turn
+    expect(counter.commits).toBe(1);
+    const pending = [commit(insert(2))];
+    await nextTurn();
+    pending.push(commit(insert(3)));
+    await nextTurn();
+    pending.push(commit(insert(4)));
+    await Promise.all(pending);
+    expect(values()).toEqual([1, 2, 3, 4]);
+    expect(counter.commits).toBe(2);
+  });
+});
