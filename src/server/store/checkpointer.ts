@@ -11,14 +11,15 @@ import type { Db } from './db.js';
 
 const INTERVAL_MS = 100;
 /**
- * Log frames (pages) past which the thread starts the log over (64 MiB). Starting over holds writers back while the
- * last frames are copied and both files synced, 10–20 ms on the machine the benches ran on: every 16 MiB, under a
- * steady stream of sends, that happened three times a second and set the send bench's p99 (31–34 ms against 21–29
- * ms every 64 MiB, alternating runs).
+ * Log frames (pages) past which the thread starts the log over (256 MiB). Starting over holds writers back while the
+ * last frames are copied and both files synced, 10–20 ms on the machine the benches ran on, and every request in
+ * flight waits that long: under a steady stream of sends it set the send bench's p99 (alternating runs in one
+ * stretch: 29–33 ms every 64 MiB, 24–25 ms every 256 MiB; in another, 31–34 ms every 16 MiB, 21–29 ms every
+ * 64 MiB). The price is disk: under load the log file grows to this size and stays there until the server stops.
  */
-const RESTART_FRAMES = 16_384;
-/** The main connection's own threshold while the thread runs (pages; 256 MiB of log). */
-const FALLBACK_PAGES = 65_536;
+const RESTART_FRAMES = 65_536;
+/** The main connection's own threshold while the thread runs (pages; 1 GiB of log). */
+const FALLBACK_PAGES = 262_144;
 
 export interface Checkpointer {
   close(): Promise<void>;
