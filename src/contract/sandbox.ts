@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Role, Workspace } from './auth.js';
 import { InputTimestamp, Timestamp, listOf } from './common.js';
 import { RecordKind } from './domains.js';
+import { EventType } from './events.js';
 
 /** The demo account `svc serve` creates in a fresh data directory. */
 export const Seed = z.object({
@@ -78,7 +79,9 @@ export const MessagesQuery = z.strictObject({
     .transform(Number)
     .pipe(z.number().int().min(1).max(100))
     .optional(),
-  after: z.string().max(64).optional(),
+  after: z.string().min(1).max(64).optional(),
+  /** Only mail received at or after this time (service clock). */
+  since: InputTimestamp.optional(),
 });
 
 export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) });
@@ -106,6 +109,51 @@ export const PutDnsRequest = z.strictObject({
   state: z.enum(['visible', 'propagating']).optional(),
 });
 export const DeleteDnsQuery = z.strictObject({ host: z.string().min(1).max(253), type: z.enum(['TXT', 'CNAME', 'MX']) });
+
+/** One delivery attempt of an event to an endpoint. */
+export const WebhookAttempt = z.object({
+  event_id: z.string(),
+  event_type: z.string(),
+  /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
+  attempt: z.number().int(),
+  /** When the attempt started, service clock. */
+  at: Timestamp,
+  /** The receiver's HTTP status; null when no response came (connection error, timeout). */
+  status_code: z.number().int().nullable(),
+  /** Why the attempt failed (connection refused, timeout, a redirect, a non-2xx status); null on success. */
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+  ok: z.boolean(),
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+export const WebhookStatus = z.enum(['active', 'disabled_by_failures']);
+/** A webhook endpoint of a workspace (managed through the sandbox: `/v1/webhooks` is not served). */
+export const WebhookEndpoint = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  url: z.string(),
+  /** The event types delivered; null for every type. */
+  events: z.array(z.string()).nullable(),
+  /** `whsec_…`; signs every delivery. */
+  secret: z.string(),
+  status: WebhookStatus,
+  created_at: Timestamp,
+  disabled_at: Timestamp.nullable(),
+  /** Until when (service clock) the secret before the last rotation still signs beside the new one; null if none. */
+  previous_secret_expires_at: Timestamp.nullable(),
+  /** The most recent attempts, newest first. */
+  recent_attempts: z.array(WebhookAttempt),
+});
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+export const CreateWebhookRequest = z.strictObject({
+  workspace_id: z.string().max(64),
+  url: z.string().max(2048),
+  events: z.array(EventType).min(1).max(16).optional(),
+});
+export const WebhooksQuery = z.strictObject({ workspace_id: z.string().max(64).optional() });
+export const RedeliverRequest = z.strictObject({ endpoint_id: z.string().max(64).optional() });
+/** 202 to a redelivery: one new delivery per endpoint, attempts numbered from 1. */
+export const Redelivery = z.object({ event_id: z.string(), endpoint_ids: z.array(z.string()) });
 
 export const sandboxEndpoints = {
   createInvite: { method: 'POST', path: '/sandbox/invites', body: CreateInviteRequest, success: [201, Invite] },

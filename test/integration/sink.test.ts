@@ -184,11 +184,21 @@ describe('SMTP sink', () => {
     expect(r1next.data.map((d) => d.subject)).toEqual(['msg 1']);
     expect(r1next.has_more).toBe(false);
 
-    for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?colour=blue', '?after=eml_000000000000000000000000']) {
+    for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?colour=blue', '?after=eml_000000000000000000000000', '?after=', '?since=yesterday']) {
       const r = await s.admin('GET', `/sandbox/messages${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.headers.get('content-type')).toContain('application/problem+json');
     }
+  });
+
+  it('since keeps the mail received at or after a moment of the service clock', async () => {
+    await send({ from: 'alice@example.test', to: 'early@example.test', subject: 'before', text: 'one' });
+    await s.advance(60);
+    const { now } = (await s.admin('GET', '/sandbox/clock')).body;
+    await send({ from: 'alice@example.test', to: 'late@example.test', subject: 'after', text: 'two' });
+    expect((await list(`?since=${encodeURIComponent(now)}`)).data.map((d) => d.subject)).toEqual(['after']);
+    const earlier = new Date(Date.parse(now) - 120_000).toISOString();
+    expect((await list(`?since=${encodeURIComponent(earlier)}`)).data.map((d) => d.subject)).toEqual(['after', 'before']);
   });
 
   it('serves the raw source byte for byte as it was sent, as message/rfc822', async () => {

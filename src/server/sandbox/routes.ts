@@ -40,7 +40,9 @@ export function sandboxRoutes(
 
     listMessages: ({ query }) => {
       const limit = query.limit ?? 20;
-      const rows = sink.list({ to: query.to, workspaceId: query.workspace_id, limit, after: query.after }) ?? unknownCursor();
+      const rows = sink.list({
+        to: query.to, workspaceId: query.workspace_id, since: query.since ? Date.parse(query.since) : undefined, limit, after: query.after,
+      }) ?? unknownCursor();
       return { body: { data: rows.slice(0, limit).map(summary), has_more: rows.length > limit } };
     },
     getMessage: async ({ params }) => {

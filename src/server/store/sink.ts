@@ -43,7 +43,7 @@ export function createSinkStore(db: Db) {
     /** Stores a caught message; a second copy of a service message (same Message-ID) is ignored. */
     insert: (row: SinkRow): boolean => insert.run(row).changes === 1,
     /** Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively. Null: `after` is unknown. */
-    list(opts: { to?: string; workspaceId?: string; limit: number; after?: string }): SinkSummaryRow[] | null {
+    list(opts: { to?: string; workspaceId?: string; since?: number; limit: number; after?: string }): SinkSummaryRow[] | null {
       const where: string[] = [];
       const args: unknown[] = [];
       if (opts.to) {
@@ -57,6 +57,10 @@ export function createSinkStore(db: Db) {
       if (opts.workspaceId) {
         where.push('workspace_id = ?');
         args.push(opts.workspaceId);
+      }
+      if (opts.since !== undefined) {
+        where.push('received_at >= ?');
+        args.push(opts.since);
       }
       if (opts.after) {
         const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as { seq: number } | undefined;

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { ListQuery, Timestamp } from './common.js';
+
+/** Every event type of §6; the service produces the `email.*` and `domain.*` ones (decisions.md "payloads"). */
+export const EVENT_TYPES = [
+  'email.queued',
+  'email.sent',
+  'email.delivered',
+  'email.deferred',
+  'email.bounced',
+  'email.complained',
+  'email.failed',
+  'email.opened',
+  'email.clicked',
+  'contact.unsubscribed',
+  'domain.verified',
+  'domain.degraded',
+  'campaign.completed',
+  'campaign.throttled',
+  'campaign.blocked',
+  'tenant.limit_reached',
+] as const;
+export const EventType = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventType>;
+
+/** Longest a `GET /events?wait=` request is held, seconds. */
+export const MAX_EVENTS_WAIT = 30;
+
+/**
+ * An event as listed by `GET /events` and as POSTed to a webhook endpoint (the delivery body of §6). `type` is a
+ * plain string here so that a client keeps reading a stream that gains a new type.
+ */
+export const Event = z.object({
+  id: z.string(),
+  type: z.string(),
+  created_at: Timestamp,
+  api_version: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type Event = z.infer<typeof Event>;
+
+/** `type` may be repeated (`type=a&type=b`) or comma-separated (`type=a,b`). */
+const TypeFilter = z.preprocess(
+  (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(',')).filter((s) => s !== ''),
+  z.array(EventType).min(1).max(EVENT_TYPES.length),
+);
+
+/** `GET /events`: oldest first after `after`; `wait` holds the request up to that many seconds for a newer event. */
+export const EventsQuery = ListQuery.extend({
+  type: TypeFilter.optional(),
+  wait: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of seconds')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(MAX_EVENTS_WAIT))
+    .optional(),
+});
+export type EventsQuery = z.output<typeof EventsQuery>;
