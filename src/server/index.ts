@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
 import type { Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
+import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
 import { createLogger, type Logger } from '../lib/log.js';
@@ -73,6 +74,7 @@ export interface RunningServer {
   seed: Seed | null;
   clock: Clock;
   core: Core;
+  changes: Changes;
   scheduler: Scheduler;
   close(): Promise<void>;
 }
@@ -124,8 +126,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   };
   const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : sandboxResolver(createDomainStore(db));
   const commit = groupCommit(db);
+  const changes = createChanges();
   const core = createCore(
-    { db, commit, clock, log, secrets, config, jobs, resolver },
+    { db, commit, clock, log, secrets, config, jobs, resolver, changes },
     { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')) },
   );
 
@@ -137,6 +140,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     clock,
     log,
     resolver: mailauthResolver,
+    onStored: () => changes.notify('sink'),
     isServiceMail: (header) => /^<?sys_[0-9A-Za-z]{24}@svc\.test>?$/.test(header),
     lookupMessage: (header) => {
       const id = /^<?(msg_[0-9A-Za-z]{24})@/.exec(header)?.[1];
@@ -237,10 +241,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     seed,
     clock,
     core,
+    changes,
     scheduler,
     close() {
       closing ??= (async () => {
-        // Stop taking requests and let those in flight finish, then the workers, then the sink and the store.
+        // Stop taking requests and let those in flight finish (held long polls are answered at once), then the
+        // workers, then the sink and the store.
+        changes.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();

@@ -1,6 +1,7 @@
 // What core needs from the outside world: time, secrets, durable jobs, configuration.
 // Tests and the manual clock drive core through these; nothing in core calls Date.now().
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
@@ -53,6 +54,8 @@ export interface Deps {
   config: ServiceConfig;
   jobs: Jobs;
   resolver: Resolver;
+  /** Wakes long polls and live pages once a change has committed (topics: `events:<workspace id>`, `events`, `sink`). */
+  changes: Changes;
 }
 
 /** Builds the job enqueuer: a durable row now, a scheduler kick once the caller's transaction has committed. */
