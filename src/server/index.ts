@@ -24,7 +24,7 @@ import { pages } from './sandbox/pages.js';
 import { loadSecrets } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
-import { createComposer } from './smtp/compose.js';
+import { createComposer, type ComposerOptions } from './smtp/compose.js';
 import { caughtReader, createSink } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
 import { startCheckpointer } from './store/checkpointer.js';
@@ -32,6 +32,9 @@ import { createJobStore } from './store/jobs.js';
 import { createScheduler, type Scheduler } from './workers/scheduler.js';
 import { systemMailWorker } from './workers/system-mail.js';
 import { deliveryWorker } from './workers/delivery.js';
+import { outcomeWorker } from './workers/outcome.js';
+import { domainCheckWorker } from './workers/domain-check.js';
+import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
 
@@ -58,6 +61,8 @@ export interface ServeOptions {
   trustProxy?: boolean;
   /** Compose and sign messages on a worker thread (default) rather than on the main event loop. */
   composeThread?: boolean;
+  /** Memory limits of the compose thread (the default suits every message the API accepts). */
+  composeResourceLimits?: ComposerOptions['resourceLimits'];
   json?: boolean;
   log?: Logger;
 }
@@ -98,10 +103,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         'or --allow-insecure-http if you really mean it.',
     );
   }
-  const log = opts.log ?? createLogger({ json: opts.json });
   const memory = opts.memory || !opts.dataDir;
   const { db, fresh } = openDb({ dataDir: opts.dataDir, memory });
-  const checkpointer = startCheckpointer(db);
+  const log = opts.log ?? createLogger({ json: opts.json });
+  const checkpointer = startCheckpointer(db, log);
   const closeStore = async () => {
     await checkpointer.close();
     db.close();
@@ -141,12 +146,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     log,
     resolver: mailauthResolver,
     onStored: () => changes.notify('sink'),
-    isServiceMail: (header) => /^<?sys_[0-9A-Za-z]{24}@svc\.test>?$/.test(header),
-    lookupMessage: (header) => {
-      const id = /^<?(msg_[0-9A-Za-z]{24})@/.exec(header)?.[1];
-      const workspaceId = id ? core.messageStore.workspaceOf(id) : undefined;
-      return workspaceId ? { messageId: id!, workspaceId } : null;
-    },
+    origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
   });
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch(async (err: unknown) => {
     await closeStore();
@@ -154,7 +154,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   });
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   const relay = opts.relay ? createRelaySender(opts.relay) : null;
-  const composer = createComposer({ thread: opts.composeThread ?? true });
+  const composer = createComposer({ thread: opts.composeThread ?? true, log, resourceLimits: opts.composeResourceLimits });
   scheduler = createScheduler({
     jobs: jobStore,
     commit,
@@ -167,12 +167,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         composer,
         origin: () => config.publicOrigin,
       }),
-      outcome: (p: { message_id: string; recipient: string; attempt: number }) =>
-        core.delivery.retryOutcome(p.message_id, p.recipient, p.attempt),
-      domain_check: async (p: { domain_id: string; generation: number }) => {
-        const next = await core.domains.check(p.domain_id, p.generation);
-        return next == null ? undefined : { retryAt: next };
-      },
+      outcome: outcomeWorker(core.delivery),
+      domain_check: domainCheckWorker(core.domains),
     },
   });
 

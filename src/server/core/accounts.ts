@@ -1,3 +1,4 @@
+import { systemMessageIdHeader } from './message-ids.js';
 import { SERVICE_VERSION } from '../../contract/common.js';
 import type { Role, Session, User, Workspace } from '../../contract/auth.js';
 import { DAY, HOUR, MINUTE, iso } from '../../lib/clock.js';
@@ -92,7 +93,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     const link = `${config.publicOrigin}/verify-email?token=${encodeURIComponent(token)}`;
     jobs.enqueue('system_mail', {
       // Fixed when the job is written, so a resend after a crash is recognised by the sink as the same message.
-      message_id: `<${newId('sys')}@svc.test>`,
+      message_id: systemMessageIdHeader(),
       to: user.email,
       subject: 'Confirm your email address',
       text:

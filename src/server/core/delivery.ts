@@ -123,11 +123,14 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
     /** Whether the provider refuses the message outright (the `fail@` simulator recipient). */
     refusedByProvider: (out: OutgoingMessage) => out.recipients.some((r) => simulatorMailbox(r) === 'fail'),
 
-    /** `sending → failed` with `email.failed {reason}`. */
+    /**
+     * `sending → failed` with `email.failed {reason}`; also from `queued`, where a message waits between attempts
+     * when its last one could not hand it over.
+     */
     failed(id: string, reason: string): Promise<void> {
       return commit(() => {
         const m = store.get(id);
-        if (m && store.transition(id, 'sending', 'failed', clock.now())) emails.emit(m, 'email.failed', { reason });
+        if (m && store.raise(id, ['queued', 'sending'], 'failed', clock.now())) emails.emit(m, 'email.failed', { reason });
       });
     },
 

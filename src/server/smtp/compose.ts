@@ -1,14 +1,13 @@
 // Turning a message into signed MIME: nodemailer's composer, then DKIM. This is the largest piece of CPU work of a
-// delivery, so `svc serve` runs it on a worker thread (compose-thread.ts) beside the main event loop; where the
-// compiled thread script is absent (the test suite runs the TypeScript sources) it runs in-line, the same code.
+// delivery, so `svc serve` runs it on a worker thread (compose-thread.ts) beside the main event loop.
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from '../../lib/log.js';
+import { startThread } from '../threads.js';
 import { dkimSign, type DkimKey } from './dkim.js';
 
 export interface ComposeRequest {
@@ -83,7 +82,10 @@ export async function composeSigned(req: ComposeRequest): Promise<Buffer> {
 }
 
 export interface Composer {
+  /** The signed MIME of a message; rejects with ComposeThreadDied when the thread stopped under it. */
   compose(req: ComposeRequest): Promise<Buffer>;
+  /** How many threads have been started so far (a restart after a crash makes two). */
+  readonly threads?: number;
   close(): Promise<void>;
 }
 
@@ -96,44 +98,86 @@ export function reviveBuffers(mail: Mail.Options): Mail.Options {
   return { ...mail, attachments };
 }
 
-export function createComposer(opts: { thread: boolean }): Composer {
-  const script = new URL('./compose-thread.js', import.meta.url);
-  if (!opts.thread || !existsSync(fileURLToPath(script))) {
-    return { compose: composeSigned, close: async () => {} };
+/**
+ * The compose thread ended (it crashed, ran out of memory, or was stopped) while building this message. The delivery
+ * goes back to the queue and is tried again later on a new thread; if the message itself is what kills the thread,
+ * it fails once its attempts run out.
+ */
+export class ComposeThreadDied extends Error {
+  constructor(readonly exitCode: number) {
+    super(`the compose thread stopped (exit code ${exitCode}) before the message was built`);
+    this.name = 'ComposeThreadDied';
   }
-  // A small young generation: the thread holds one message at a time per request, not a cache.
-  const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-  worker.unref();
-  const pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+}
+
+export interface ComposerOptions {
+  /** Compose on a worker thread (`svc serve`) rather than on the calling thread. */
+  thread: boolean;
+  log: Logger;
+  /** The thread's memory limits; by default a small young generation (it holds one message per request, no cache). */
+  resourceLimits?: NonNullable<ConstructorParameters<typeof Worker>[1]>['resourceLimits'];
+}
+
+export function createComposer(opts: ComposerOptions): Composer {
+  if (!opts.thread) return { compose: composeSigned, close: async () => {} };
+  // In the order posted, which is the order the thread works through them.
+  const pending = new Map<number, { thread: Worker; req: ComposeRequest; resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+  let thread: Worker | null = null;
   let next = 0;
-  let broken: Error | null = null;
-  worker.on('message', (m: { id: number; raw?: Uint8Array; error?: string }) => {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    if (m.raw) p.resolve(Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength));
-    else p.reject(new Error(m.error ?? 'compose failed'));
-  });
-  const failAll = (err: Error) => {
-    broken = err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  worker.on('error', failAll);
-  worker.on('exit', (code) => failAll(new Error(`compose thread exited (${code})`)));
-  return {
-    compose(req) {
-      // A thread that died falls back to composing in-line rather than failing deliveries.
-      if (broken) return composeSigned(req);
-      return new Promise((resolve, reject) => {
-        const id = next++;
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, req });
+  let starts = 0;
+
+  function start(): Worker {
+    const t = startThread(new URL('./compose-thread.js', import.meta.url), {
+      resourceLimits: opts.resourceLimits ?? { maxYoungGenerationSizeMb: 8 },
+    });
+    t.unref();
+    starts++;
+    t.on('message', (m: { id: number; raw?: Uint8Array; error?: string }) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.raw) p.resolve(Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength));
+      else p.reject(new Error(m.error || 'the message could not be composed'));
+    });
+    t.on('error', (err) => opts.log.error('compose thread failed', { error: err.stack ?? err.message }));
+    t.on('exit', (code) => {
+      if (thread === t) thread = null;
+      // The thread builds one message at a time, oldest first: the first one still pending is the one it was on.
+      // That one goes back to the queue; those waiting behind it move to a new thread as they are.
+      const [first, ...waiting] = [...pending].filter(([, p]) => p.thread === t);
+      if (!first) return void opts.log.warn('compose thread exited', { exit_code: code });
+      pending.delete(first[0]);
+      first[1].reject(new ComposeThreadDied(code));
+      for (const [id, p] of waiting) {
+        pending.delete(id);
+        post(p.req, p.resolve, p.reject);
+      }
+      opts.log.warn('compose thread exited while building a message; its delivery will be tried again on a new thread', {
+        exit_code: code,
+        moved_to_new_thread: waiting.length,
       });
+    });
+    return t;
+  }
+
+  function post(req: ComposeRequest, resolve: (b: Buffer) => void, reject: (e: Error) => void): void {
+    const t = (thread ??= start());
+    const id = next++;
+    pending.set(id, { thread: t, req, resolve, reject });
+    t.postMessage({ id, req });
+  }
+
+  return {
+    compose: (req) => new Promise((resolve, reject) => post(req, resolve, reject)),
+    get threads() {
+      return starts;
     },
     async close() {
-      worker.removeAllListeners('exit');
-      await worker.terminate();
+      const t = thread;
+      thread = null;
+      if (!t) return;
+      t.removeAllListeners('exit');
+      await t.terminate();
     },
   };
 }

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
+import type { CaughtOrigin } from '../core/message-ids.js';
 import { headerBlock, parseHeaders } from './headers.js';
 
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
@@ -21,11 +22,9 @@ export interface SinkDeps {
   commit?: GroupCommit;
   clock: Clock;
   log: Logger;
-  /** Maps a Message-ID header to the `/v1` message it carries, when it is one. */
-  lookupMessage?: (messageIdHeader: string) => { messageId: string; workspaceId: string } | null;
+  /** Reads a Message-ID header: the `/v1` message it carries, or the service's own mail (a second copy is ignored). */
+  origin?: (messageIdHeader: string) => CaughtOrigin;
   resolver?: MailauthResolver;
-  /** Whether a Message-ID is one of the service's own mail (a redelivered copy of it is ignored). */
-  isServiceMail?: (messageIdHeader: string) => boolean;
   /** Called after a message is stored. */
   onStored?: (id: string) => void;
 }
@@ -59,14 +58,14 @@ export async function ingest(
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
   const parsed = parseHeaders(raw);
   const messageIdHeader = parsed.messageId;
-  const linked = messageIdHeader ? (deps.lookupMessage?.(messageIdHeader) ?? null) : null;
+  const origin = messageIdHeader ? deps.origin?.(messageIdHeader) : undefined;
   const id = newId('eml');
   const row = {
     id,
     message_id_header: messageIdHeader,
-    svc_message_id: linked?.messageId ?? null,
-    from_service: linked || (messageIdHeader && deps.isServiceMail?.(messageIdHeader)) ? 1 : 0,
-    workspace_id: linked?.workspaceId ?? null,
+    svc_message_id: origin?.messageId ?? null,
+    from_service: origin?.fromService ? 1 : 0,
+    workspace_id: origin?.workspaceId ?? null,
     mail_from: envelope.mailFrom,
     rcpt_to: JSON.stringify(envelope.rcptTo),
     from_addr: parsed.from,

@@ -20,8 +20,10 @@ const run = () => {
     // over, so it would only grow. Past a size, RESTART copies the little that is left, holding writers back for
     // that long, and the next commit writes from the start of the file again.
     if (r && r.log > restartFrames) db.pragma('wal_checkpoint(RESTART)');
-  } catch {
-    // A busy database is checkpointed on the next round.
+  } catch (err) {
+    // A busy database is checkpointed on the next round; anything else is reported to the server's log.
+    const code = (err as { code?: string }).code;
+    if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') parentPort!.postMessage({ error: String(err) });
   }
   timer = setTimeout(run, every);
 };

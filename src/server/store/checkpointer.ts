@@ -1,12 +1,10 @@
 // Checkpoints off the main thread. SQLite checkpoints a WAL database from whichever commit crosses the
 // auto-checkpoint threshold, so the main event loop would stop for each one (copying pages into the file and
-// waiting for the disk twice): under a steady stream of sends that was most of the time spent committing. With
-// the compiled thread script present (`svc serve`), a thread checkpoints ten times a second and the main
-// connection only checkpoints itself as a fallback, far later; without it (the test suite runs the TypeScript
-// sources) SQLite's own threshold applies.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+// waiting for the disk twice): under a steady stream of sends that was most of the time spent committing. A thread
+// checkpoints ten times a second and the main connection only checkpoints itself as a fallback, far later. An
+// in-memory database has no log to checkpoint.
+import type { Logger } from '../../lib/log.js';
+import { startThread } from '../threads.js';
 import type { Db } from './db.js';
 
 const INTERVAL_MS = 100;
@@ -25,10 +23,9 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
-export function startCheckpointer(db: Db): Checkpointer {
-  const script = new URL('./checkpoint-thread.js', import.meta.url);
-  if (db.memory || !existsSync(fileURLToPath(script))) return { close: async () => {} };
-  const worker = new Worker(script, {
+export function startCheckpointer(db: Db, log: Logger): Checkpointer {
+  if (db.memory) return { close: async () => {} };
+  const worker = startThread(new URL('./checkpoint-thread.js', import.meta.url), {
     workerData: { file: db.name, intervalMs: INTERVAL_MS, restartFrames: RESTART_FRAMES },
     resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
   });
@@ -37,21 +34,29 @@ export function startCheckpointer(db: Db): Checkpointer {
   // The log file is cut back to the restart size once started over: no smaller, or it would grow again every round.
   db.pragma(`journal_size_limit = ${RESTART_FRAMES * (db.pragma('page_size', { simple: true }) as number)}`);
   let exited = false;
+  let closing = false;
   // A thread that fails (say, it cannot open the file) exits; the handler below takes over. Without a listener
   // its error would end the server.
-  worker.on('error', () => {});
-  worker.once('exit', () => {
+  worker.on('error', (err) => log.error('checkpoint thread failed', { error: err.stack ?? err.message }));
+  worker.on('message', (m: { error?: string }) => {
+    if (m.error) log.warn('checkpoint failed; the next round tries again', { error: m.error });
+  });
+  worker.once('exit', (code) => {
     exited = true;
     // A thread that died leaves checkpointing to SQLite's own threshold again.
-    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    if (db.open && !closing) {
+      db.pragma('wal_autocheckpoint = 1000');
+      log.warn('checkpoint thread exited; SQLite checkpoints on its own from now on', { exit_code: code });
+    }
   });
   return {
     async close() {
       if (exited) return;
+      closing = true;
       // The thread closes its connection first, so the main connection's close is the last and removes the log.
       await new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
-        worker.once('message', () => void worker.terminate());
+        worker.on('message', (m) => m === 'closed' && void worker.terminate());
         worker.postMessage('close');
       });
     },

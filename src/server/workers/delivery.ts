@@ -1,14 +1,15 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
 // to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { Composer } from '../smtp/compose.js';
+import { ComposeThreadDied, type Composer } from '../smtp/compose.js';
 import { EICAR } from '../core/emails.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
 import type { DomainStore } from '../store/domains.js';
 import type { OutgoingMail, Sender } from '../smtp/sender.js';
-import type { JobHandler } from './scheduler.js';
+import { MAX_ATTEMPTS, type JobHandler } from './scheduler.js';
+import { messageIdHeader } from '../core/message-ids.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
 const MAX_FETCH_BYTES = 40 * 1024 * 1024;
@@ -80,7 +81,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
       ...(html != null ? { html } : {}),
       attachments,
       headers,
-      messageId: `<${m.id}@${out.domain.name}>`,
+      messageId: messageIdHeader(m.id, out.domain.name),
       date: new Date(m.created_at),
     };
   }
@@ -98,27 +99,64 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
     };
   }
 
-  return async ({ message_id }: { message_id: string }) => {
-    const out = await deps.delivery.claim(message_id);
-    if (!out) return;
-    if (deps.delivery.refusedByProvider(out)) {
-      await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
-      return;
+  /** Hands the message to the sink, and live mail to the relay; throws the SMTP error of the one that refused. */
+  async function handOver(out: OutgoingMessage, mail: OutgoingMail): Promise<void> {
+    await deps.sender.send(mail).catch((err: SmtpError) => {
+      throw Object.assign(err, { who: 'The sandbox sink' });
+    });
+    if (out.row.mode === 'live' && deps.relay) {
+      await deps.relay.send(mail).catch((err: SmtpError) => {
+        throw Object.assign(err, { who: 'The relay' });
+      });
     }
-    let mail: OutgoingMail;
-    try {
-      mail = await compose(out);
-    } catch (err) {
-      await deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
-      return;
-    }
-    try {
-      await deps.sender.send(mail);
-      if (out.row.mode === 'live' && deps.relay) await deps.relay.send(mail);
-    } catch (err) {
-      await deps.delivery.requeue(message_id);
-      throw err;
-    }
-    await deps.delivery.sent(out);
+  }
+
+  return {
+    async run({ message_id }: { message_id: string }) {
+      const out = await deps.delivery.claim(message_id);
+      if (!out) return;
+      if (deps.delivery.refusedByProvider(out)) {
+        await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
+        return;
+      }
+      let mail: OutgoingMail;
+      try {
+        mail = await compose(out);
+      } catch (err) {
+        // The thread that was building it stopped: nothing is wrong with the message, it waits for the next attempt.
+        if (err instanceof ComposeThreadDied) {
+          await deps.delivery.requeue(message_id);
+          throw err;
+        }
+        await deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
+        return;
+      }
+      try {
+        await handOver(out, mail);
+      } catch (err) {
+        const e = err as SmtpError;
+        // A 5xx is the receiving server's final answer (RFC 5321 §4.2.1); anything else (4xx, no connection) may pass.
+        if (e.responseCode !== undefined && e.responseCode >= 500) {
+          await deps.delivery.failed(message_id, `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`);
+          return;
+        }
+        await deps.delivery.requeue(message_id);
+        throw err;
+      }
+      await deps.delivery.sent(out);
+    },
+    /** Every attempt met a temporary refusal or no connection: the message ends `failed`, saying why. */
+    async exhausted({ message_id }: { message_id: string }, err: unknown) {
+      const e = err as SmtpError;
+      const last = e.who ? `${e.who} answered ${smtpReason(e)}` : (e as Error).message;
+      await deps.delivery.failed(message_id, `Delivery was tried ${MAX_ATTEMPTS} times without success; the last attempt: ${last}.`);
+    },
   };
+}
+
+type SmtpError = Error & { responseCode?: number; response?: string; who?: string };
+
+/** The server's reply (`554 5.7.1 Rejected`), or what went wrong when there was none. */
+function smtpReason(e: SmtpError): string {
+  return (e.response ?? e.message).replace(/\s+/g, ' ').trim();
 }

@@ -1,5 +1,5 @@
-// The scheduler: the only code in the server that holds timers. Workers are handlers of job kinds;
-// the manual clock and the timer both drive them through the same step().
+// The scheduler: the one place that decides when jobs run. Workers are handlers of job kinds; the manual clock and
+// the scheduler's own timer both drive them through the same step().
 import type { Clock } from '../../lib/clock.js';
 import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
@@ -7,10 +7,17 @@ import type { JobRow, JobStore } from '../store/jobs.js';
 import type { GroupCommit } from '../store/db.js';
 
 export type JobResult = void | { retryAt: number };
-export type JobHandler = (payload: any, job: JobRow) => Promise<JobResult> | JobResult;
+export type JobRun = (payload: any, job: JobRow) => Promise<JobResult> | JobResult;
+/**
+ * What a job kind does: `run` (throwing means "try again later", with a growing backoff), and optionally `exhausted`,
+ * called once when the last attempt has thrown, before the job is dropped — so that what the job was for does not
+ * stay half done (a message stuck in `queued`).
+ */
+export type JobHandler = JobRun | { run: JobRun; exhausted?(payload: any, error: unknown): Promise<void> | void };
 
 const LEASE_MS = 5 * MINUTE;
-const MAX_GENERIC_ATTEMPTS = 10;
+/** Attempts of a job whose handler keeps throwing: 2 s, 4 s, … apart, about 17 minutes in all. */
+export const MAX_ATTEMPTS = 10;
 const IDLE_POLL_MS = 5 * SECOND;
 
 export interface Scheduler {
@@ -47,13 +54,19 @@ export function createScheduler(deps: {
 
   async function runJob(job: JobRow): Promise<void> {
     const handler = handlers[job.kind];
+    const run = typeof handler === 'function' ? handler : handler?.run;
     let result: JobResult;
     try {
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      result = await handler(JSON.parse(job.payload), job);
+      if (!run) throw new Error(`no handler for job kind ${job.kind}`);
+      result = await run(JSON.parse(job.payload), job);
     } catch (err) {
-      if (job.attempts >= MAX_GENERIC_ATTEMPTS) {
+      if (job.attempts >= MAX_ATTEMPTS) {
         log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
+        if (handler && typeof handler !== 'function' && handler.exhausted) {
+          await Promise.resolve(handler.exhausted(JSON.parse(job.payload), err)).catch((e: unknown) =>
+            log.error('job clean-up failed', { job: job.id, kind: job.kind, error: String(e) }),
+          );
+        }
         await write(() => jobs.complete(job.id));
       } else {
         const delay = Math.min(2 ** job.attempts * SECOND, HOUR);

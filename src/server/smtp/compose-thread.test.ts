@@ -1,0 +1,69 @@
+// The compose thread itself (the binary composes every message on it): the messages it returns, and what happens
+// when it stops under a message.
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger, type Logger } from '../../lib/log.js';
+import { ComposeThreadDied, composeSigned, createComposer, type Composer, type ComposeRequest } from './compose.js';
+
+const request = (mail: ComposeRequest['mail']): ComposeRequest => ({
+  mail: {
+    from: 'Shop <orders@example.test>',
+    to: 'someone@example.net',
+    subject: 'Your order',
+    messageId: '<msg_threadtest@example.test>',
+    date: new Date('2026-11-23T10:00:00Z'),
+    baseBoundary: 'fixedboundary',
+    ...mail,
+  },
+  key: undefined,
+  signTime: 0,
+});
+
+describe('compose thread', () => {
+  const composers: Composer[] = [];
+  afterEach(async () => {
+    for (const c of composers.splice(0)) await c.close();
+  });
+  const composer = (opts: Partial<Parameters<typeof createComposer>[0]> = {}) => {
+    const c = createComposer({ thread: true, log: silentLogger, ...opts });
+    composers.push(c);
+    return c;
+  };
+
+  it('returns every message whole, small ones included (their bytes live in a shared pool the thread cannot give away)', async () => {
+    const c = composer();
+    const reqs = [
+      request({ text: 'Hi' }),
+      request({ text: 'x'.repeat(100) }),
+      request({ html: '<p>order</p>'.repeat(2000), text: 'order' }),
+      request({ text: 'Receipt', attachments: [{ filename: 'r.pdf', content: Buffer.alloc(200_000, 7) }] }),
+    ];
+    // Sent at once, as the delivery worker does: each answer goes to its own request.
+    const got = await Promise.all(reqs.map((r) => c.compose(r)));
+    for (const [i, r] of reqs.entries()) expect(got[i]!.equals(await composeSigned(r)), `message ${i}`).toBe(true);
+    expect(c.threads).toBe(1);
+  });
+
+  it('a thread that dies under a message fails that one with ComposeThreadDied, logs it, and the messages waiting behind it are built on a new thread', async () => {
+    const logged: string[] = [];
+    const log: Logger = { info: () => {}, warn: (m) => void logged.push(m), error: (m) => void logged.push(m) };
+    // A heap far too small for a 64 MB attachment's base64 (but enough to start): the thread runs out of memory on it.
+    const c = composer({ log, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
+    const big = c.compose(request({ text: 'big', attachments: [{ filename: 'big.bin', content: Buffer.alloc(64 * 1024 * 1024, 1) }] }));
+    const small = c.compose(request({ text: 'small, queued behind the big one' }));
+    await expect(big).rejects.toBeInstanceOf(ComposeThreadDied);
+    expect((await small).toString()).toContain('small, queued behind the big one');
+    expect(logged).toContain('compose thread exited while building a message; its delivery will be tried again on a new thread');
+    expect(c.threads).toBe(2);
+    expect((await c.compose(request({ text: 'and after' }))).toString()).toContain('and after');
+    expect(c.threads).toBe(2);
+  });
+
+  it('an error building a message is that message’s own error, and the thread carries on', async () => {
+    const c = composer();
+    await expect(c.compose(request({ text: 'x', attachments: [{ filename: 'a', path: '/nonexistent/file' }] }))).rejects.toThrow(
+      /ENOENT|no such file/,
+    );
+    expect((await c.compose(request({ text: 'fine' }))).toString()).toContain('fine');
+    expect(c.threads).toBe(1);
+  });
+});

@@ -1,0 +1,144 @@
+// A message that cannot be handed over ends `failed` with the reason, never stranded in `queued`: temporary SMTP
+// refusals are retried, a permanent one ends it at once, and a compose thread that dies under messages sends them
+// back to the queue.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** A relay that answers each message with the next reply of `script` (then the last one forever). */
+async function scriptedRelay(script: (string | null)[]) {
+  const seen: string[] = [];
+  const relay = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, _session, done) {
+      stream.resume();
+      stream.on('end', () => {
+        const reply = script[Math.min(seen.length, script.length - 1)]!;
+        seen.push(reply ?? '250');
+        if (reply === null) return done();
+        const code = Number(reply.slice(0, 3));
+        done(Object.assign(new Error(reply.slice(4)), { responseCode: code }));
+      });
+    },
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `smtp://127.0.0.1:${(relay.server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => relay.close(() => resolve())),
+  };
+}
+
+const sendLive = (s: TestServer, to: string) =>
+  s.call('POST', '/v1/emails', {
+    token: s.seed!.api_key_live,
+    body: { from: 'Shop <orders@example.test>', to, subject: 'Relayed', text: 'Hello' },
+  });
+
+async function message(s: TestServer, id: string) {
+  const r = await s.call('GET', `/v1/emails/${id}`, { token: s.seed!.api_key_live });
+  expect(r.status, r.text).toBe(200);
+  return r.body as { status: string; events: { type: string; detail: Record<string, unknown> }[] };
+}
+
+describe('a relay that answers 451, then 554', () => {
+  let s: TestServer;
+  let relay: Awaited<ReturnType<typeof scriptedRelay>>;
+  beforeAll(async () => {
+    relay = await scriptedRelay(['451 4.3.0 Try again later', '554 5.7.1 Message refused by policy']);
+    s = await startTestServer({ relay: relay.url });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await relay?.close();
+  });
+
+  it('retries after the 451, then ends the message failed with the 554 in email.failed’s reason', async () => {
+    const sent = await sendLive(s, 'customer@example.com');
+    expect(sent.status, sent.text).toBe(202);
+    await s.settle();
+    expect(relay.seen).toEqual(['451 4.3.0 Try again later']);
+    expect((await message(s, sent.body.id)).status).toBe('queued');
+    // The retry is due 2 s later on the service clock.
+    await s.advance(2);
+    expect(relay.seen).toHaveLength(2);
+    const m = await message(s, sent.body.id);
+    expect(m.status).toBe('failed');
+    const failed = m.events.filter((e) => e.type === 'email.failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.detail.reason).toBe('The relay refused the message: 554 5.7.1 Message refused by policy.');
+    // Nothing further: no more attempts, however far the clock moves.
+    await s.advance(3600);
+    expect(relay.seen).toHaveLength(2);
+    expect(m.events.map((e) => e.type)).toEqual(['email.queued', 'email.failed']);
+  });
+});
+
+describe('a relay that never stops answering 451', () => {
+  let s: TestServer;
+  let relay: Awaited<ReturnType<typeof scriptedRelay>>;
+  beforeAll(async () => {
+    relay = await scriptedRelay(['451 4.7.1 Greylisted, come back later']);
+    s = await startTestServer({ relay: relay.url });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await relay?.close();
+  });
+
+  it('is tried ten times over about 17 minutes, then the message ends failed with the last answer', async () => {
+    const sent = await sendLive(s, 'greylisted@example.com');
+    expect(sent.status, sent.text).toBe(202);
+    await s.settle();
+    for (let i = 0; i < 12 && (await message(s, sent.body.id)).status === 'queued'; i++) await s.advance(3600);
+    expect(relay.seen).toHaveLength(10);
+    const m = await message(s, sent.body.id);
+    expect(m.status).toBe('failed');
+    expect(m.events.find((e) => e.type === 'email.failed')!.detail.reason).toBe(
+      'Delivery was tried 10 times without success; the last attempt: The relay answered 451 4.7.1 Greylisted, come back later.',
+    );
+  });
+});
+
+describe('a compose thread that dies under messages', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // Too small a heap for the large message's base64 (but enough to start): building it kills the thread each time.
+    s = await startTestServer({ composeResourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
+  });
+  afterAll(() => s?.close());
+
+  it('the message it was building goes back to the queue and ends failed after its attempts; the one waiting behind it arrives', async () => {
+    const send = (to: string, extra: Record<string, unknown>) =>
+      s.call('POST', '/v1/emails', {
+        token: s.seed!.api_key_test,
+        body: { from: 'Shop <orders@example.test>', to, subject: to, text: 'Hello', ...extra },
+      });
+    const huge = Buffer.alloc(28 * 1024 * 1024, 0x61).toString('base64');
+    const big = await send('big@example.com', { attachments: [{ filename: 'big.txt', content: huge }] });
+    const small = await send('small@example.com', {});
+    expect([big.status, small.status]).toEqual([202, 202]);
+    await s.settle();
+    // The big one was on the thread when it died: back in the queue, not failed. The small one waited behind it.
+    expect((await message2(s, big.body.id)).status).toBe('queued');
+    expect((await message2(s, small.body.id)).status).toBe('delivered');
+    const caught = await s.admin('GET', '/sandbox/messages?to=small@example.com');
+    expect(caught.body.data.map((m: { message_id: string }) => m.message_id)).toEqual([small.body.id]);
+    for (let i = 0; i < 12 && (await message2(s, big.body.id)).status === 'queued'; i++) await s.advance(3600);
+    const m = await message2(s, big.body.id);
+    expect(m.status).toBe('failed');
+    expect(m.events.find((e) => e.type === 'email.failed')!.detail.reason).toMatch(
+      /^Delivery was tried 10 times without success; the last attempt: the compose thread stopped \(exit code \d+\) before the message was built\.$/,
+    );
+  }, 60_000);
+});
+
+async function message2(s: TestServer, id: string) {
+  const r = await s.call('GET', `/v1/emails/${id}`, { token: s.seed!.api_key_test });
+  expect(r.status, r.text).toBe(200);
+  return r.body as { status: string; events: { type: string; detail: Record<string, unknown> }[] };
+}
