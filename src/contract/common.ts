@@ -5,6 +5,11 @@ export const SERVICE_VERSION = '2026-08-01';
 export const VERSION_HEADER = 'Service-Version';
 export const DOCS_BASE = 'https://docs.svc.dev/errors/';
 
+/** The largest request body of an operation that names no other limit (decisions.md "body limits"). */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** Where attachments travel (`POST /emails`, `/emails/batch`): 40 MiB. */
+export const ATTACHMENT_BODY_LIMIT = 40 * 1024 * 1024;
+
 /** Every error code the service answers with, its HTTP status and its title (decisions.md "Error codes"). */
 export const ERROR_CODES = {
   invalid_request: [400, 'Invalid request'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, ListQuery, listOf, Problem } from './common.js';
+import { ATTACHMENT_BODY_LIMIT, Empty, ListQuery, listOf, Problem } from './common.js';
 import * as auth from './auth.js';
 import * as keys from './keys.js';
 import * as domains from './domains.js';
@@ -21,6 +21,8 @@ export interface Endpoint {
   /** Lowest role allowed for a session; `owner` and `admin` manage, `member` reads. */
   role?: 'admin';
   body?: z.ZodType;
+  /** Largest request body in bytes; DEFAULT_BODY_LIMIT when not given. Checked before authentication. */
+  maxBody?: number;
   /** How the body is described in the OpenAPI document when it differs from `body` (batch items validated one by one). */
   describedBody?: z.ZodType;
   query?: z.ZodType;
@@ -108,12 +110,13 @@ export const endpoints = {
   },
   sendEmail: {
     method: 'POST', path: '/emails', summary: 'Send an email (queued, or scheduled with scheduled_at)', auth: 'key',
-    workspace: true, scope: 'emails:send', body: emails.SendEmailRequest, success: [202, emails.MessageAccepted],
+    workspace: true, scope: 'emails:send', body: emails.SendEmailRequest, maxBody: ATTACHMENT_BODY_LIMIT,
+    success: [202, emails.MessageAccepted],
     errors: [400, 401, 403, 409, 422, 429, 451],
   },
   sendBatch: {
     method: 'POST', path: '/emails/batch', summary: 'Send up to 100 emails; per-item results in request order', auth: 'key',
-    workspace: true, scope: 'emails:send', body: emails.SendBatchRequest,
+    workspace: true, scope: 'emails:send', body: emails.SendBatchRequest, maxBody: ATTACHMENT_BODY_LIMIT,
     describedBody: z.array(emails.SendEmailRequest).min(1).max(emails.MAX_BATCH), success: [207, emails.BatchResult],
     errors: [400, 401, 403, 409, 422, 429],
   },

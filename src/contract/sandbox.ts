@@ -173,10 +173,18 @@ export const sandboxEndpoints = {
     method: 'POST', path: '/sandbox/domains/:id/publish', body: PublishDomainRequest,
     success: [200, z.object({ records: z.array(ZoneRecord) })],
   },
-  putDns: { method: 'PUT', path: '/sandbox/dns', body: PutDnsRequest, success: [200, ZoneRecord] },
+  // Up to 50 values of 4,096 characters.
+  putDns: { method: 'PUT', path: '/sandbox/dns', body: PutDnsRequest, maxBody: 1024 * 1024, success: [200, ZoneRecord] },
   deleteDns: { method: 'DELETE', path: '/sandbox/dns', query: DeleteDnsQuery, success: [204, null] },
 } as const satisfies Record<
   string,
-  { method: string; path: string; body?: z.ZodType; query?: z.ZodType; success: readonly [number, z.ZodType | null] }
+  {
+    method: string;
+    path: string;
+    body?: z.ZodType;
+    maxBody?: number;
+    query?: z.ZodType;
+    success: readonly [number, z.ZodType | null];
+  }
 >;
 export type SandboxEndpointName = keyof typeof sandboxEndpoints;

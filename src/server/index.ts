@@ -1,7 +1,6 @@
 // Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the scheduler.
-import { serve, type ServerType } from '@hono/node-server';
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
 import type { Seed } from '../contract/sandbox.js';
@@ -13,6 +12,8 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { createCore, type Core } from './core/index.js';
 import { jobsFor, safeEqual } from './core/deps.js';
 import { createApp } from './http/app.js';
+import type { BodyLimits } from './http/body.js';
+import { createServer, type HttpTimeouts } from './http/server.js';
 import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { domainRoutes } from './http/routes/domains.js';
@@ -65,6 +66,10 @@ export interface ServeOptions {
   composeResourceLimits?: ComposerOptions['resourceLimits'];
   json?: boolean;
   log?: Logger;
+  /** How long headers and whole requests may take to arrive (defaults: 10 s, 60 s). */
+  httpTimeouts?: HttpTimeouts;
+  /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
+  bodyLimits?: BodyLimits;
 }
 
 
@@ -174,6 +179,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
 
   const app = createApp({
     log,
+    bodyLimits: opts.bodyLimits,
     trustProxy: Boolean(opts.trustProxy),
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
     isAdmin: (bearer) => bearer != null && safeEqual(bearer, adminToken),
@@ -191,19 +197,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
   });
 
-  const listening: Promise<ServerType> = new Promise((resolve, reject) => {
-    const s = serve(
-      {
-        fetch: app.fetch,
-        port: opts.port ?? 4010,
-        hostname: host,
-        ...(tls
-          ? { createServer: createHttpsServer, serverOptions: { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } }
-          : {}),
-      },
-      () => resolve(s),
-    );
-    s.once('error', reject);
+  const http = createServer(app, {
+    log,
+    tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
+    timeouts: opts.httpTimeouts,
+  });
+  const listening = new Promise<Server>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(opts.port ?? 4010, host, () => resolve(http));
   });
   /** Everything behind the HTTP listener: the outbound side, the compose thread, the sink, the store. */
   const closeBackend = async () => {

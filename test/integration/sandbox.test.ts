@@ -155,6 +155,20 @@ describe('sandbox routes', () => {
       expectProblem(await signup('invited-2@example.test'), 403, 'invite_required');
     });
 
+    it('takes no body at all, with or without a Content-Type, as every field is optional (publish too)', async () => {
+      for (const headers of [{}, { 'content-type': 'application/json' }, { 'content-type': 'text/plain' }]) {
+        const r = await s.call('POST', '/sandbox/invites', { token: s.adminToken, headers });
+        expect(r.status, r.text).toBe(201);
+        expect(r.body.max_uses).toBe(1);
+      }
+      const published = await s.call('POST', `/sandbox/domains/${s.seed!.domain_id}/publish`, { token: s.adminToken });
+      expect(published.status, published.text).toBe(200);
+      expect(published.body.records.length).toBeGreaterThan(0);
+      // A body that is there must still be JSON.
+      const r = await s.call('POST', '/sandbox/invites', { token: s.adminToken, raw: 'max_uses=2', headers: { 'content-type': 'text/plain' } });
+      expectProblem(r, 400, 'unsupported_content_type');
+    });
+
     it('honours max_uses and expires_at on the service clock', async () => {
       const now = await serviceNow(s);
       const expires = new Date(now + 3600_000).toISOString();

@@ -128,28 +128,56 @@ describe('request bodies', () => {
 });
 
 describe('body size', () => {
-  it('answers 413 payload_too_large for a body over 40 MiB declared with Content-Length', async () => {
-    const r = await isolatedRequest('/v1/auth/login', { 'content-type': 'application/json' }, new Uint8Array(MAX_BODY + 1).fill(0x20));
+  const sendHeaders = () => ({ 'content-type': 'application/json', authorization: `Bearer ${s.seed!.api_key_test}` });
+
+  it('answers 413 payload_too_large for a send over 40 MiB declared with Content-Length', async () => {
+    const r = await isolatedRequest('/v1/emails', sendHeaders(), new Uint8Array(MAX_BODY + 1).fill(0x20));
+    expectProblem(r, 413, 'payload_too_large');
+    expect(r.body.detail).toContain('40 MiB');
+    expectWireHeaders(r);
+  });
+
+  it('answers 413 for a chunked send that grows over 40 MiB', async () => {
+    const r = await isolatedRequest('/v1/emails', sendHeaders(), chunkedBody(MAX_BODY + 1024 * 1024));
     expectProblem(r, 413, 'payload_too_large');
     expectWireHeaders(r);
   });
 
-  it('answers 413 for a chunked body that grows over 40 MiB', async () => {
-    const r = await isolatedRequest('/v1/auth/login', { 'content-type': 'application/json' }, chunkedBody(MAX_BODY + 1024 * 1024));
-    expectProblem(r, 413, 'payload_too_large');
-    expectWireHeaders(r);
-  });
-
-  it('reads a body of exactly 40 MiB, with Content-Length or chunked', async () => {
+  it('reads a send of exactly 40 MiB, with Content-Length or chunked', async () => {
     // 40 MiB of JSON whitespace ending in `{}`: parsed, then refused for its missing fields — not for its size.
     const bytes = new Uint8Array(MAX_BODY).fill(0x20);
     bytes.set(new TextEncoder().encode('{}'), MAX_BODY - 2);
+    expectProblem(await isolatedRequest('/v1/emails', sendHeaders(), bytes), 400, 'invalid_request');
+    expectProblem(await isolatedRequest('/v1/emails', sendHeaders(), chunkedBody(MAX_BODY - 2, '{}')), 400, 'invalid_request');
+  });
+
+  it('operations without attachments take 64 KiB: a declared length over it is refused before the credential is looked at', async () => {
+    const small = 64 * 1024;
+    const credentials: Record<string, string | null> = {
+      '/v1/auth/login': null,
+      '/v1/domains': s.seed!.api_key_test,
+      '/v1/api-keys': token,
+      '/sandbox/invites': s.adminToken,
+    };
+    for (const [path, credential] of Object.entries(credentials)) {
+      // No credential at all: still 413, as the size is checked first.
+      const declared = await isolatedRequest(path, { 'content-type': 'application/json' }, new Uint8Array(small + 1).fill(0x20));
+      expectProblem(declared, 413, 'payload_too_large');
+      expect(declared.body.detail).toContain('64 KiB');
+      expect(declared.headers.get('connection')).toBe('close');
+      // Chunked, the size shows while reading, which starts once the credential is accepted.
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (credential) headers.authorization = `Bearer ${credential}`;
+      expectProblem(await isolatedRequest(path, headers, chunkedBody(small + 1)), 413, 'payload_too_large');
+    }
+    // Just under the limit, the body is read: whitespace then an empty object, refused for what it lacks.
+    const bytes = new Uint8Array(small).fill(0x20);
+    bytes.set(new TextEncoder().encode('{}'), small - 2);
     expectProblem(await isolatedRequest('/v1/auth/login', { 'content-type': 'application/json' }, bytes), 400, 'invalid_request');
-    expectProblem(
-      await isolatedRequest('/v1/auth/login', { 'content-type': 'application/json' }, chunkedBody(MAX_BODY - 2, '{}')),
-      400,
-      'invalid_request',
-    );
+    // A send with a bad credential is refused without its 40 MiB being read.
+    const r = await isolatedRequest('/v1/emails', { 'content-type': 'application/json', authorization: 'Bearer nope' }, chunkedBody(MAX_BODY));
+    expectProblem(r, 401);
+    expect(r.headers.get('connection')).toBe('close');
   });
 
   it('keeps serving after refusing a large body', async () => {

@@ -2,7 +2,8 @@
 // endpoint tables, then one handler per operation name; every error leaves as a Problem.
 import { Hono, type Context } from 'hono';
 import type { z } from 'zod';
-import { SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
+import type { IncomingMessage } from 'node:http';
+import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
 import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
 import { Empty } from '../../contract/common.js';
@@ -12,8 +13,8 @@ import type { Caller } from '../core/access.js';
 import { ServiceError } from '../core/errors.js';
 import { problemResponse } from './problem.js';
 import { validate } from './validate.js';
+import { createBodyBudget, DEFAULT_BODY_LIMITS, readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
 
-export const MAX_BODY_BYTES = 40 * 1024 * 1024;
 
 export interface Reply {
   status?: number;
@@ -51,6 +52,8 @@ export interface AppDeps {
   sandbox: SandboxHandlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
   extra?: (app: Hono<any>) => void;
+  /** How much body the server buffers at once and how long a body may stall (defaults: 48 MiB, 15 s). */
+  bodyLimits?: BodyLimits;
 }
 
 type Route = { method: string; pattern: RegExp };
@@ -79,43 +82,24 @@ function bearerOf(c: Context): string | null {
   return m ? m[1]! : '';
 }
 
-const tooLarge = () => new ServiceError('payload_too_large', 'The request body is larger than 40 MiB.');
-
 /**
- * Reads the body as text with the 40 MiB cap; empty string when there is none. Under node it reads the socket's
- * IncomingMessage directly (building a web ReadableStream per request costs more than the rest of a send).
+ * The request's body, read straight from the socket's IncomingMessage (building a web ReadableStream per request cost
+ * more than the rest of a send), or from the Request when the app is called in-process.
  */
-async function readBody(c: Context): Promise<string> {
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const incoming = (c.env as { incoming?: NodeJS.ReadableStream & { readableEnded?: boolean } } | undefined)?.incoming;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const add = (chunk: Uint8Array) => {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
-  };
-  if (incoming && !incoming.readableEnded) {
-    for await (const chunk of incoming) add(chunk as Uint8Array);
-  } else if (c.req.raw.body) {
-    const reader = c.req.raw.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      try {
-        add(value);
-      } catch (err) {
-        await reader.cancel().catch(() => {});
-        throw err;
-      }
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function bodyReader(c: Context, limit: number, budget: BodyBudget, idleMs: number): { body: Promise<Buffer>; release: () => void } {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming) return readIncoming(incoming, limit, budget, idleMs);
+  const body = c.req.raw.arrayBuffer().then((b) => {
+    if (b.byteLength > limit) throw tooLarge(limit);
+    return Buffer.from(b);
+  });
+  return { body, release: () => {} };
 }
 
 function parseJsonBody(c: Context, text: string, schema: z.ZodType | undefined): unknown {
   if (text.length === 0 && !schema) return undefined;
+  // An operation whose body is wholly optional takes no body at all, with or without a Content-Type.
+  if (text.length === 0 && schema?.safeParse({}).success) return validate(schema, {}, 'body');
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new ServiceError('unsupported_content_type', 'Send the request body as JSON with "Content-Type: application/json".');
@@ -151,6 +135,8 @@ function send(c: Context, defaultStatus: number, reply: Reply | void): Response 
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const routes: Route[] = [];
+  const limits = deps.bodyLimits ?? DEFAULT_BODY_LIMITS;
+  const budget = createBodyBudget(limits.totalBytes);
 
   app.use('*', async (c, next) => {
     const requestId = newId('req');
@@ -167,28 +153,45 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     c.res.headers.set(VERSION_HEADER, SERVICE_VERSION);
     c.res.headers.set('X-Request-Id', requestId);
+    // Answered before its body was read (refused before authentication, too large, stalled): the rest of the body
+    // is not waited for, and the connection is not reused.
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const hasBody = Number(incoming?.headers['content-length'] ?? 0) > 0 || incoming?.headers['transfer-encoding'] !== undefined;
+    if (incoming && hasBody && !incoming.readableEnded) {
+      c.res.headers.set('Connection', 'close');
+    }
     deps.log.info('request', {
       request_id: requestId, method: c.req.method, path: c.req.path, status: c.res.status,
       ms: Math.round(performance.now() - started),
     });
   });
 
-  function register<E extends { method: string; path: string; body?: z.ZodType; query?: z.ZodType; success: readonly [number, unknown] }>(
+  function register<
+    E extends { method: string; path: string; body?: z.ZodType; maxBody?: number; query?: z.ZodType; success: readonly [number, unknown] },
+  >(
     fullPath: string,
     e: E,
     authorize: (c: Context, ip: string) => Promise<Caller>,
     handler: (ctx: RequestContext<E>) => Promise<Reply | void> | Reply | void,
   ) {
     routes.push({ method: e.method, pattern: patternOf(fullPath) });
+    const limit = e.maxBody ?? DEFAULT_BODY_LIMIT;
     app.on(e.method, fullPath, async (c) => {
       const requestId = c.get('requestId');
       const ip = clientIp(c, deps.trustProxy);
+      // Before authentication: a declared length over the limit is refused without reading a byte.
+      if (Number(c.req.header('content-length') ?? '0') > limit) throw tooLarge(limit);
       const caller = await authorize(c, ip);
-      const rawBody = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c);
-      const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
-      const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
-      const reply = await handler({ body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers });
-      return send(c, e.success[0], reply);
+      const read = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : bodyReader(c, limit, budget, limits.idleMs);
+      try {
+        const rawBody = read ? (await read.body).toString('utf8') : '';
+        const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
+        const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
+        const reply = await handler({ body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers });
+        return send(c, e.success[0], reply);
+      } finally {
+        read?.release();
+      }
     });
   }
 

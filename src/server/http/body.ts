@@ -1,0 +1,113 @@
+// Reading request bodies without letting any client hold the server's memory: a limit per operation (checked against
+// the declared length before authentication, and again while reading), one budget of bytes buffered across all
+// requests, and a body that stops arriving is given up after a while.
+import type { IncomingMessage } from 'node:http';
+import { ServiceError } from '../core/errors.js';
+
+export interface BodyLimits {
+  /** Bytes buffered across every request being read at once (429 past it). */
+  totalBytes: number;
+  /** How long a body may go without a byte before it is given up (400). */
+  idleMs: number;
+}
+
+export const DEFAULT_BODY_LIMITS: BodyLimits = { totalBytes: 48 * 1024 * 1024, idleMs: 15_000 };
+
+function sizeOf(limit: number): string {
+  return limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`;
+}
+
+export function tooLarge(limit: number): ServiceError {
+  return new ServiceError('payload_too_large', `The request body is larger than this operation takes (${sizeOf(limit)}).`);
+}
+
+/** The server-wide count of body bytes held in memory. */
+export interface BodyBudget {
+  /** Takes `n` bytes; false when the budget has no room (nothing taken). */
+  take(n: number): boolean;
+  give(n: number): void;
+  readonly held: number;
+}
+
+export function createBodyBudget(total: number): BodyBudget {
+  let held = 0;
+  return {
+    take(n) {
+      if (held + n > total) return false;
+      held += n;
+      return true;
+    },
+    give(n) {
+      held -= n;
+    },
+    get held() {
+      return held;
+    },
+  };
+}
+
+const busy = () =>
+  new ServiceError('rate_limited', 'The server is reading too many request bodies at once; try again in a moment.', {
+    headers: { 'Retry-After': '1' },
+  });
+
+/**
+ * Reads a request body of at most `limit` bytes from the socket, counting it against the budget while it is held;
+ * `release` (call it once the request is answered) gives the bytes back. A declared Content-Length is taken from the
+ * budget before the first byte is read (refused with nothing read when there is no room); a chunked body is counted as
+ * it arrives. Rejects with 413 past the limit, 429 when the server holds too much already, 400 when the body stops
+ * arriving for `idleMs`.
+ */
+export function readIncoming(
+  incoming: IncomingMessage,
+  limit: number,
+  budget: BodyBudget,
+  idleMs: number,
+): { body: Promise<Buffer>; release: () => void } {
+  const declared = incoming.headers['content-length'] === undefined ? null : Number(incoming.headers['content-length']);
+  if (declared !== null && !budget.take(declared)) return { body: Promise.reject(busy()), release: () => {} };
+  let taken = declared ?? 0;
+  let read = 0;
+  const body = new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (err: Error | null) => {
+      clearTimeout(timer);
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onAborted);
+      if (!err) return resolve(Buffer.concat(chunks, read));
+      incoming.pause();
+      reject(err);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => finish(new ServiceError('invalid_request', `The request body stopped arriving (nothing for ${idleMs / 1000} s); send it again in one go.`)),
+        idleMs,
+      );
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > limit) return finish(tooLarge(limit));
+      if (declared === null) {
+        if (!budget.take(chunk.length)) return finish(busy());
+        taken += chunk.length;
+      }
+      // A socket read may fill only part of the block node allocated for it; keep just the bytes, so what the budget
+      // counts is what memory holds.
+      chunks.push(chunk.byteLength * 2 < chunk.buffer.byteLength ? Buffer.from(chunk) : chunk);
+      arm();
+    };
+    const onEnd = () => finish(null);
+    const onError = (err: Error) => finish(err);
+    const onAborted = () => finish(new Error('the client went away'));
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
+    arm();
+  });
+  return {
+    body,
+    release: () => {
+      budget.give(taken);
+      taken = 0;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// The node:http(s) server around the Hono app: timeouts for headers and whole requests, and a Problem answer (with
+// Service-Version and X-Request-Id) for requests that fail before they reach the app — a request line or headers node
+// cannot parse, headers over the size limit, a path or Host header the adapter cannot turn into a URL.
+import { getRequestListener } from '@hono/node-server';
+import { createServer as createHttpServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { Hono } from 'hono';
+import { SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
+import { newId } from '../../lib/ids.js';
+import type { Logger } from '../../lib/log.js';
+import { ServiceError } from '../core/errors.js';
+import { problemBody, problemResponse } from './problem.js';
+
+export interface HttpTimeouts {
+  /** The request line and headers must arrive within this (ms). */
+  headersMs: number;
+  /** The whole request, body included, must arrive within this (ms). */
+  requestMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 60_000 };
+
+/**
+ * What a parse error of node's HTTP parser means for the client, and the fix. Every one is a 400 `invalid_request`
+ * (headers too large included: 431 has no code in the contract's list, and 400 covers any malformed request).
+ */
+function refusal(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'The request headers are larger than 16 KiB; send fewer or shorter headers.';
+    case 'HPE_INVALID_METHOD':
+      return 'The request method is not one HTTP knows; use GET, POST, PUT, PATCH or DELETE.';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'The request did not arrive in time; send it again in one go.';
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return 'The request framing is ambiguous (Content-Length repeated, or beside Transfer-Encoding); send one Content-Length or chunked encoding.';
+    default:
+      return `The request could not be parsed as HTTP/1.1 (${err.code ?? err.message}).`;
+  }
+}
+
+/** A whole HTTP/1.1 response carrying a 400 Problem, for a socket no response object owns. */
+function rawProblem(detail: string): string {
+  const requestId = newId('req');
+  const body = JSON.stringify(problemBody(new ServiceError('invalid_request', detail), requestId));
+  return [
+    `HTTP/1.1 400 ${STATUS_CODES[400]}`,
+    'Content-Type: application/problem+json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `${VERSION_HEADER}: ${SERVICE_VERSION}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+export function createServer(
+  app: Hono<any>,
+  opts: { log: Logger; tls?: { cert: Buffer; key: Buffer }; timeouts?: HttpTimeouts },
+): Server {
+  const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
+  const listener = getRequestListener(app.fetch, {
+    // The adapter could not build a Request (a `\` in the path, a Host header that is not a host, none at all).
+    errorHandler: (err) => {
+      const requestId = newId('req');
+      const detail = `The request's URL (its path and Host header) is malformed: ${(err as Error).message}.`;
+      opts.log.info('request refused before routing', { request_id: requestId, error: (err as Error).message });
+      return problemResponse(new ServiceError('invalid_request', detail), requestId, {
+        [VERSION_HEADER]: SERVICE_VERSION,
+        'X-Request-Id': requestId,
+        Connection: 'close',
+      });
+    },
+  });
+  const options = {
+    // A request without Host reaches the adapter, which refuses it with a Problem like any other bad URL.
+    requireHostHeader: false,
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    // How often node looks for connections past those timeouts (its default, 30 s, would triple a 10 s limit).
+    connectionsCheckingInterval: Math.min(2_000, timeouts.headersMs),
+  };
+  const server = opts.tls
+    ? createHttpsServer({ ...options, cert: opts.tls.cert, key: opts.tls.key }, listener)
+    : createHttpServer(options, listener);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response already under way (or a socket gone) cannot carry another one.
+    const busy = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || busy) {
+      socket.destroy();
+      return;
+    }
+    opts.log.info('request refused before routing', { status: 400, error: err.code ?? err.message });
+    socket.end(rawProblem(refusal(err)));
+  });
+  return server;
+}
