@@ -156,7 +156,7 @@ describe('sandbox routes', () => {
     });
 
     it('takes no body at all, with or without a Content-Type, as every field is optional (publish too)', async () => {
-      for (const headers of [{}, { 'content-type': 'application/json' }, { 'content-type': 'text/plain' }]) {
+      for (const headers of [{}, { 'content-type': 'application/json' }, { 'content-type': 'text/plain' }] as Record<string, string>[]) {
         const r = await s.call('POST', '/sandbox/invites', { token: s.adminToken, headers });
         expect(r.status, r.text).toBe(201);
         expect(r.body.max_uses).toBe(1);
