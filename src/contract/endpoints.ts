@@ -4,6 +4,7 @@ import * as auth from './auth.js';
 import * as keys from './keys.js';
 import * as domains from './domains.js';
 import * as emails from './emails.js';
+import * as events from './events.js';
 import type { Scope } from './keys.js';
 
 /** Which credential an operation takes (decisions.md "credential kinds"). */
@@ -127,6 +128,10 @@ export const endpoints = {
   cancelEmail: {
     method: 'POST', path: '/emails/:id/cancel', summary: 'Cancel a queued or scheduled message', auth: 'key', workspace: true,
     scope: 'emails:send', success: [200, emails.CancelledMessage], errors: [401, 403, 404, 422],
+  },
+  listEvents: {
+    method: 'GET', path: '/events', summary: 'Events, oldest first; with wait, a long poll for the next ones', auth: 'either',
+    workspace: true, scope: 'emails:read', query: events.EventsQuery, success: [200, listOf(events.Event)], errors: [400, 401, 403],
   },
   getOpenApi: {
     method: 'GET', path: '/openapi.json', summary: 'This API description', auth: 'none',

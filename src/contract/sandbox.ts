@@ -176,6 +176,12 @@ export const sandboxEndpoints = {
   // Up to 50 values of 4,096 characters.
   putDns: { method: 'PUT', path: '/sandbox/dns', body: PutDnsRequest, maxBody: 1024 * 1024, success: [200, ZoneRecord] },
   deleteDns: { method: 'DELETE', path: '/sandbox/dns', query: DeleteDnsQuery, success: [204, null] },
+  createWebhook: { method: 'POST', path: '/sandbox/webhooks', body: CreateWebhookRequest, success: [201, WebhookEndpoint] },
+  listWebhooks: { method: 'GET', path: '/sandbox/webhooks', query: WebhooksQuery, success: [200, z.object({ data: z.array(WebhookEndpoint) })] },
+  deleteWebhook: { method: 'DELETE', path: '/sandbox/webhooks/:id', success: [204, null] },
+  rotateWebhookSecret: { method: 'POST', path: '/sandbox/webhooks/:id/rotate-secret', success: [200, WebhookEndpoint] },
+  enableWebhook: { method: 'POST', path: '/sandbox/webhooks/:id/enable', success: [200, WebhookEndpoint] },
+  redeliverEvent: { method: 'POST', path: '/sandbox/events/:id/redeliver', body: RedeliverRequest, success: [202, Redelivery] },
 } as const satisfies Record<
   string,
   {

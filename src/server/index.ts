@@ -1,4 +1,4 @@
-// Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the scheduler.
+// Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the schedulers.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
@@ -30,7 +30,11 @@ import { caughtReader, createSink } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import { createJobStore } from './store/jobs.js';
-import { createScheduler, type Scheduler } from './workers/scheduler.js';
+import { createSchedulers, type Schedulers } from './workers/scheduler.js';
+import { createWebhookAgent, webhookWorker } from './workers/webhooks.js';
+import { eventRoutes } from './http/routes/events.js';
+import { DEFAULT_QUEUE } from './store/jobs.js';
+import { VERSION } from '../lib/version.js';
 import { systemMailWorker } from './workers/system-mail.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
@@ -68,6 +72,8 @@ export interface ServeOptions {
   log?: Logger;
   /** How long headers and whole requests may take to arrive (defaults: 10 s, 60 s). */
   httpTimeouts?: HttpTimeouts;
+  /** How long a webhook receiver has to answer an attempt (default 10 s). */
+  webhookTimeoutMs?: number;
   /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
   bodyLimits?: BodyLimits;
 }
@@ -85,7 +91,8 @@ export interface RunningServer {
   clock: Clock;
   core: Core;
   changes: Changes;
-  scheduler: Scheduler;
+  /** The job schedulers (the default queue's and one per webhook endpoint), run as one. */
+  scheduler: Schedulers;
   close(): Promise<void>;
 }
 
@@ -122,8 +129,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const released = jobStore.releaseAll();
   if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
 
-  let scheduler: Scheduler | undefined;
-  const jobs = jobsFor(jobStore, clock, () => scheduler?.kick());
+  let scheduler: Schedulers | undefined;
+  const jobs = jobsFor(jobStore, clock, (queue) => scheduler?.kick(queue), (queue) => scheduler?.retire(queue));
   const scheme = tls ? 'https' : 'http';
   const urlHost = host.includes(':') ? `[${host}]` : host;
   // The public origin is only known once the port is bound; config reads it lazily.
@@ -160,12 +167,18 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   const relay = opts.relay ? createRelaySender(opts.relay) : null;
   const composer = createComposer({ thread: opts.composeThread ?? true, log, resourceLimits: opts.composeResourceLimits });
-  scheduler = createScheduler({
+  const webhookAgent = createWebhookAgent(opts.webhookTimeoutMs);
+  scheduler = createSchedulers({
     jobs: jobStore,
     commit,
     clock,
     log,
+    // A webhook endpoint's queue: up to 16 attempts in flight to one receiver.
+    concurrency: (queue) => (queue === DEFAULT_QUEUE ? undefined : 16),
     handlers: {
+      webhook: webhookWorker({
+        webhooks: core.webhooks, agent: webhookAgent, userAgent: `svc-webhooks/${VERSION}`, timeoutMs: opts.webhookTimeoutMs,
+      }),
       system_mail: systemMailWorker(sender, composer, config.systemFrom),
       deliver: deliveryWorker({
         delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
@@ -188,6 +201,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       ...keyRoutes(core),
       ...domainRoutes(core),
       ...emailRoutes(core, () => `${config.publicOrigin}/v1`),
+      ...eventRoutes(core),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught),
@@ -210,6 +224,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const closeBackend = async () => {
     sender.close();
     relay?.close();
+    await webhookAgent.close();
     await composer.close();
     await sink.close();
     await closeStore();

@@ -5,7 +5,7 @@ import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
-import type { JobStore } from '../store/jobs.js';
+import { DEFAULT_QUEUE, type JobStore } from '../store/jobs.js';
 
 export interface Secrets {
   /** HS256 key for access tokens. */
@@ -40,8 +40,10 @@ export interface ProviderHosts {
 }
 
 export interface Jobs {
-  /** Adds a durable job; call inside the transaction of the change that caused it. */
-  enqueue(kind: string, payload: unknown, runAt?: number): void;
+  /** Adds a durable job (to the default queue unless one is named); call inside the transaction of the change that caused it. */
+  enqueue(kind: string, payload: unknown, runAt?: number, queue?: string): void;
+  /** Drops every job of a queue (call inside a transaction). */
+  dropQueue(queue: string): void;
 }
 
 export interface Deps {
@@ -58,13 +60,17 @@ export interface Deps {
   changes: Changes;
 }
 
-/** Builds the job enqueuer: a durable row now, a scheduler kick once the caller's transaction has committed. */
-export function jobsFor(store: JobStore, clock: Clock, kick: () => void): Jobs {
+/** Builds the job enqueuer: a durable row now, a kick to the queue's scheduler once the caller's transaction has committed. */
+export function jobsFor(store: JobStore, clock: Clock, kick: (queue: string) => void, retire: (queue: string) => void = () => {}): Jobs {
   return {
-    enqueue(kind, payload, runAt) {
+    enqueue(kind, payload, runAt, queue = DEFAULT_QUEUE) {
       const now = clock.now();
-      store.enqueue(kind, payload, runAt ?? now, now);
-      kick();
+      store.enqueue(kind, payload, runAt ?? now, now, queue);
+      kick(queue);
+    },
+    dropQueue(queue) {
+      store.dropQueue(queue);
+      retire(queue);
     },
   };
 }

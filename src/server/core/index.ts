@@ -11,6 +11,8 @@ import { createDelivery } from './delivery.js';
 import { createTracking } from './tracking.js';
 import { createSendRate } from './send-rate.js';
 import { createEvents } from './events.js';
+import { createWebhooks } from './webhooks.js';
+import { createWebhookStore } from '../store/webhooks.js';
 import { createAccess } from './access.js';
 import { createAccounts } from './accounts.js';
 import type { Deps } from './deps.js';
@@ -32,7 +34,8 @@ export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, block
   const access = createAccess({ ...deps, accounts: accountStore, keys });
   const sink = createSinkStore(deps.db);
   const eventStore = createEventStore(deps.db);
-  const events = createEvents({ store: eventStore, clock: deps.clock, changes: deps.changes });
+  const webhooks = createWebhooks({ ...deps, store: createWebhookStore(deps.db), events: eventStore, accounts: accountStore });
+  const events = createEvents({ store: eventStore, clock: deps.clock, changes: deps.changes, fanout: webhooks.fanout });
   const domainStore = createDomainStore(deps.db);
   const domains = createDomains({ ...deps, store: domainStore, events, windows });
   const messageStore = createMessageStore(deps.db);
@@ -44,7 +47,7 @@ export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, block
   const sendRate = createSendRate(opts.sendRate, deps.clock);
   return {
     accounts, keys, access, sink, accountStore, windows, events, eventStore, domains, domainStore, messageStore, emails, delivery,
-    tracking, sendRate,
+    tracking, sendRate, webhooks,
   };
 }
 export type Core = ReturnType<typeof createCore>;

@@ -35,6 +35,8 @@ export interface RequestContext<E> {
   ip: string;
   requestId: string;
   headers: Headers;
+  /** Aborted when the client goes away before the answer (a long poll stops waiting). */
+  signal: AbortSignal;
 }
 
 export type V1Handlers = { [N in EndpointName]: (ctx: RequestContext<(typeof endpoints)[N]>) => Promise<Reply | void> | Reply | void };
@@ -187,7 +189,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
         const rawBody = read ? (await read.body).toString('utf8') : '';
         const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
         const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
-        const reply = await handler({ body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers });
+        const reply = await handler({
+          body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers,
+          get signal() {
+            return c.req.raw.signal;
+          },
+        });
         return send(c, e.success[0], reply);
       } finally {
         read?.release();

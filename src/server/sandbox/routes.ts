@@ -25,7 +25,7 @@ export function sandboxRoutes(
   runDue: () => Promise<number>,
   caught: CaughtReader,
 ): SandboxHandlers {
-  const { accounts, sink, domains, domainStore } = core;
+  const { accounts, sink, domains, domainStore, webhooks } = core;
   const manual = () =>
     clock.mode === 'manual'
       ? (clock as ManualClock)
@@ -92,5 +92,14 @@ export function sandboxRoutes(
     deleteDns: ({ query }) => {
       domainStore.zoneDelete(query.host.toLowerCase(), query.type);
     },
+
+    createWebhook: async ({ body }) => ({ status: 201, body: await webhooks.create(body) }),
+    listWebhooks: ({ query }) => ({ body: { data: webhooks.list(query.workspace_id) } }),
+    deleteWebhook: async ({ params }) => {
+      await webhooks.remove(params.id!);
+    },
+    rotateWebhookSecret: async ({ params }) => ({ body: await webhooks.rotateSecret(params.id!) }),
+    enableWebhook: async ({ params }) => ({ body: await webhooks.enable(params.id!) }),
+    redeliverEvent: async ({ params, body }) => ({ status: 202, body: await webhooks.redeliver(params.id!, body.endpoint_id) }),
   };
 }

@@ -31,6 +31,7 @@ export function createEventStore(db: Db) {
         .prepare(`SELECT * FROM events WHERE workspace_id = ? AND seq > ?${typeSql} ORDER BY seq LIMIT ?`)
         .all(...args, opts.limit + 1) as EventRow[];
     },
+    byId: (id: string) => db.prepare('SELECT * FROM events WHERE id = ?').get(id) as EventRow | undefined,
     /** A message's timeline, oldest first. */
     ofMessage: (messageId: string) =>
       db.prepare('SELECT * FROM events WHERE message_id = ? ORDER BY seq').all(messageId) as EventRow[],

@@ -8,15 +8,19 @@ export interface JobRow {
   attempts: number;
   claimed_until: number | null;
   created_at: number;
+  queue: string;
 }
 
+/** The queue of every job that names none. */
+export const DEFAULT_QUEUE = 'default';
+
 export function createJobStore(db: Db) {
-  const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, created_at) VALUES (?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, created_at, queue) VALUES (?, ?, ?, ?, ?)');
   const claim = db.prepare(`
     UPDATE jobs SET claimed_until = @lease, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM jobs
-      WHERE run_at <= @now AND (claimed_until IS NULL OR claimed_until < @wall)
+      WHERE queue = @queue AND run_at <= @now AND (claimed_until IS NULL OR claimed_until < @wall)
       ORDER BY run_at, id LIMIT @limit
     )
     RETURNING *`);
@@ -24,20 +28,20 @@ export function createJobStore(db: Db) {
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
   // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
   const defer = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0 WHERE id = ?');
-  // ORDER BY + LIMIT walks the run_at index to the first unclaimed job instead of scanning the table.
-  const next = db.prepare('SELECT run_at AS t FROM jobs WHERE claimed_until IS NULL ORDER BY run_at LIMIT 1');
+  // ORDER BY + LIMIT walks the (queue, run_at) index to the first unclaimed job instead of scanning the table.
+  const next = db.prepare('SELECT run_at AS t FROM jobs WHERE queue = ? AND claimed_until IS NULL ORDER BY run_at LIMIT 1');
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
   return {
     /** Adds a job; call inside the transaction of the change that caused it. */
-    enqueue(kind: string, payload: unknown, runAt: number, now: number): number {
-      return Number(insert.run(kind, JSON.stringify(payload), runAt, now).lastInsertRowid);
+    enqueue(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE): number {
+      return Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue).lastInsertRowid);
     },
     /**
      * Atomically claims up to `limit` jobs due at `now` (service clock). The lease is on the wall clock
      * (`wall`, `lease`), so a manual service clock never strands a claim.
      */
-    claimDue(now: number, wall: number, leaseMs: number, limit: number): JobRow[] {
-      return claim.all({ now, wall, lease: wall + leaseMs, limit }) as JobRow[];
+    claimDue(now: number, wall: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
+      return claim.all({ now, wall, lease: wall + leaseMs, limit, queue }) as JobRow[];
     },
     complete(id: number): void {
       del.run(id);
@@ -49,9 +53,13 @@ export function createJobStore(db: Db) {
     defer(id: number, runAt: number): void {
       defer.run(runAt, id);
     },
-    nextRunAt(): number | null {
-      return (next.get() as { t: number } | undefined)?.t ?? null;
+    nextRunAt(queue = DEFAULT_QUEUE): number | null {
+      return (next.get(queue) as { t: number } | undefined)?.t ?? null;
     },
+    /** The queues that have jobs. */
+    queues: () => (db.prepare('SELECT DISTINCT queue FROM jobs').all() as { queue: string }[]).map((r) => r.queue),
+    /** Drops every job of a queue (a webhook endpoint deleted or disabled); returns how many. */
+    dropQueue: (queue: string): number => db.prepare('DELETE FROM jobs WHERE queue = ?').run(queue).changes,
     /** At start: every claim belongs to a process that is gone. */
     releaseAll(): number {
       return release.run().changes;

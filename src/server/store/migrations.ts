@@ -221,4 +221,60 @@ CREATE TABLE sink_messages (
 CREATE INDEX sink_messages_msgid ON sink_messages(message_id_header);
 `,
   },
+  {
+    version: 2,
+    name: 'webhooks',
+    sql: `
+-- Each job belongs to a queue with a scheduler of its own: 'default', or one per webhook endpoint
+-- ('webhook:<endpoint id>'), so a receiver that hangs holds up only its own deliveries.
+ALTER TABLE jobs ADD COLUMN queue TEXT NOT NULL DEFAULT 'default';
+DROP INDEX jobs_due;
+CREATE INDEX jobs_queue_due ON jobs(queue, run_at);
+
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+  url TEXT NOT NULL,
+  -- JSON array of event types, or NULL for every type.
+  events TEXT,
+  secret TEXT NOT NULL,
+  -- The secret before the last rotation: it signs beside the new one until previous_secret_expires_at.
+  previous_secret TEXT,
+  previous_secret_expires_at INTEGER,
+  status TEXT NOT NULL CHECK (status IN ('active','disabled_by_failures')),
+  created_at INTEGER NOT NULL,
+  disabled_at INTEGER,
+  last_success_at INTEGER
+);
+CREATE INDEX webhook_endpoints_ws ON webhook_endpoints(workspace_id, created_at);
+
+-- One delivery of one event to one endpoint (a redelivery is another), with up to seven attempts.
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending','delivered','failed','cancelled')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  first_attempt_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
+
+CREATE TABLE webhook_attempts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id INTEGER NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  status_code INTEGER,
+  error TEXT,
+  duration_ms INTEGER NOT NULL,
+  ok INTEGER NOT NULL
+);
+CREATE INDEX webhook_attempts_endpoint ON webhook_attempts(endpoint_id, id);
+CREATE INDEX webhook_attempts_event ON webhook_attempts(event_id, id);
+`,
+  },
 ];

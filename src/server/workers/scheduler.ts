@@ -3,7 +3,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
-import type { JobRow, JobStore } from '../store/jobs.js';
+import { DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { GroupCommit } from '../store/db.js';
 
 export type JobResult = void | { retryAt: number };
@@ -40,8 +40,11 @@ export function createScheduler(deps: {
   concurrency?: number;
   /** Group commit for finishing jobs; direct writes when absent. */
   commit?: GroupCommit;
+  /** The queue whose jobs it runs. */
+  queue?: string;
 }): Scheduler {
   const { jobs, clock, log, handlers } = deps;
+  const queue = deps.queue ?? DEFAULT_QUEUE;
   const concurrency = deps.concurrency ?? 32;
   // A claim is a write of its own: free slots are refilled a batch at a time, not one per finished job.
   const batch = Math.max(1, Math.ceil(concurrency / 4));
@@ -83,7 +86,7 @@ export function createScheduler(deps: {
   async function step(): Promise<number> {
     if (!canClaim()) return 0;
     const free = concurrency - inflight.size;
-    const due = jobs.claimDue(clock.now(), Date.now(), LEASE_MS, free);
+    const due = jobs.claimDue(clock.now(), Date.now(), LEASE_MS, free, queue);
     for (const job of due) {
       const p = runJob(job).finally(() => {
         inflight.delete(p);
@@ -109,7 +112,7 @@ export function createScheduler(deps: {
     } catch (err) {
       log.error('scheduler step failed', { error: String(err) });
     }
-    const next = jobs.nextRunAt();
+    const next = jobs.nextRunAt(queue);
     if (next == null) return arm(IDLE_POLL_MS);
     const wait = next - clock.now();
     // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock.
@@ -139,11 +142,77 @@ export function createScheduler(deps: {
       for (;;) {
         ran += await step();
         if (inflight.size === 0) {
-          const next = jobs.nextRunAt();
+          const next = jobs.nextRunAt(queue);
           if (next == null || next > clock.now()) return ran;
           continue;
         }
         await Promise.race(inflight);
+      }
+    },
+  };
+}
+
+/** The schedulers of every queue, run as one: started and stopped together, and `runDue` runs them all until none has work due. */
+export interface Schedulers {
+  start(): void;
+  stop(): Promise<void>;
+  /** Asks the queue's scheduler for a step, creating it on the first job of a new queue. */
+  kick(queue: string): void;
+  /** A queue whose jobs were all dropped (its webhook endpoint is gone): its scheduler stops. */
+  retire(queue: string): void;
+  /** Runs every job due now in every queue, including what those jobs make due in any queue. */
+  runDue(): Promise<number>;
+}
+
+/**
+ * One scheduler per job queue: the default queue, and one per webhook endpoint (`concurrency` names a queue's
+ * concurrency, the default queue's by default), so a receiver that hangs holds up only its own deliveries.
+ */
+export function createSchedulers(deps: {
+  jobs: JobStore;
+  clock: Clock;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  commit?: GroupCommit;
+  concurrency?: (queue: string) => number | undefined;
+}): Schedulers {
+  const all = new Map<string, Scheduler>();
+  let running = false;
+  const get = (queue: string) => {
+    let s = all.get(queue);
+    if (!s) {
+      s = createScheduler({ ...deps, queue, concurrency: deps.concurrency?.(queue) });
+      all.set(queue, s);
+      if (running) s.start();
+    }
+    return s;
+  };
+  get(DEFAULT_QUEUE);
+  return {
+    start() {
+      running = true;
+      // Queues with jobs left by a previous run (a webhook endpoint's retries) get their scheduler back.
+      for (const queue of deps.jobs.queues()) get(queue);
+      for (const s of all.values()) s.start();
+    },
+    async stop() {
+      running = false;
+      await Promise.all([...all.values()].map((s) => s.stop()));
+    },
+    kick: (queue) => get(queue).kick(),
+    retire(queue) {
+      const s = all.get(queue);
+      if (!s || queue === DEFAULT_QUEUE) return;
+      all.delete(queue);
+      void s.stop();
+    },
+    async runDue() {
+      let total = 0;
+      for (;;) {
+        let ran = 0;
+        for (const s of [...all.values()]) ran += await s.runDue();
+        total += ran;
+        if (ran === 0) return total;
       }
     },
   };

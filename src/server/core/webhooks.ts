@@ -1,0 +1,249 @@
+import type { EventType } from '../../contract/events.js';
+import type { WebhookAttempt, WebhookEndpoint } from '../../contract/sandbox.js';
+import { newWebhookSecret } from '../../contract/signature.js';
+import { DAY, HOUR, MINUTE, SECOND, iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { EventRow, EventStore } from '../store/events.js';
+import type { AttemptRow, DeliveryRow, EndpointRow, WebhookStore } from '../store/webhooks.js';
+import type { Deps } from './deps.js';
+import { fail, invalidField } from './errors.js';
+import { toEvent } from './events.js';
+import { systemMessageIdHeader } from './message-ids.js';
+
+/** §8: at most five endpoints per workspace. */
+export const MAX_ENDPOINTS = 5;
+/** When attempt n is due, measured from the first attempt (decisions.md "retry schedule"): seven in 24 hours. */
+export const RETRY_OFFSETS = [0, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, DAY];
+/** How long the secret before a rotation keeps signing beside the new one (service clock). */
+export const ROTATION_OVERLAP = DAY;
+const RECENT_ATTEMPTS = 10;
+
+/** The job queue of an endpoint's deliveries: each endpoint has its own, so one that hangs holds up nothing else. */
+export const queueOf = (endpointId: string) => `webhook:${endpointId}`;
+
+/** Everything one attempt needs, read when it starts. */
+export interface AttemptPlan {
+  deliveryId: number;
+  endpointId: string;
+  url: string;
+  eventId: string;
+  eventType: string;
+  /** The delivery body: exactly the event as `GET /v1/events` lists it. */
+  body: string;
+  /** 1 for the first attempt of this delivery. */
+  attempt: number;
+  /** The secrets that sign it: the current one, then the one before a rotation while it still signs. */
+  secrets: string[];
+  /** When the attempt started, service clock. */
+  at: number;
+}
+
+export interface AttemptOutcome {
+  statusCode: number | null;
+  /** Why it failed; null on a 2xx. */
+  error: string | null;
+  durationMs: number;
+}
+
+function toAttempt(a: AttemptRow): WebhookAttempt {
+  return {
+    event_id: a.event_id, event_type: a.event_type, attempt: a.attempt, at: iso(a.at), status_code: a.status_code, error: a.error,
+    duration_ms: a.duration_ms, ok: a.ok === 1,
+  };
+}
+
+/**
+ * Webhook endpoints and the delivery of events to them: which endpoints an event goes to (in the transaction that
+ * wrote it), the seven-attempt schedule, disabling an endpoint that keeps failing, rotation and redelivery.
+ */
+export function createWebhooks(deps: Deps & { store: WebhookStore; events: EventStore; accounts: AccountStore }) {
+  const { store, clock, commit, jobs } = deps;
+  // The active endpoints of each workspace that has raised an event: fanout runs for every event, in its transaction.
+  const active = new Map<string, EndpointRow[]>();
+  const activeOf = (workspaceId: string) => {
+    let list = active.get(workspaceId);
+    if (!list) active.set(workspaceId, (list = store.endpoints(workspaceId).filter((e) => e.status === 'active')));
+    return list;
+  };
+  const changed = (workspaceId: string) => active.delete(workspaceId);
+
+  function view(e: EndpointRow): WebhookEndpoint {
+    const overlap = e.previous_secret_expires_at != null && e.previous_secret_expires_at > clock.now();
+    return {
+      id: e.id, workspace_id: e.workspace_id, url: e.url, events: e.events == null ? null : JSON.parse(e.events), secret: e.secret,
+      status: e.status, created_at: iso(e.created_at), disabled_at: e.disabled_at == null ? null : iso(e.disabled_at),
+      previous_secret_expires_at: overlap ? iso(e.previous_secret_expires_at!) : null,
+      recent_attempts: store.recentAttempts(e.id, RECENT_ATTEMPTS).map(toAttempt),
+    };
+  }
+
+  const endpointOr404 = (id: string) => store.endpoint(id) ?? fail('not_found', 'No webhook endpoint has this id.');
+
+  /** A new delivery of an event to an endpoint, its first attempt due now. Call inside a transaction. */
+  function deliver(event: Pick<EventRow, 'id'>, endpointId: string): void {
+    const deliveryId = store.insertDelivery(event.id, endpointId, clock.now());
+    jobs.enqueue('webhook', { delivery_id: deliveryId }, undefined, queueOf(endpointId));
+  }
+
+  /** The endpoint stops receiving: no further attempts of what is pending, nothing new. */
+  function stop(e: EndpointRow): void {
+    store.cancelPending(e.id);
+    jobs.dropQueue(queueOf(e.id));
+    changed(e.workspace_id);
+  }
+
+  function mailOwner(e: EndpointRow, lastError: string | null): void {
+    const owner = deps.accounts.ownerOf(e.workspace_id);
+    if (!owner) return;
+    jobs.enqueue('system_mail', {
+      message_id: systemMessageIdHeader(),
+      to: owner.email,
+      subject: `Webhook endpoint disabled: ${e.url}`,
+      text:
+        `Hello${owner.name ? ' ' + owner.name : ''},\n\n` +
+        `Seven attempts over 24 hours to deliver an event to your webhook endpoint ${e.url} (${e.id}) failed` +
+        `${lastError ? `, the last with: ${lastError}` : ''}, and it had no successful delivery in that time. ` +
+        `The endpoint is now disabled and receives no further events.\n\n` +
+        `Events are still listed by GET /v1/events (or \`svc events list\`). Once the endpoint answers again, enable it ` +
+        `with \`svc sandbox webhooks enable ${e.id}\` (POST /sandbox/webhooks/${e.id}/enable); events it missed are ` +
+        `sent again only if you ask (\`POST /sandbox/events/{id}/redeliver\`).\n`,
+    });
+  }
+
+  return {
+    /** Called for every event, in the transaction that wrote it: one delivery per matching active endpoint. */
+    fanout(event: EventRow): void {
+      for (const e of activeOf(event.workspace_id)) {
+        if (e.events == null || (JSON.parse(e.events) as string[]).includes(event.type)) deliver(event, e.id);
+      }
+    },
+
+    /** POST /sandbox/webhooks. */
+    create(input: { workspace_id: string; url: string; events?: EventType[] }): Promise<WebhookEndpoint> {
+      let url: URL | null = null;
+      try {
+        url = new URL(input.url);
+      } catch {
+        // reported below
+      }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+        throw invalidField('url', 'must be an absolute http:// or https:// URL, such as http://127.0.0.1:3000/webhooks');
+      }
+      return commit(() => {
+        if (!deps.accounts.workspaceById(input.workspace_id)) fail('not_found', 'No workspace has this id.');
+        if (store.countEndpoints(input.workspace_id) >= MAX_ENDPOINTS) {
+          fail('endpoint_limit_reached', `A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; remove one first.`);
+        }
+        const row: EndpointRow = {
+          id: newId('whk'), workspace_id: input.workspace_id, url: input.url, events: input.events ? JSON.stringify([...new Set(input.events)]) : null,
+          secret: newWebhookSecret(), previous_secret: null, previous_secret_expires_at: null, status: 'active', created_at: clock.now(),
+          disabled_at: null, last_success_at: null,
+        };
+        store.insertEndpoint(row);
+        changed(row.workspace_id);
+        return view(row);
+      });
+    },
+
+    /** GET /sandbox/webhooks: a workspace's endpoints (or every one), with their recent attempts. */
+    list: (workspaceId?: string) => store.endpoints(workspaceId).map(view),
+
+    /** DELETE /sandbox/webhooks/{id}: gone at once, with whatever was still to be delivered to it. */
+    remove: (id: string) =>
+      commit(() => {
+        const e = endpointOr404(id);
+        stop(e);
+        store.deleteEndpoint(id);
+      }),
+
+    /** A new secret; the old one signs beside it for ROTATION_OVERLAP of service clock. */
+    rotateSecret: (id: string) =>
+      commit(() => {
+        endpointOr404(id);
+        store.rotateSecret(id, newWebhookSecret(), clock.now() + ROTATION_OVERLAP);
+        return view(store.endpoint(id)!);
+      }),
+
+    /** Active again (a disabled endpoint); what it missed is not sent again unless redelivered. */
+    enable: (id: string) =>
+      commit(() => {
+        const e = endpointOr404(id);
+        if (store.setStatus(id, 'active', clock.now())) changed(e.workspace_id);
+        return view(store.endpoint(id)!);
+      }),
+
+    /** POST /sandbox/events/{id}/redeliver: a new delivery to each matching active endpoint, or to the one named. */
+    redeliver: (eventId: string, endpointId?: string) =>
+      commit(() => {
+        const event = deps.events.byId(eventId) ?? fail('not_found', 'No event has this id.');
+        let targets: EndpointRow[];
+        if (endpointId) {
+          const e = store.endpoint(endpointId);
+          if (!e || e.workspace_id !== event.workspace_id) fail('not_found', "No webhook endpoint of this event's workspace has this id.");
+          if (e!.status !== 'active') fail('conflict', 'This endpoint is disabled; enable it first (POST /sandbox/webhooks/{id}/enable).');
+          targets = [e!];
+        } else {
+          targets = activeOf(event.workspace_id).filter((e) => e.events == null || (JSON.parse(e.events) as string[]).includes(event.type));
+        }
+        for (const e of targets) deliver(event, e.id);
+        return { event_id: event.id, endpoint_ids: targets.map((e) => e.id) };
+      }),
+
+    /** What the next attempt of a delivery needs; null when there is nothing to attempt (done, or the endpoint stopped). */
+    begin(deliveryId: number): AttemptPlan | null {
+      const d = store.delivery(deliveryId);
+      if (!d || d.status !== 'pending') return null;
+      const e = store.endpoint(d.endpoint_id);
+      const event = deps.events.byId(d.event_id);
+      if (!e || e.status !== 'active' || !event) return null;
+      const now = clock.now();
+      const secrets = [e.secret];
+      if (e.previous_secret && e.previous_secret_expires_at != null && e.previous_secret_expires_at > now) secrets.push(e.previous_secret);
+      return {
+        deliveryId, endpointId: e.id, url: e.url, eventId: event.id, eventType: event.type, body: JSON.stringify(toEvent(event)),
+        attempt: d.attempts + 1, secrets, at: now,
+      };
+    },
+
+    /**
+     * Records an attempt. Returns when the next one is due (service clock), or null: delivered, out of attempts, or
+     * the endpoint stopped meanwhile. After the seventh failure, an endpoint with no success since the event's first
+     * attempt is disabled and its workspace's owner emailed.
+     */
+    record(plan: AttemptPlan, outcome: AttemptOutcome): Promise<number | null> {
+      return commit(() => {
+        const ok = outcome.error === null;
+        store.insertAttempt({
+          delivery_id: plan.deliveryId, endpoint_id: plan.endpointId, event_id: plan.eventId, event_type: plan.eventType,
+          attempt: plan.attempt, at: plan.at, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs,
+          ok: ok ? 1 : 0,
+        });
+        const d: DeliveryRow | undefined = store.delivery(plan.deliveryId);
+        const e = store.endpoint(plan.endpointId);
+        if (!d || d.status !== 'pending' || !e) return null;
+        const first = d.first_attempt_at ?? plan.at;
+        if (ok) {
+          store.updateDelivery(d.id, plan.attempt, first, 'delivered');
+          store.succeeded(e.id, clock.now());
+          return null;
+        }
+        if (plan.attempt < RETRY_OFFSETS.length) {
+          store.updateDelivery(d.id, plan.attempt, first, 'pending');
+          return first + RETRY_OFFSETS[plan.attempt]!;
+        }
+        store.updateDelivery(d.id, plan.attempt, first, 'failed');
+        if (e.status === 'active' && (e.last_success_at == null || e.last_success_at < first)) {
+          store.setStatus(e.id, 'disabled_by_failures', clock.now());
+          stop(e);
+          mailOwner(e, outcome.error);
+        }
+        return null;
+      });
+    },
+
+    /** Every delivery attempt of these events, oldest first (a message's timeline in the inbox). */
+    attemptsOfEvents: (eventIds: string[]) => store.attemptsOfEvents(eventIds).map(toAttempt),
+  };
+}
+export type Webhooks = ReturnType<typeof createWebhooks>;

@@ -1,0 +1,113 @@
+import type { Db } from './db.js';
+
+export interface EndpointRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  status: 'active' | 'disabled_by_failures';
+  created_at: number;
+  disabled_at: number | null;
+  last_success_at: number | null;
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_id: string;
+  endpoint_id: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  attempts: number;
+  first_attempt_at: number | null;
+  created_at: number;
+}
+
+export interface AttemptRow {
+  id?: number;
+  delivery_id: number;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  ok: 0 | 1;
+}
+
+export function createWebhookStore(db: Db) {
+  return {
+    insertEndpoint(e: EndpointRow): void {
+      db.prepare(
+        `INSERT INTO webhook_endpoints (id, workspace_id, url, events, secret, previous_secret, previous_secret_expires_at, status,
+           created_at, disabled_at, last_success_at)
+         VALUES (@id, @workspace_id, @url, @events, @secret, @previous_secret, @previous_secret_expires_at, @status, @created_at,
+           @disabled_at, @last_success_at)`,
+      ).run(e);
+    },
+    endpoint: (id: string) => db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').get(id) as EndpointRow | undefined,
+    /** A workspace's endpoints, oldest first; every workspace's when none is given. */
+    endpoints: (workspaceId?: string) =>
+      (workspaceId
+        ? db.prepare('SELECT * FROM webhook_endpoints WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId)
+        : db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id').all()) as EndpointRow[],
+    countEndpoints: (workspaceId: string) =>
+      (db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?').get(workspaceId) as { n: number }).n,
+    deleteEndpoint: (id: string) => db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes === 1,
+    rotateSecret: (id: string, secret: string, previousExpiresAt: number) =>
+      void db
+        .prepare(
+          `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ? WHERE id = ?`,
+        )
+        .run(previousExpiresAt, secret, id),
+    /** Sets the status; true when it changed. */
+    setStatus: (id: string, status: EndpointRow['status'], at: number) =>
+      db
+        .prepare(
+          `UPDATE webhook_endpoints SET status = ?, disabled_at = CASE WHEN ? = 'active' THEN NULL ELSE ? END WHERE id = ? AND status != ?`,
+        )
+        .run(status, status, at, id, status).changes === 1,
+    succeeded: (id: string, at: number) => void db.prepare('UPDATE webhook_endpoints SET last_success_at = ? WHERE id = ?').run(at, id),
+
+    insertDelivery: (eventId: string, endpointId: string, at: number): number =>
+      Number(
+        db
+          .prepare(`INSERT INTO webhook_deliveries (event_id, endpoint_id, status, created_at) VALUES (?, ?, 'pending', ?)`)
+          .run(eventId, endpointId, at).lastInsertRowid,
+      ),
+    delivery: (id: number) => db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined,
+    /** Records an attempt's outcome on its delivery: the attempt count, the first attempt's time, the status. */
+    updateDelivery: (id: number, attempts: number, firstAttemptAt: number, status: DeliveryRow['status']) =>
+      void db
+        .prepare('UPDATE webhook_deliveries SET attempts = ?, first_attempt_at = ?, status = ? WHERE id = ?')
+        .run(attempts, firstAttemptAt, status, id),
+    /** An endpoint that is gone or disabled gets no further attempts: its pending deliveries end `cancelled`. */
+    cancelPending: (endpointId: string) =>
+      db.prepare(`UPDATE webhook_deliveries SET status = 'cancelled' WHERE endpoint_id = ? AND status = 'pending'`).run(endpointId)
+        .changes,
+    deliveriesOfEvent: (eventId: string) =>
+      db.prepare('SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY id').all(eventId) as DeliveryRow[],
+
+    insertAttempt: (a: AttemptRow) =>
+      void db
+        .prepare(
+          `INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_id, event_type, attempt, at, status_code, error, duration_ms, ok)
+           VALUES (@delivery_id, @endpoint_id, @event_id, @event_type, @attempt, @at, @status_code, @error, @duration_ms, @ok)`,
+        )
+        .run(a),
+    /** An endpoint's latest attempts, newest first. */
+    recentAttempts: (endpointId: string, limit: number) =>
+      db.prepare('SELECT * FROM webhook_attempts WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?').all(endpointId, limit) as AttemptRow[],
+    /** Every attempt to deliver these events, oldest first (a message's timeline). */
+    attemptsOfEvents: (eventIds: string[]) =>
+      eventIds.length === 0
+        ? []
+        : (db
+            .prepare(`SELECT * FROM webhook_attempts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+            .all(JSON.stringify(eventIds)) as AttemptRow[]),
+  };
+}
+export type WebhookStore = ReturnType<typeof createWebhookStore>;
