@@ -61,12 +61,13 @@ function keyObject(k: DkimKey['privateKey']): KeyObject {
 }
 
 /**
- * Returns the message with a DKIM-Signature header prepended, line endings normalised to CRLF first (SMTP turns
- * bare LFs into CRLF on the wire, so the signature must cover that form). A message with no body and no empty line
- * after its header gets that line: verifiers (mailauth, nodemailer's parser) find the end of the header by it.
+ * Returns the message with a DKIM-Signature header prepended, line endings normalised to CRLF first: SMTP carries
+ * no bare LF or CR (RFC 5321 §2.3.8), and SMTP clients, nodemailer's among them, turn both into CRLF, so the signature
+ * must cover that form. A message with no body and no empty line after its header gets that line: verifiers
+ * (mailauth, nodemailer's parser) find the end of the header by it.
  */
 export function dkimSign(raw: Buffer, key: DkimKey, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
-  let text = raw.toString('binary').replace(/\r?\n/g, '\r\n');
+  let text = raw.toString('binary').replace(/\r\n?|\n/g, '\r\n');
   let split = text.indexOf('\r\n\r\n');
   if (split < 0) {
     text += text.endsWith('\r\n') ? '\r\n' : '\r\n\r\n';
