@@ -22,7 +22,11 @@ export function relaxedBody(body: string): string {
   return lines.length ? lines.join('\r\n') + '\r\n' : '';
 }
 
-/** Relaxed header canonicalization (§3.4.2) of one (possibly folded) header field. */
+/**
+ * Relaxed header canonicalization (§3.4.2) of one (possibly folded) header field. Whitespace in the value is SP and
+ * HTAB only: String#trim would also take the byte A0 (U+00A0 in this one-char-per-byte string), which ends the UTF-8
+ * of à, 你 and others in a raw UTF-8 field.
+ */
 function relaxedHeader(field: string): string {
   const i = field.indexOf(':');
   const name = field.slice(0, i).trim().toLowerCase();
@@ -30,7 +34,7 @@ function relaxedHeader(field: string): string {
     .slice(i + 1)
     .replace(/\r\n(?=[ \t])/g, '')
     .replace(/[ \t]+/g, ' ')
-    .trim();
+    .replace(/^ | $/g, '');
   return `${name}:${value}`;
 }
 
@@ -57,14 +61,20 @@ function keyObject(k: DkimKey['privateKey']): KeyObject {
 }
 
 /**
- * Returns the message with a DKIM-Signature header prepended, line endings normalised to CRLF first (SMTP turns
- * bare LFs into CRLF on the wire, so the signature must cover that form).
+ * Returns the message with a DKIM-Signature header prepended, line endings normalised to CRLF first: SMTP carries
+ * no bare LF or CR (RFC 5321 §2.3.8), and SMTP clients, nodemailer's among them, turn both into CRLF, so the signature
+ * must cover that form. A message with no body and no empty line after its header gets that line: verifiers
+ * (mailauth, nodemailer's parser) find the end of the header by it.
  */
 export function dkimSign(raw: Buffer, key: DkimKey, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
-  const text = raw.toString('binary').replace(/\r?\n/g, '\r\n');
-  const split = text.indexOf('\r\n\r\n');
-  const head = split < 0 ? text : text.slice(0, split);
-  const body = split < 0 ? '' : text.slice(split + 4);
+  let text = raw.toString('binary').replace(/\r\n?|\n/g, '\r\n');
+  let split = text.indexOf('\r\n\r\n');
+  if (split < 0) {
+    text += text.endsWith('\r\n') ? '\r\n' : '\r\n\r\n';
+    split = text.length - 4;
+  }
+  const head = text.slice(0, split);
+  const body = text.slice(split + 4);
   const bh = createHash('sha256').update(relaxedBody(body), 'binary').digest('base64');
 
   // For each name in h=, the last unused occurrence, bottom-up (§5.4.2).
