@@ -174,7 +174,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     clock,
     log,
     // A webhook endpoint's queue: up to 16 attempts in flight to one receiver.
-    concurrency: (queue) => (queue === DEFAULT_QUEUE ? undefined : 16),
+    concurrency: (queue) => (queue === DEFAULT_QUEUE ? undefined : Number(process.env.WHK_CONC ?? 16)),
     handlers: {
       webhook: webhookWorker({
         webhooks: core.webhooks, agent: webhookAgent, userAgent: `svc-webhooks/${VERSION}`, timeoutMs: opts.webhookTimeoutMs,
