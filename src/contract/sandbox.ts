@@ -112,6 +112,9 @@ export const DeleteDnsQuery = z.strictObject({ host: z.string().min(1).max(253),
 
 /** One delivery attempt of an event to an endpoint. */
 export const WebhookAttempt = z.object({
+  /** The same for every attempt of one delivery (a redelivery is another). */
+  delivery_id: z.number().int(),
+  endpoint_id: z.string(),
   event_id: z.string(),
   event_type: z.string(),
   /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */

@@ -82,7 +82,7 @@ describe('a delivery', () => {
     // Seen in the endpoint's recent attempts.
     const seen = await attemptsOf(e.id);
     expect(seen.recent_attempts).toEqual([
-      { event_id: event.id, event_type: 'email.delivered', attempt: 1, at: expect.any(String), status_code: 200, error: null, duration_ms: expect.any(Number), ok: true },
+      { delivery_id: expect.any(Number), endpoint_id: e.id, event_id: event.id, event_type: 'email.delivered', attempt: 1, at: expect.any(String), status_code: 200, error: null, duration_ms: expect.any(Number), ok: true },
     ]);
   });
 

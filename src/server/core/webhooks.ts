@@ -5,7 +5,7 @@ import { DAY, HOUR, MINUTE, SECOND, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { EventRow, EventStore } from '../store/events.js';
-import type { AttemptRow, DeliveryRow, EndpointRow, WebhookStore } from '../store/webhooks.js';
+import type { AttemptRow, EndpointRow, WebhookStore } from '../store/webhooks.js';
 import type { Deps } from './deps.js';
 import { fail, invalidField } from './errors.js';
 import { toEvent } from './events.js';
@@ -22,17 +22,25 @@ const RECENT_ATTEMPTS = 10;
 /** The job queue of an endpoint's deliveries: each endpoint has its own, so one that hangs holds up nothing else. */
 export const queueOf = (endpointId: string) => `webhook:${endpointId}`;
 
+/** A `webhook` job's payload: one delivery of an event to an endpoint, carried from attempt to attempt. */
+export interface Delivery {
+  event_id: string;
+  endpoint_id: string;
+  /** The attempt this run makes, from 1. */
+  attempt: number;
+  /** When the first attempt was made (service clock); null before it. The schedule counts from it. */
+  first_attempt_at: number | null;
+}
+
 /** Everything one attempt needs, read when it starts. */
 export interface AttemptPlan {
+  /** The delivery's job id: the same for all its attempts. */
   deliveryId: number;
-  endpointId: string;
+  delivery: Delivery;
   url: string;
-  eventId: string;
   eventType: string;
   /** The delivery body: exactly the event as `GET /v1/events` lists it. */
   body: string;
-  /** 1 for the first attempt of this delivery. */
-  attempt: number;
   /** The secrets that sign it: the current one, then the one before a rotation while it still signs. */
   secrets: string[];
   /** When the attempt started, service clock. */
@@ -46,9 +54,14 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
+/** How long a success is remembered before it is written again (an endpoint taking thousands of events a second). */
+const SUCCESS_WRITE_INTERVAL = SECOND;
+/** Event bodies kept for the attempts to come (each event goes to up to five endpoints, and retries). */
+const BODY_CACHE = 20_000;
+
 function toAttempt(a: AttemptRow): WebhookAttempt {
   return {
-    event_id: a.event_id, event_type: a.event_type, attempt: a.attempt, at: iso(a.at), status_code: a.status_code, error: a.error,
+    delivery_id: a.delivery_id, endpoint_id: a.endpoint_id, event_id: a.event_id, event_type: a.event_type, attempt: a.attempt, at: iso(a.at), status_code: a.status_code, error: a.error,
     duration_ms: a.duration_ms, ok: a.ok === 1,
   };
 }
@@ -59,14 +72,33 @@ function toAttempt(a: AttemptRow): WebhookAttempt {
  */
 export function createWebhooks(deps: Deps & { store: WebhookStore; events: EventStore; accounts: AccountStore }) {
   const { store, clock, commit, jobs } = deps;
-  // The active endpoints of each workspace that has raised an event: fanout runs for every event, in its transaction.
-  const active = new Map<string, EndpointRow[]>();
+  // Every endpoint by id, and the active ones of each workspace: fanout runs for every event, in its transaction,
+  // and every attempt needs its endpoint. Rebuilt from the store after each change to an endpoint.
+  let byId: Map<string, EndpointRow & { types: Set<string> | null }> | null = null;
+  const active = new Map<string, (EndpointRow & { types: Set<string> | null })[]>();
+  const endpoints = () => {
+    if (!byId) byId = new Map(store.endpoints().map((e) => [e.id, { ...e, types: e.events == null ? null : new Set(JSON.parse(e.events) as string[]) }]));
+    return byId;
+  };
   const activeOf = (workspaceId: string) => {
     let list = active.get(workspaceId);
-    if (!list) active.set(workspaceId, (list = store.endpoints(workspaceId).filter((e) => e.status === 'active')));
+    if (!list) active.set(workspaceId, (list = [...endpoints().values()].filter((e) => e.workspace_id === workspaceId && e.status === 'active')));
     return list;
   };
-  const changed = (workspaceId: string) => active.delete(workspaceId);
+  const changed = () => {
+    byId = null;
+    active.clear();
+  };
+  // Bodies of recent events, serialized once for all their deliveries.
+  const bodies = new Map<string, { body: string; type: string }>();
+  const remember = (event: EventRow) => {
+    const entry = { body: JSON.stringify(toEvent(event)), type: event.type };
+    bodies.set(event.id, entry);
+    if (bodies.size > BODY_CACHE) bodies.delete(bodies.keys().next().value!);
+    return entry;
+  };
+  // The last success written for each endpoint (see SUCCESS_WRITE_INTERVAL).
+  const successWritten = new Map<string, number>();
 
   function view(e: EndpointRow): WebhookEndpoint {
     const overlap = e.previous_secret_expires_at != null && e.previous_secret_expires_at > clock.now();
@@ -81,16 +113,15 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
   const endpointOr404 = (id: string) => store.endpoint(id) ?? fail('not_found', 'No webhook endpoint has this id.');
 
   /** A new delivery of an event to an endpoint, its first attempt due now. Call inside a transaction. */
-  function deliver(event: Pick<EventRow, 'id'>, endpointId: string): void {
-    const deliveryId = store.insertDelivery(event.id, endpointId, clock.now());
-    jobs.enqueue('webhook', { delivery_id: deliveryId }, undefined, queueOf(endpointId));
+  function deliver(eventId: string, endpointId: string): void {
+    const delivery: Delivery = { event_id: eventId, endpoint_id: endpointId, attempt: 1, first_attempt_at: null };
+    jobs.enqueue('webhook', delivery, undefined, queueOf(endpointId));
   }
 
-  /** The endpoint stops receiving: no further attempts of what is pending, nothing new. */
+  /** The endpoint stops receiving: nothing pending is attempted any more (its queue is dropped), nothing new goes to it. */
   function stop(e: EndpointRow): void {
-    store.cancelPending(e.id);
     jobs.dropQueue(queueOf(e.id));
-    changed(e.workspace_id);
+    changed();
   }
 
   function mailOwner(e: EndpointRow, lastError: string | null): void {
@@ -107,16 +138,17 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         `The endpoint is now disabled and receives no further events.\n\n` +
         `Events are still listed by GET /v1/events (or \`svc events list\`). Once the endpoint answers again, enable it ` +
         `with \`svc sandbox webhooks enable ${e.id}\` (POST /sandbox/webhooks/${e.id}/enable); events it missed are ` +
-        `sent again only if you ask (\`POST /sandbox/events/{id}/redeliver\`).\n`,
+        `sent again only if you ask (POST /sandbox/events/{id}/redeliver).\n`,
     });
   }
 
   return {
     /** Called for every event, in the transaction that wrote it: one delivery per matching active endpoint. */
     fanout(event: EventRow): void {
-      for (const e of activeOf(event.workspace_id)) {
-        if (e.events == null || (JSON.parse(e.events) as string[]).includes(event.type)) deliver(event, e.id);
-      }
+      const targets = activeOf(event.workspace_id).filter((e) => e.types == null || e.types.has(event.type));
+      if (targets.length === 0) return;
+      remember(event);
+      for (const e of targets) deliver(event.id, e.id);
     },
 
     /** POST /sandbox/webhooks. */
@@ -136,12 +168,12 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
           fail('endpoint_limit_reached', `A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; remove one first.`);
         }
         const row: EndpointRow = {
-          id: newId('whk'), workspace_id: input.workspace_id, url: input.url, events: input.events ? JSON.stringify([...new Set(input.events)]) : null,
-          secret: newWebhookSecret(), previous_secret: null, previous_secret_expires_at: null, status: 'active', created_at: clock.now(),
-          disabled_at: null, last_success_at: null,
+          id: newId('whk'), workspace_id: input.workspace_id, url: input.url,
+          events: input.events ? JSON.stringify([...new Set(input.events)]) : null, secret: newWebhookSecret(), previous_secret: null,
+          previous_secret_expires_at: null, status: 'active', created_at: clock.now(), disabled_at: null, last_success_at: null,
         };
         store.insertEndpoint(row);
-        changed(row.workspace_id);
+        changed();
         return view(row);
       });
     },
@@ -162,14 +194,15 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       commit(() => {
         endpointOr404(id);
         store.rotateSecret(id, newWebhookSecret(), clock.now() + ROTATION_OVERLAP);
+        changed();
         return view(store.endpoint(id)!);
       }),
 
     /** Active again (a disabled endpoint); what it missed is not sent again unless redelivered. */
     enable: (id: string) =>
       commit(() => {
-        const e = endpointOr404(id);
-        if (store.setStatus(id, 'active', clock.now())) changed(e.workspace_id);
+        endpointOr404(id);
+        if (store.setStatus(id, 'active', clock.now())) changed();
         return view(store.endpoint(id)!);
       }),
 
@@ -184,62 +217,64 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
           if (e!.status !== 'active') fail('conflict', 'This endpoint is disabled; enable it first (POST /sandbox/webhooks/{id}/enable).');
           targets = [e!];
         } else {
-          targets = activeOf(event.workspace_id).filter((e) => e.events == null || (JSON.parse(e.events) as string[]).includes(event.type));
+          targets = activeOf(event.workspace_id).filter((e) => e.types == null || e.types.has(event.type));
         }
-        for (const e of targets) deliver(event, e.id);
+        for (const e of targets) deliver(event.id, e.id);
         return { event_id: event.id, endpoint_ids: targets.map((e) => e.id) };
       }),
 
-    /** What the next attempt of a delivery needs; null when there is nothing to attempt (done, or the endpoint stopped). */
-    begin(deliveryId: number): AttemptPlan | null {
-      const d = store.delivery(deliveryId);
-      if (!d || d.status !== 'pending') return null;
-      const e = store.endpoint(d.endpoint_id);
-      const event = deps.events.byId(d.event_id);
-      if (!e || e.status !== 'active' || !event) return null;
+    /** What an attempt needs; null when there is nothing to attempt (the endpoint is gone, disabled, or the event is). */
+    begin(deliveryId: number, delivery: Delivery): AttemptPlan | null {
+      const e = endpoints().get(delivery.endpoint_id);
+      if (!e || e.status !== 'active') return null;
+      let event = bodies.get(delivery.event_id);
+      if (!event) {
+        const row = deps.events.byId(delivery.event_id);
+        if (!row) return null;
+        event = remember(row);
+      }
       const now = clock.now();
       const secrets = [e.secret];
       if (e.previous_secret && e.previous_secret_expires_at != null && e.previous_secret_expires_at > now) secrets.push(e.previous_secret);
-      return {
-        deliveryId, endpointId: e.id, url: e.url, eventId: event.id, eventType: event.type, body: JSON.stringify(toEvent(event)),
-        attempt: d.attempts + 1, secrets, at: now,
-      };
+      return { deliveryId, delivery, url: e.url, eventType: event.type, body: event.body, secrets, at: now };
     },
 
     /**
-     * Records an attempt. Returns when the next one is due (service clock), or null: delivered, out of attempts, or
-     * the endpoint stopped meanwhile. After the seventh failure, an endpoint with no success since the event's first
-     * attempt is disabled and its workspace's owner emailed.
+     * Records an attempt, inside the transaction that finishes its job. Answers when the next attempt is due (service
+     * clock) with its payload, or nothing: delivered, out of attempts, or the endpoint stopped meanwhile. After the
+     * seventh failure, an endpoint with no success since the event's first attempt is disabled and its workspace's
+     * owner emailed.
      */
-    record(plan: AttemptPlan, outcome: AttemptOutcome): Promise<number | null> {
-      return commit(() => {
-        const ok = outcome.error === null;
-        store.insertAttempt({
-          delivery_id: plan.deliveryId, endpoint_id: plan.endpointId, event_id: plan.eventId, event_type: plan.eventType,
-          attempt: plan.attempt, at: plan.at, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs,
-          ok: ok ? 1 : 0,
-        });
-        const d: DeliveryRow | undefined = store.delivery(plan.deliveryId);
-        const e = store.endpoint(plan.endpointId);
-        if (!d || d.status !== 'pending' || !e) return null;
-        const first = d.first_attempt_at ?? plan.at;
-        if (ok) {
-          store.updateDelivery(d.id, plan.attempt, first, 'delivered');
-          store.succeeded(e.id, clock.now());
-          return null;
-        }
-        if (plan.attempt < RETRY_OFFSETS.length) {
-          store.updateDelivery(d.id, plan.attempt, first, 'pending');
-          return first + RETRY_OFFSETS[plan.attempt]!;
-        }
-        store.updateDelivery(d.id, plan.attempt, first, 'failed');
-        if (e.status === 'active' && (e.last_success_at == null || e.last_success_at < first)) {
-          store.setStatus(e.id, 'disabled_by_failures', clock.now());
-          stop(e);
-          mailOwner(e, outcome.error);
-        }
-        return null;
+    record(plan: AttemptPlan, outcome: AttemptOutcome): { retryAt: number; payload: Delivery } | void {
+      const { delivery } = plan;
+      const ok = outcome.error === null;
+      store.insertAttempt({
+        delivery_id: plan.deliveryId, endpoint_id: delivery.endpoint_id, event_id: delivery.event_id, event_type: plan.eventType,
+        attempt: delivery.attempt, at: plan.at, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs,
+        ok: ok ? 1 : 0,
       });
+      const e = endpoints().get(delivery.endpoint_id);
+      if (!e || e.status !== 'active') return;
+      const first = delivery.first_attempt_at ?? plan.at;
+      const now = clock.now();
+      if (ok) {
+        if (now - (successWritten.get(e.id) ?? -Infinity) >= SUCCESS_WRITE_INTERVAL) {
+          store.succeeded(e.id, now);
+          e.last_success_at = now;
+          successWritten.set(e.id, now);
+        }
+        return;
+      }
+      if (delivery.attempt < RETRY_OFFSETS.length) {
+        return { retryAt: first + RETRY_OFFSETS[delivery.attempt]!, payload: { ...delivery, attempt: delivery.attempt + 1, first_attempt_at: first } };
+      }
+      // The stored time, not the cached one: it may have been written by another process before a restart.
+      const lastSuccess = store.endpoint(e.id)?.last_success_at ?? null;
+      if (lastSuccess == null || lastSuccess < first) {
+        store.setStatus(e.id, 'disabled_by_failures', now);
+        stop(e);
+        mailOwner(e, outcome.error);
+      }
     },
 
     /** Every delivery attempt of these events, oldest first (a message's timeline in the inbox). */

@@ -27,7 +27,7 @@ export function createJobStore(db: Db) {
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
   // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
-  const defer = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0 WHERE id = ?');
+  const defer = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?');
   // ORDER BY + LIMIT walks the (queue, run_at) index to the first unclaimed job instead of scanning the table.
   const next = db.prepare('SELECT run_at AS t FROM jobs WHERE queue = ? AND claimed_until IS NULL ORDER BY run_at LIMIT 1');
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
@@ -49,9 +49,9 @@ export function createJobStore(db: Db) {
     reschedule(id: number, runAt: number): void {
       reschedule.run(runAt, id);
     },
-    /** Reschedules a job that asked to run again later (not a failure): its attempt count is reset. */
-    defer(id: number, runAt: number): void {
-      defer.run(runAt, id);
+    /** Reschedules a job that asked to run again later (not a failure), with a new payload if given: its attempt count is reset. */
+    defer(id: number, runAt: number, payload?: unknown): void {
+      defer.run(runAt, payload === undefined ? null : JSON.stringify(payload), id);
     },
     nextRunAt(queue = DEFAULT_QUEUE): number | null {
       return (next.get(queue) as { t: number } | undefined)?.t ?? null;

@@ -248,20 +248,11 @@ CREATE TABLE webhook_endpoints (
 );
 CREATE INDEX webhook_endpoints_ws ON webhook_endpoints(workspace_id, created_at);
 
--- One delivery of one event to one endpoint (a redelivery is another), with up to seven attempts.
-CREATE TABLE webhook_deliveries (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id TEXT NOT NULL,
-  endpoint_id TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('pending','delivered','failed','cancelled')),
-  attempts INTEGER NOT NULL DEFAULT 0,
-  first_attempt_at INTEGER,
-  created_at INTEGER NOT NULL
-);
-CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
-
+-- A delivery of an event to an endpoint is a 'webhook' job (its payload carries the attempt number and the first
+-- attempt's time; a redelivery is another job); every attempt it makes is a row here.
 CREATE TABLE webhook_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
+  -- The delivery's job id: the same for all its attempts.
   delivery_id INTEGER NOT NULL,
   endpoint_id TEXT NOT NULL,
   event_id TEXT NOT NULL,

@@ -14,16 +14,6 @@ export interface EndpointRow {
   last_success_at: number | null;
 }
 
-export interface DeliveryRow {
-  id: number;
-  event_id: string;
-  endpoint_id: string;
-  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-  attempts: number;
-  first_attempt_at: number | null;
-  created_at: number;
-}
-
 export interface AttemptRow {
   id?: number;
   delivery_id: number;
@@ -59,9 +49,7 @@ export function createWebhookStore(db: Db) {
     deleteEndpoint: (id: string) => db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes === 1,
     rotateSecret: (id: string, secret: string, previousExpiresAt: number) =>
       void db
-        .prepare(
-          `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ? WHERE id = ?`,
-        )
+        .prepare('UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ? WHERE id = ?')
         .run(previousExpiresAt, secret, id),
     /** Sets the status; true when it changed. */
     setStatus: (id: string, status: EndpointRow['status'], at: number) =>
@@ -71,25 +59,6 @@ export function createWebhookStore(db: Db) {
         )
         .run(status, status, at, id, status).changes === 1,
     succeeded: (id: string, at: number) => void db.prepare('UPDATE webhook_endpoints SET last_success_at = ? WHERE id = ?').run(at, id),
-
-    insertDelivery: (eventId: string, endpointId: string, at: number): number =>
-      Number(
-        db
-          .prepare(`INSERT INTO webhook_deliveries (event_id, endpoint_id, status, created_at) VALUES (?, ?, 'pending', ?)`)
-          .run(eventId, endpointId, at).lastInsertRowid,
-      ),
-    delivery: (id: number) => db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined,
-    /** Records an attempt's outcome on its delivery: the attempt count, the first attempt's time, the status. */
-    updateDelivery: (id: number, attempts: number, firstAttemptAt: number, status: DeliveryRow['status']) =>
-      void db
-        .prepare('UPDATE webhook_deliveries SET attempts = ?, first_attempt_at = ?, status = ? WHERE id = ?')
-        .run(attempts, firstAttemptAt, status, id),
-    /** An endpoint that is gone or disabled gets no further attempts: its pending deliveries end `cancelled`. */
-    cancelPending: (endpointId: string) =>
-      db.prepare(`UPDATE webhook_deliveries SET status = 'cancelled' WHERE endpoint_id = ? AND status = 'pending'`).run(endpointId)
-        .changes,
-    deliveriesOfEvent: (eventId: string) =>
-      db.prepare('SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY id').all(eventId) as DeliveryRow[],
 
     insertAttempt: (a: AttemptRow) =>
       void db
@@ -106,7 +75,7 @@ export function createWebhookStore(db: Db) {
       eventIds.length === 0
         ? []
         : (db
-            .prepare(`SELECT * FROM webhook_attempts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+            .prepare('SELECT * FROM webhook_attempts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id')
             .all(JSON.stringify(eventIds)) as AttemptRow[]),
   };
 }

@@ -6,7 +6,13 @@ import type { Logger } from '../../lib/log.js';
 import { DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { GroupCommit } from '../store/db.js';
 
-export type JobResult = void | { retryAt: number };
+/** Run again at `retryAt` (service clock), with a new payload if given; the attempt count starts again. */
+export type Later = { retryAt: number; payload?: unknown };
+/**
+ * What a handler answers: nothing (done), `Later`, or `finish`: writes to make in the same transaction that completes
+ * or reschedules the job, answering which of the two.
+ */
+export type JobResult = void | Later | { finish: () => Later | void };
 export type JobRun = (payload: any, job: JobRow) => Promise<JobResult> | JobResult;
 /**
  * What a job kind does: `run` (throwing means "try again later", with a growing backoff), and optionally `exhausted`,
@@ -78,7 +84,11 @@ export function createScheduler(deps: {
       }
       return;
     }
-    await write(() => (result && 'retryAt' in result ? jobs.defer(job.id, result.retryAt) : jobs.complete(job.id)));
+    await write(() => {
+      const then = result && 'finish' in result ? result.finish() : result;
+      if (then) jobs.defer(job.id, then.retryAt, then.payload);
+      else jobs.complete(job.id);
+    }).catch((err: unknown) => log.error('finishing a job failed; it runs again once its claim expires', { job: job.id, kind: job.kind, error: String(err) }));
   }
 
   const canClaim = () => inflight.size === 0 || concurrency - inflight.size >= batch;

@@ -2,7 +2,7 @@
 // rules — which attempt is next and when, disabling an endpoint — live in core/webhooks.ts.
 import { Agent, request, type Dispatcher } from 'undici';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../../contract/signature.js';
-import type { AttemptOutcome, Webhooks } from '../core/webhooks.js';
+import type { AttemptOutcome, Delivery, Webhooks } from '../core/webhooks.js';
 import type { JobHandler } from './scheduler.js';
 
 /** §6 / decisions.md "delivery": an attempt that has not answered in 10 s has failed. */
@@ -26,8 +26,8 @@ function describe(err: unknown, timeoutMs: number): string {
 
 export function webhookWorker(deps: { webhooks: Webhooks; agent: Dispatcher; userAgent: string; timeoutMs?: number }): JobHandler {
   const timeoutMs = deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  return async ({ delivery_id }: { delivery_id: number }) => {
-    const plan = deps.webhooks.begin(delivery_id);
+  return async (delivery: Delivery, job) => {
+    const plan = deps.webhooks.begin(job.id, delivery);
     if (!plan) return;
     // `t` is wall-clock time even under a manual service clock: it is about the freshness of this request.
     const signature = signWebhook({ secret: plan.secrets, body: plan.body, timestamp: Math.floor(Date.now() / 1000) });
@@ -42,8 +42,8 @@ export function webhookWorker(deps: { webhooks: Webhooks; agent: Dispatcher; use
           'content-type': 'application/json',
           'user-agent': deps.userAgent,
           [SIGNATURE_HEADER]: signature,
-          [EVENT_ID_HEADER]: plan.eventId,
-          [ATTEMPT_HEADER]: String(plan.attempt),
+          [EVENT_ID_HEADER]: delivery.event_id,
+          [ATTEMPT_HEADER]: String(delivery.attempt),
         },
         body: plan.body,
       });
@@ -56,7 +56,7 @@ export function webhookWorker(deps: { webhooks: Webhooks; agent: Dispatcher; use
       outcome.error = describe(err, timeoutMs);
     }
     outcome.durationMs = Math.round(performance.now() - started);
-    const next = await deps.webhooks.record(plan, outcome);
-    return next == null ? undefined : { retryAt: next };
+    // The attempt is recorded in the transaction that finishes the job (one commit an attempt).
+    return { finish: () => deps.webhooks.record(plan, outcome) };
   };
 }
