@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ID_CHARS } from '../lib/ids.js';
 
 /** The only dated version served; also the default when a request names none (§9). */
 export const SERVICE_VERSION = '2026-08-01';
@@ -85,17 +86,39 @@ export const Timestamp = z.iso.datetime({ offset: false });
 /** A timestamp a client sends: any UTC offset is accepted. */
 export const InputTimestamp = z.iso.datetime({ offset: true });
 
-/** `limit` (1–100, default 20) and `after` (id of the last item seen). */
-export const ListQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .optional(),
-  after: z.string().min(1).max(64).optional(),
-});
-export type ListQuery = z.infer<typeof ListQuery>;
+/** The kinds of id a request may carry (decisions.md "ids"), as a message names each. */
+const ID_KINDS = {
+  dom: 'a domain id',
+  ws: 'a workspace id',
+  key: 'an API key id',
+  msg: 'a message id',
+  evt: 'an event id',
+  whk: 'a webhook endpoint id',
+  eml: 'a caught message id',
+} as const;
+export type IdKind = keyof typeof ID_KINDS;
+
+/**
+ * An id of one kind as a request carries it (prefix + `_` + 24 base62 characters): the one rule every id field and
+ * query parameter follows, so a malformed id is refused before any lookup.
+ */
+export function Id(kind: IdKind) {
+  const message = `must be ${ID_KINDS[kind]}: ${kind}_ followed by ${ID_CHARS} letters and digits`;
+  return z.string({ error: message }).regex(new RegExp(`^${kind}_[0-9A-Za-z]{${ID_CHARS}}$`));
+}
+
+/** The `limit` query parameter: 1–100 items a page. */
+export const PageLimit = z
+  .string({ error: 'must be a whole number from 1 to 100' })
+  .regex(/^\d+$/)
+  .transform(Number)
+  .pipe(z.number({ error: 'must be a whole number from 1 to 100' }).int().min(1).max(100));
+
+/** `limit` (1–100, default 20) and `after` (the id of the last item seen: an id of the listed kind). */
+export function listQuery(kind: IdKind) {
+  return z.strictObject({ limit: PageLimit.optional(), after: Id(kind).optional() });
+}
+export type ListQuery = z.output<ReturnType<typeof listQuery>>;
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), has_more: z.boolean() });

@@ -25,13 +25,16 @@ export const Attachment = z.strictObject({
 export type Attachment = z.infer<typeof Attachment>;
 
 const Address = z.string().max(998);
+/** A list of at most `max` addresses; its wording covers a wrong type and too many alike. */
+const Addresses = (max: number) => z.array(Address, { error: `must be an array of at most ${max} addresses` }).max(max);
+const TO_WORDING = `must be an address or an array of 1 to ${MAX_RECIPIENTS} addresses`;
 
 export const SendEmailRequest = z.strictObject({
   from: Address,
-  to: z.union([Address, z.array(Address).min(1).max(MAX_RECIPIENTS)]),
-  cc: z.array(Address).max(MAX_RECIPIENTS).optional(),
-  bcc: z.array(Address).max(MAX_RECIPIENTS).optional(),
-  reply_to: z.array(Address).max(MAX_REPLY_TO).optional(),
+  to: z.union([Address, z.array(Address, { error: TO_WORDING }).min(1).max(MAX_RECIPIENTS)], { error: TO_WORDING }),
+  cc: Addresses(MAX_RECIPIENTS).optional(),
+  bcc: Addresses(MAX_RECIPIENTS).optional(),
+  reply_to: Addresses(MAX_REPLY_TO).optional(),
   subject: z.string().max(MAX_SUBJECT).optional(),
   html: z.string().optional(),
   text: z.string().optional(),
