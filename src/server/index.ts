@@ -34,6 +34,7 @@ import { systemMailWorker } from './workers/system-mail.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
+import { docsRoutes } from './http/docs.js';
 
 export interface ServeOptions {
   host?: string;
@@ -179,19 +180,21 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const app = createApp({
     log,
     trustProxy: Boolean(opts.trustProxy),
+    origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
     isAdmin: (bearer) => bearer != null && safeEqual(bearer, adminToken),
     v1: {
       ...authRoutes(core),
       ...keyRoutes(core),
       ...domainRoutes(core),
-      ...emailRoutes(core, () => `${config.publicOrigin}/v1`),
+      ...emailRoutes(core, () => config.publicOrigin),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught),
     extra: (a) => {
       pages(a, core, adminToken, caught);
       trackingRoutes(a, core, Boolean(opts.trustProxy));
+      docsRoutes(a);
     },
   });
 

@@ -44,6 +44,8 @@ export type SandboxHandlers = {
 export interface AppDeps {
   log: Logger;
   trustProxy: boolean;
+  /** The server's public origin, where every Problem's `docs_url` points (known once the port is bound). */
+  origin(): string;
   authorize(req: Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>, bearer: string | null, ip: string): Promise<Caller>;
   /** Checks the sandbox admin token (constant time). */
   isAdmin(bearer: string | null): boolean;
@@ -159,8 +161,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const version = c.req.header(VERSION_HEADER);
     if (version !== undefined && version !== SERVICE_VERSION) {
       c.res = problemResponse(
-        new ServiceError('unsupported_version', `Service-Version "${version.slice(0, 40)}" is not supported; the only supported version is ${SERVICE_VERSION}.`),
+        new ServiceError('unsupported_version', `Service-Version "${version.slice(0, 40)}" is not supported; send ${SERVICE_VERSION} or leave the header out.`),
         requestId,
+        deps.origin(),
       );
     } else {
       await next();
@@ -212,15 +215,20 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.notFound((c) => {
     const requestId = c.get('requestId');
-    const allowed = routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method);
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
     if (allowed.length) {
       return problemResponse(
-        new ServiceError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`),
+        new ServiceError('method_not_allowed', `${c.req.method} is not allowed on this path; use ${allowed.join(' or ')}.`),
         requestId,
-        { Allow: [...new Set(allowed)].join(', ') },
+        deps.origin(),
+        { Allow: allowed.join(', ') },
       );
     }
-    return problemResponse(new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`), requestId);
+    return problemResponse(
+      new ServiceError('not_found', `No route ${c.req.method} ${c.req.path.slice(0, 200)}; the API is under /v1 and GET /v1/openapi.json lists it.`),
+      requestId,
+      deps.origin(),
+    );
   });
 
   app.onError((err, c) => {
@@ -230,10 +238,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
       if (err.code === 'missing_credentials' || err.code.startsWith('invalid_') && ERR_401.has(err.code)) {
         headers['WWW-Authenticate'] = 'Bearer';
       }
-      return problemResponse(err, requestId, headers);
+      return problemResponse(err, requestId, deps.origin(), headers);
     }
     deps.log.error('unhandled error', { request_id: requestId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    return problemResponse(new ServiceError('internal_error', 'Something went wrong on our side; quote the request id if you report it.'), requestId);
+    return problemResponse(
+      new ServiceError('internal_error', 'Something went wrong on our side; quote the request id if you report it.'),
+      requestId,
+      deps.origin(),
+    );
   });
 
   return app;
