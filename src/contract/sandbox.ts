@@ -28,6 +28,9 @@ export const ReadyLine = z.object({
 });
 export type ReadyLine = z.infer<typeof ReadyLine>;
 
+/** How the admin token of `svc serve` begins (`adm_` + 32 base62 characters); it is no /v1 credential. */
+export const ADMIN_TOKEN_PREFIX = 'adm_';
+
 /** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
 export const CreateInviteRequest = z.strictObject({
   max_uses: z.number().int().min(1).max(1_000_000).optional(),

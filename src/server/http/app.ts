@@ -203,8 +203,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
       e.path,
       e,
       async (c) => {
-        if (!deps.isAdmin(bearerOf(c))) {
-          throw new ServiceError('missing_credentials', 'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".');
+        const bearer = bearerOf(c);
+        if (!deps.isAdmin(bearer)) {
+          const how = 'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
+          if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
+          throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);
         }
         return ANONYMOUS;
       },
