@@ -1,6 +1,7 @@
 // The HTTP composition: request id, version header, body reading, authentication and validation from the
 // endpoint tables, then one handler per operation name; every error leaves as a Problem.
 import { Hono, type Context } from 'hono';
+import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
@@ -62,7 +63,8 @@ export type Env = { Variables: { requestId: string } };
 const ANONYMOUS: Caller = { principal: null as never, workspace: null, role: null };
 
 function patternOf(path: string): RegExp {
-  return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '/?$');
+  // Exactly the paths the router serves (no trailing slash), so that a 405 never lists the method it refuses.
+  return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '$');
 }
 
 export function clientIp(c: Context, trustProxy: boolean): string {
@@ -84,7 +86,7 @@ function bearerOf(c: Context): string | null {
 const tooLarge = () => new ServiceError('payload_too_large', 'The request body is larger than 40 MiB.');
 
 /**
- * Reads the body as text with the 40 MiB cap; empty string when there is none. Under node it reads the socket's
+ * Reads the body as UTF-8 text with the 40 MiB cap; empty string when there is none. Under node it reads the socket's
  * IncomingMessage directly (building a web ReadableStream per request costs more than the rest of a send).
  */
 async function readBody(c: Context): Promise<string> {
@@ -113,7 +115,10 @@ async function readBody(c: Context): Promise<string> {
       }
     }
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  // JSON travels as UTF-8 (RFC 8259 §8.1); decoding a stray byte as U+FFFD would change the request silently.
+  if (!isUtf8(bytes)) throw new ServiceError('invalid_json', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.');
+  return bytes.toString('utf8');
 }
 
 function parseJsonBody(c: Context, text: string, schema: z.ZodType | undefined): unknown {

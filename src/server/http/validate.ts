@@ -5,6 +5,8 @@ import { ServiceError } from '../core/errors.js';
 // Shape problems (wrong JSON type, missing or unknown field) are 400; a well-formed value that breaks a rule is 422.
 const SHAPE_CODES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);
 
+/** How deep objects and arrays may nest in a body: deeper JSON is refused before anything walks it. */
+export const MAX_BODY_DEPTH = 64;
 /** At most this many entries in `errors[]`: a huge body must not make a huge answer. */
 const MAX_FIELD_ERRORS = 100;
 
@@ -117,8 +119,25 @@ function pathOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.') || '(body)';
 }
 
+/** True when objects and arrays nest deeper than `max` levels (walked without recursion, so any depth is safe). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [object, number][] = value !== null && typeof value === 'object' ? [[value, 1]] : [];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** Validates a value against a contract schema, throwing the decided 400 or 422 Problem with one entry per field. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query'): z.output<T> {
+  if (where === 'body' && nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+    const message = `must not nest objects and arrays more than ${MAX_BODY_DEPTH} levels deep`;
+    throw new ServiceError('invalid_request', `(body): ${message}`, { errors: [{ path: '(body)', code: 'too_deep', message }] });
+  }
   // The fields of each strict object that refused a key, to suggest the nearest one.
   const fieldsAt = new Map<string, string[]>();
   const result = schema.safeParse(value, {
