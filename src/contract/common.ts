@@ -292,22 +292,22 @@ export type IdKind = keyof typeof ID_KINDS;
  * query parameter follows, so a malformed id is refused before any lookup.
  */
 export function Id(kind: IdKind) {
-  const message = `must be ${ID_KINDS[kind]}: ${kind}_ followed by ${ID_CHARS} letters and digits`;
-  return z.string({ error: message }).regex(new RegExp(`^${kind}_[0-9A-Za-z]{${ID_CHARS}}$`));
+  const wording = { error: `must be ${ID_KINDS[kind]}: ${kind}_ followed by ${ID_CHARS} letters and digits` };
+  return z.string(wording).regex(new RegExp(`^${kind}_[0-9A-Za-z]{${ID_CHARS}}$`), wording);
 }
 
+const LIMIT_WORDING = { error: 'must be a whole number from 1 to 100' };
 /** The `limit` query parameter: 1–100 items a page. */
 export const PageLimit = z
-  .string({ error: 'must be a whole number from 1 to 100' })
-  .regex(/^\d+$/)
+  .string(LIMIT_WORDING)
+  .regex(/^\d+$/, LIMIT_WORDING)
   .transform(Number)
-  .pipe(z.number({ error: 'must be a whole number from 1 to 100' }).int().min(1).max(100));
+  .pipe(z.number(LIMIT_WORDING).int(LIMIT_WORDING).min(1, LIMIT_WORDING).max(100, LIMIT_WORDING));
 
 /** `limit` (1–100, default 20) and `after` (the id of the last item seen: an id of the listed kind). */
 export function listQuery(kind: IdKind) {
   return z.strictObject({ limit: PageLimit.optional(), after: Id(kind).optional() });
 }
-export type ListQuery = z.output<ReturnType<typeof listQuery>>;
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), has_more: z.boolean() });

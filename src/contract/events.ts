@@ -46,14 +46,14 @@ const TypeFilter = z.preprocess(
 );
 
 /** `GET /events`: oldest first after `after`; `wait` holds the request up to that many seconds for a newer event. */
-const WAIT_WORDING = `must be a whole number of seconds from 0 to ${MAX_EVENTS_WAIT}`;
+const WAIT_WORDING = { error: `must be a whole number of seconds from 0 to ${MAX_EVENTS_WAIT}` };
 export const EventsQuery = listQuery('evt').extend({
   type: TypeFilter.optional(),
   wait: z
-    .string({ error: WAIT_WORDING })
-    .regex(/^\d+$/)
+    .string(WAIT_WORDING)
+    .regex(/^\d+$/, WAIT_WORDING)
     .transform(Number)
-    .pipe(z.number({ error: WAIT_WORDING }).int().min(0).max(MAX_EVENTS_WAIT))
+    .pipe(z.number(WAIT_WORDING).int(WAIT_WORDING).min(0, WAIT_WORDING).max(MAX_EVENTS_WAIT, WAIT_WORDING))
     .optional(),
 });
 export type EventsQuery = z.output<typeof EventsQuery>;

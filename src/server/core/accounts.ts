@@ -55,7 +55,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
 
   function inviteRequired(): never {
     // Identical for a missing, wrong, expired or used code: nothing tells which.
-    throw new ServiceError('invite_required', 'Registration is invite-only. Join the waitlist to be invited.', {
+    throw new ServiceError('invite_required', 'Registration is invite-only: sign up with a valid invite code, or join the waitlist (waitlist_url) to be invited.', {
       members: { waitlist_url: config.waitlistUrl },
     });
   }

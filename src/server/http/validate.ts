@@ -6,7 +6,7 @@ import { ServiceError } from '../core/errors.js';
 const SHAPE_CODES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);
 
 /** How deep objects and arrays may nest in a body: deeper JSON is refused before anything walks it. */
-export const MAX_BODY_DEPTH = 64;
+const MAX_BODY_DEPTH = 64;
 /** At most this many entries in `errors[]`: a huge body must not make a huge answer. */
 const MAX_FIELD_ERRORS = 100;
 
@@ -83,7 +83,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known field nearest to an unknown one, when it is close: a third of the longer name, at least one edit. */
-export function nearestField(unknown: string, known: readonly string[]): string | undefined {
+function nearestField(unknown: string, known: readonly string[]): string | undefined {
   if (unknown.length > 64) return undefined;
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -156,7 +156,6 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
   let total = 0;
   let shape = false;
   const add = (e: FieldError) => {
-    // Past the cap only count: wording an entry (the nearest field above all) costs time a huge body must not buy.
     if (++total <= MAX_FIELD_ERRORS) errors.push(e);
   };
   for (const issue of result.error.issues.flatMap(matchedBranch)) {
@@ -166,6 +165,7 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
     if (issue.code === 'unrecognized_keys') {
       const known = fieldsAt.get(path) ?? [];
       for (const k of issue.keys) {
+        // Past the cap only count: finding the nearest field costs time that a body of many keys must not buy.
         if (total >= MAX_FIELD_ERRORS) total++;
         else add({ path: pathOf([...issue.path, k]), code: 'unknown_field', message: unknownFieldMessage(k, known) });
       }
