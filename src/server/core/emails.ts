@@ -168,10 +168,13 @@ export function createEmails(
     abuseFilter(input, f.attachments);
     const domain = deps.domains.statusByName(key.workspaceId, f.from.domain);
     if (key.domainId && domain?.id !== key.domainId) {
-      fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}.`);
+      fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}; send from that domain or use another key.`);
     }
     if (!domain || (domain.status !== 'verified' && domain.status !== 'degraded')) {
-      fail('domain_not_verified', `${f.from.domain} is not a verified domain of this workspace; add it with \`svc domains add ${f.from.domain}\` and verify it first.`, {
+      const fix = domain
+        ? `it is ${domain.status}: publish its DNS records, then run \`svc domains verify ${domain.id}\``
+        : `add it with \`svc domains add ${f.from.domain}\`, publish its DNS records and verify it`;
+      fail('domain_not_verified', `${f.from.domain} is not a verified domain of this workspace; ${fix}.`, {
         errors: [{ path: 'from', code: 'domain_not_verified', message: `${f.from.domain} is not verified` }],
       });
     }
