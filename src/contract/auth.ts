@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from './common.js';
+import { Id, Timestamp } from './common.js';
 
 export const Role = z.enum(['owner', 'admin', 'member']);
 export type Role = z.infer<typeof Role>;
@@ -49,14 +49,14 @@ export const SignupRequest = z.strictObject({
 export const LoginRequest = z.strictObject({
   email: z.string(),
   password: z.string(),
-  workspace_id: z.string().max(64).optional(),
+  workspace_id: Id('ws').optional(),
 });
 
 // No length rule on refresh_token: a token of any length that is not one we issued is simply unknown,
 // which refresh answers with 401 and logout with 204 (never 422; §4 Accounts rules 3 and 5).
 export const RefreshRequest = z.strictObject({
   refresh_token: z.string(),
-  workspace_id: z.string().max(64).optional(),
+  workspace_id: Id('ws').optional(),
 });
 
 export const LogoutRequest = z.strictObject({ refresh_token: z.string() });

@@ -10,7 +10,7 @@ export const MAX_BATCH = 100;
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 export const Tag = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, 1–64 characters'),
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
   value: z.string().min(1).max(128),
 });
 export type Tag = z.infer<typeof Tag>;
@@ -25,13 +25,19 @@ export const Attachment = z.strictObject({
 export type Attachment = z.infer<typeof Attachment>;
 
 const Address = z.string().max(998);
+/** A list of at most `max` addresses; one wording for a wrong type and for too many. */
+function Addresses(max: number) {
+  const wording = { error: `must be an array of at most ${max} addresses` };
+  return z.array(Address, wording).max(max, wording);
+}
+const TO_WORDING = { error: `must be an address or an array of 1 to ${MAX_RECIPIENTS} addresses` };
 
 export const SendEmailRequest = z.strictObject({
   from: Address,
-  to: z.union([Address, z.array(Address).min(1).max(MAX_RECIPIENTS)]),
-  cc: z.array(Address).max(MAX_RECIPIENTS).optional(),
-  bcc: z.array(Address).max(MAX_RECIPIENTS).optional(),
-  reply_to: z.array(Address).max(MAX_REPLY_TO).optional(),
+  to: z.union([Address, z.array(Address, TO_WORDING).min(1, TO_WORDING).max(MAX_RECIPIENTS, TO_WORDING)], TO_WORDING),
+  cc: Addresses(MAX_RECIPIENTS).optional(),
+  bcc: Addresses(MAX_RECIPIENTS).optional(),
+  reply_to: Addresses(MAX_REPLY_TO).optional(),
   subject: z.string().max(MAX_SUBJECT).optional(),
   html: z.string().optional(),
   text: z.string().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ATTACHMENT_BODY_LIMIT, Empty, ListQuery, listOf, Problem } from './common.js';
+import { ATTACHMENT_BODY_LIMIT, Empty, listOf, listQuery, Problem } from './common.js';
 import * as auth from './auth.js';
 import * as keys from './keys.js';
 import * as domains from './domains.js';
@@ -69,7 +69,7 @@ export const endpoints = {
   },
   listApiKeys: {
     method: 'GET', path: '/api-keys', summary: 'List API keys, newest first', auth: 'session', workspace: true,
-    query: ListQuery, success: [200, listOf(keys.ApiKey)], errors: [400, 401, 403],
+    query: listQuery('key'), success: [200, listOf(keys.ApiKey)], errors: [400, 401, 403],
   },
   createApiKey: {
     method: 'POST', path: '/api-keys', summary: 'Create an API key (shown once)', auth: 'session', workspace: true,
@@ -81,7 +81,7 @@ export const endpoints = {
   },
   listDomains: {
     method: 'GET', path: '/domains', summary: 'List sending domains, newest first', auth: 'either', workspace: true,
-    scope: 'domains:read', query: ListQuery, success: [200, listOf(domains.Domain)], errors: [400, 401, 403],
+    scope: 'domains:read', query: listQuery('dom'), success: [200, listOf(domains.Domain)], errors: [400, 401, 403],
   },
   createDomain: {
     method: 'POST', path: '/domains', summary: 'Add a domain; the response lists the DNS records to publish', auth: 'either',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ListQuery, Timestamp } from './common.js';
+import { Timestamp, listQuery } from './common.js';
 
 /** Every event type of §6; the service produces the `email.*` and `domain.*` ones (decisions.md "payloads"). */
 export const EVENT_TYPES = [
@@ -46,13 +46,14 @@ const TypeFilter = z.preprocess(
 );
 
 /** `GET /events`: oldest first after `after`; `wait` holds the request up to that many seconds for a newer event. */
-export const EventsQuery = ListQuery.extend({
+const WAIT_WORDING = { error: `must be a whole number of seconds from 0 to ${MAX_EVENTS_WAIT}` };
+export const EventsQuery = listQuery('evt').extend({
   type: TypeFilter.optional(),
   wait: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of seconds')
+    .string(WAIT_WORDING)
+    .regex(/^\d+$/, WAIT_WORDING)
     .transform(Number)
-    .pipe(z.number().int().min(0).max(MAX_EVENTS_WAIT))
+    .pipe(z.number(WAIT_WORDING).int(WAIT_WORDING).min(0, WAIT_WORDING).max(MAX_EVENTS_WAIT, WAIT_WORDING))
     .optional(),
 });
 export type EventsQuery = z.output<typeof EventsQuery>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputTimestamp, Timestamp } from './common.js';
+import { Id, InputTimestamp, Timestamp } from './common.js';
 
 export const SCOPES = [
   'emails:send',
@@ -46,7 +46,7 @@ export const CreateApiKeyRequest = z.strictObject({
   name: z.string().min(1).max(128),
   scopes: z.array(Scope).min(1).max(SCOPES.length * 4),
   mode: KeyMode.optional(),
-  domain_id: z.string().max(64).optional(),
+  domain_id: Id('dom').optional(),
   ip_allowlist: z.array(z.string().max(64)).max(100).optional(),
   expires_at: InputTimestamp.optional(),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Role, Workspace } from './auth.js';
-import { InputTimestamp, Timestamp, listOf } from './common.js';
+import { Id, InputTimestamp, PageLimit, Timestamp, listOf } from './common.js';
 import { RecordKind } from './domains.js';
 import { EventType } from './events.js';
 
@@ -28,6 +28,9 @@ export const ReadyLine = z.object({
 });
 export type ReadyLine = z.infer<typeof ReadyLine>;
 
+/** How the admin token of `svc serve` begins (`adm_` + 32 base62 characters); it is no /v1 credential. */
+export const ADMIN_TOKEN_PREFIX = 'adm_';
+
 /** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
 export const CreateInviteRequest = z.strictObject({
   max_uses: z.number().int().min(1).max(1_000_000).optional(),
@@ -36,7 +39,7 @@ export const CreateInviteRequest = z.strictObject({
 export const Invite = z.object({ id: z.string(), code: z.string(), max_uses: z.number().int(), expires_at: Timestamp.nullable() });
 
 export const CreateSandboxWorkspaceRequest = z.strictObject({
-  email: z.string().max(254),
+  email: z.email().max(254),
   name: z.string().trim().min(1).max(128),
   role: Role,
 });
@@ -71,15 +74,10 @@ export const CaughtMessage = CaughtMessageSummary.extend({
 export type CaughtMessage = z.infer<typeof CaughtMessage>;
 
 export const MessagesQuery = z.strictObject({
-  to: z.string().max(320).optional(),
-  workspace_id: z.string().max(64).optional(),
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .optional(),
-  after: z.string().min(1).max(64).optional(),
+  to: z.string().min(1).max(320).optional(),
+  workspace_id: Id('ws').optional(),
+  limit: PageLimit.optional(),
+  after: Id('eml').optional(),
   /** Only mail received at or after this time (service clock). */
   since: InputTimestamp.optional(),
 });
@@ -149,12 +147,12 @@ export const WebhookEndpoint = z.object({
 });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 export const CreateWebhookRequest = z.strictObject({
-  workspace_id: z.string().max(64),
+  workspace_id: Id('ws'),
   url: z.string().max(2048),
   events: z.array(EventType).min(1).max(16).optional(),
 });
-export const WebhooksQuery = z.strictObject({ workspace_id: z.string().max(64).optional() });
-export const RedeliverRequest = z.strictObject({ endpoint_id: z.string().max(64).optional() });
+export const WebhooksQuery = z.strictObject({ workspace_id: Id('ws').optional() });
+export const RedeliverRequest = z.strictObject({ endpoint_id: Id('whk').optional() });
 /** 202 to a redelivery: one new delivery per endpoint, attempts numbered from 1. */
 export const Redelivery = z.object({ event_id: z.string(), endpoint_ids: z.array(z.string()) });
 

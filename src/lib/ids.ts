@@ -24,9 +24,12 @@ export function base62(length: number): string {
   return out;
 }
 
-/** A resource id: prefix + 24 base62 characters (`msg_…`, `usr_…`, `ws_…`). */
+/** How many base62 characters follow the prefix of a resource id. */
+export const ID_CHARS = 24;
+
+/** A resource id: prefix + `_` + 24 base62 characters (`msg_…`, `usr_…`, `ws_…`). */
 export function newId(prefix: string): string {
-  return `${prefix}_${base62(24)}`;
+  return `${prefix}_${base62(ID_CHARS)}`;
 }
 
 /** An opaque secret token with at least `bits` of entropy, base64url encoded. */

@@ -42,6 +42,7 @@ import { domainCheckWorker } from './workers/domain-check.js';
 import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
+import { docsRoutes } from './http/docs.js';
 
 export interface ServeOptions {
   host?: string;
@@ -195,13 +196,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     log,
     bodyLimits: opts.bodyLimits,
     trustProxy: Boolean(opts.trustProxy),
+    origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
     isAdmin: (bearer) => bearer != null && safeEqual(bearer, adminToken),
     v1: {
       ...authRoutes(core),
       ...keyRoutes(core),
       ...domainRoutes(core),
-      ...emailRoutes(core, () => `${config.publicOrigin}/v1`),
+      ...emailRoutes(core, () => config.publicOrigin),
       ...eventRoutes(core),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
@@ -209,11 +211,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     extra: (a) => {
       pages(a, core, adminToken, caught);
       trackingRoutes(a, core, Boolean(opts.trustProxy));
+      docsRoutes(a);
     },
   });
 
   const http = createServer(app, {
     log,
+    origin: () => config.publicOrigin,
     tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
     timeouts: opts.httpTimeouts,
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ADMIN_TOKEN_PREFIX } from '../contract/sandbox.js';
 import { base62 } from '../lib/ids.js';
 import type { Secrets } from './core/deps.js';
 
@@ -8,7 +9,7 @@ import type { Secrets } from './core/deps.js';
 export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminToken: string } {
   const fresh = () => ({ jwt: randomBytes(32).toString('base64'), hash: randomBytes(32).toString('base64') });
   let stored = fresh();
-  let adminToken = `adm_${base62(32)}`;
+  let adminToken = `${ADMIN_TOKEN_PREFIX}${base62(32)}`;
   if (dataDir) {
     const secretsFile = join(dataDir, 'secrets.json');
     const tokenFile = join(dataDir, 'admin-token');

@@ -208,8 +208,13 @@ describe('sandbox routes', () => {
       expect(picked.workspace).toMatchObject({ id: r.body.id, role: 'admin' });
     });
 
-    it('404 for an unknown email; 400/422 for a bad body', async () => {
-      expectProblem(await s.admin('POST', '/sandbox/workspaces', { email: 'nobody@example.test', name: 'X', role: 'owner' }), 404, 'not_found');
+    it('422 naming email for an email no user has; 400/422 for a bad body', async () => {
+      const unknown = await s.admin('POST', '/sandbox/workspaces', { email: 'nobody@example.test', name: 'X', role: 'owner' });
+      expectProblem(unknown, 422, 'validation_failed');
+      expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'email', message: expect.stringContaining('no user has this email') })]);
+      const malformed = await s.admin('POST', '/sandbox/workspaces', { email: 'not an address', name: 'X', role: 'owner' });
+      expectProblem(malformed, 422, 'validation_failed');
+      expect(malformed.body.errors).toEqual([{ path: 'email', code: 'invalid_format', message: 'must be an email address' }]);
       expectProblem(await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'X', role: 'emperor' }), 422);
       expectProblem(await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, role: 'owner' }), 400, 'invalid_request');
     });

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../../contract/endpoints.js';
 import type { Role } from '../../contract/auth.js';
+import { ADMIN_TOKEN_PREFIX } from '../../contract/sandbox.js';
 import type { AccountStore, WorkspaceRow } from '../store/accounts.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
@@ -25,6 +26,14 @@ export interface Caller {
 
 type Requirement = Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
 
+/** What an operation of each credential kind takes, in the words of a refusal. */
+const TAKES: Record<Endpoint['auth'], string> = {
+  none: 'no credential',
+  session: 'a session: sign in with `svc login` and send its access token',
+  key: 'an API key (create one with `svc keys create`)',
+  either: 'an API key or a session access token (`svc login` signs in; `svc keys create` makes a key)',
+};
+
 /**
  * Authenticates a bearer credential and checks it against an operation: 401 for a missing or bad credential,
  * 403 for the wrong kind, a disallowed IP, a suspended workspace, a missing scope or a role too low.
@@ -32,16 +41,19 @@ type Requirement = Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
 export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }) {
   const { accounts, keys, secrets, clock } = deps;
 
-  async function principalOf(bearer: string | null): Promise<Principal & { ipAllowlist?: string[] }> {
-    if (!bearer) fail('missing_credentials', 'Send an API key or access token as "Authorization: Bearer …".');
+  async function principalOf(req: Requirement, bearer: string | null): Promise<Principal & { ipAllowlist?: string[] }> {
+    if (!bearer) fail('missing_credentials', `This operation takes ${TAKES[req.auth]}, as "Authorization: Bearer …".`);
     if (bearer!.startsWith('svc_')) return keys.authenticate(bearer!);
+    if (bearer!.startsWith(ADMIN_TOKEN_PREFIX)) {
+      fail('invalid_token', `This is the sandbox admin token: it opens /sandbox routes and the inbox page only. /v1 takes an API key or a session access token; this operation takes ${TAKES[req.auth]}.`);
+    }
     const claims = await verifyAccessToken(secrets.jwtKey, bearer!, clock.now());
     return { kind: 'session', userId: claims.sub, workspaceId: claims.ws ?? null, sid: claims.sid };
   }
 
   return {
     async authorize(req: Requirement, bearer: string | null, ip: string): Promise<Caller> {
-      const p = await principalOf(bearer);
+      const p = await principalOf(req, bearer);
       if (req.auth === 'session' && p.kind === 'key') {
         fail('session_required', 'This operation manages the account and takes a session, not an API key; sign in with `svc login`.');
       }
@@ -49,7 +61,7 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
         fail('api_key_required', 'This operation takes an API key, not a session; create one with `svc keys create`.');
       }
       if (p.kind === 'key' && !ipAllowed(ip, p.ipAllowlist ?? [])) {
-        fail('ip_not_allowed', `This API key may not be used from ${ip}.`);
+        fail('ip_not_allowed', `This API key may not be used from ${ip}; call from an address on its allowlist, or use another key.`);
       }
       const { ipAllowlist: _drop, ...principal } = p as Principal & { ipAllowlist?: string[] };
       if (!req.workspace) return { principal, workspace: null, role: null };
@@ -58,10 +70,10 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
       let role: Role | null = null;
       if (principal.kind === 'session') {
         if (!principal.workspaceId) {
-          fail('workspace_required', 'This session has no workspace selected; refresh it with a workspace_id.');
+          fail('workspace_required', 'This session has no workspace selected; sign in choosing one with `svc login --workspace WS`.');
         }
         const m = accounts.membership(principal.userId, principal.workspaceId!);
-        if (!m) fail('not_a_member', 'You are no longer a member of this workspace.');
+        if (!m) fail('not_a_member', 'You are no longer a member of this workspace; sign in again with `svc login` to choose another.');
         workspace = m;
         role = m!.role;
       } else {
@@ -69,10 +81,10 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
       }
       if (!workspace) throw new ServiceError('invalid_api_key', 'The API key belongs to no workspace.');
       if (workspace.status !== 'active') {
-        fail('workspace_suspended', `This workspace is ${workspace.status}; API calls are refused.`);
+        fail('workspace_suspended', `This workspace is ${workspace.status}; API calls are refused until its operator reactivates it.`);
       }
       if (principal.kind === 'key' && req.scope && !principal.scopes.includes(req.scope)) {
-        fail('insufficient_scope', `This API key lacks the ${req.scope} scope.`);
+        fail('insufficient_scope', `This API key lacks the ${req.scope} scope; use a key that has it (\`svc keys create --scope ${req.scope}\`).`);
       }
       if (principal.kind === 'session' && req.role === 'admin' && role === 'member') {
         fail('forbidden', 'Your role in this workspace (member) may read but not change this; ask an owner or admin.');

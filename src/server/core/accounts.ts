@@ -56,7 +56,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
 
   function inviteRequired(): never {
     // Identical for a missing, wrong, expired or used code: nothing tells which.
-    throw new ServiceError('invite_required', 'Registration is invite-only. Join the waitlist to be invited.', {
+    throw new ServiceError('invite_required', 'Registration is invite-only: sign up with a valid invite code, or join the waitlist (waitlist_url) to be invited.', {
       members: { waitlist_url: config.waitlistUrl },
     });
   }
@@ -125,8 +125,11 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
 
   /** The workspace a session should carry: the one asked for (must be a member), else the only one. */
   function pickWorkspace(userId: string, requested: string | null | undefined): MemberWorkspaceRow | null {
-    if (requested) {
-      return store.membership(userId, requested) ?? fail('not_a_member', 'You are not a member of that workspace.');
+    if (requested != null) {
+      return (
+        store.membership(userId, requested) ??
+        fail('not_a_member', 'You are not a member of that workspace; sign in without workspace_id to see yours.')
+      );
     }
     const all = store.workspacesOf(userId);
     return all.length === 1 ? all[0] : null;
@@ -155,7 +158,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       const { user, workspace } = store.transaction(() => {
         if (inviteHash && !store.useInvite(inviteHash, clock.now())) inviteRequired();
         if (store.userByEmail(input.email)) {
-          fail('email_taken', 'An account with this email already exists; sign in instead.', {
+          fail('email_taken', 'An account with this email already exists; sign in with `svc login` instead.', {
             errors: [{ path: 'email', code: 'taken', message: 'already registered' }],
           });
         }
@@ -183,7 +186,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       const user = store.userByEmail(input.email);
       if (!(await verifyPassword(user?.password_hash, input.password)) || !user) {
         windows.hit(ipBucket, accountBucket);
-        fail('invalid_credentials', 'The email or password is wrong.');
+        fail('invalid_credentials', 'The email or password is wrong; check both and sign in again.');
       }
       windows.clear(ipBucket, accountBucket);
       const workspace = pickWorkspace(user!.id, input.workspace_id);
@@ -219,7 +222,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
 
     /** GET /auth/me */
     me(userId: string, workspaceId: string | null): { user: User; workspace?: Workspace } {
-      const user = store.userById(userId) ?? fail('invalid_token', 'The account no longer exists.');
+      const user = store.userById(userId) ?? fail('invalid_token', 'The account of this session no longer exists; sign in with another.');
       const m = workspaceId ? store.membership(userId, workspaceId) : undefined;
       return { user: toUser(user, m?.role), ...(m ? { workspace: toWorkspace(m, m.role) } : {}) };
     },
@@ -242,7 +245,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       const h = hash(token);
       const row = store.verificationToken(h);
       if (!row || row.expires_at <= now) {
-        fail('verification_token_invalid', 'The verification token is unknown or expired; ask for a new email.', {
+        fail('verification_token_invalid', 'The verification token is unknown or expired; ask for a new email with `svc verify-email --resend`.', {
           errors: [{ path: 'token', code: 'invalid', message: 'unknown or expired' }],
         });
       }
@@ -281,16 +284,17 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       return { id: row.id, code, max_uses: row.max_uses, expires_at: row.expires_at == null ? null : iso(row.expires_at) };
     },
 
-    /** Sandbox: adds an existing user to a new workspace. */
+    /** Sandbox: adds an existing user to a new workspace; an email no user has is a 422 naming `email`. */
     addWorkspace(email: string, name: string, role: Role): Workspace {
-      const user = store.userByEmail(email) ?? fail('not_found', `No user with email ${email}.`);
+      const user = store.userByEmail(email);
+      if (!user) throw invalidField('email', 'no user has this email address; sign one up first (`svc signup`)');
       const w = store.transaction(() => createWorkspace(user.id, name, role));
       return toWorkspace(w, role);
     },
 
     /** Sandbox: suspend, activate or close a workspace. */
     setWorkspaceStatus(id: string, status: WorkspaceRow['status']): Workspace {
-      if (!store.setWorkspaceStatus(id, status)) fail('not_found', 'No such workspace.');
+      if (!store.setWorkspaceStatus(id, status)) fail('not_found', 'No workspace has this id.');
       const w = store.workspaceById(id)!;
       // The operator is no member: the Workspace shows the role of the user it was created for.
       return toWorkspace(w, store.firstMemberRole(id) ?? 'owner');

@@ -102,7 +102,7 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
   }
 
   function found(workspaceId: string, id: string): DomainRow {
-    return store.byId(workspaceId, id) ?? fail('not_found', 'No domain with this id in this workspace.');
+    return store.byId(workspaceId, id) ?? fail('not_found', 'No domain of this workspace has this id; `svc domains list` shows them.');
   }
 
   /** Schedules the next background check of a domain according to its status (nothing for failed/disabled). */
@@ -245,7 +245,7 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
           'domain_in_use',
           [keys ? `${keys} active API key(s) may send only from ${d.name}` : '', waiting ? `${waiting} message(s) from it are queued or scheduled` : '']
             .filter(Boolean)
-            .join('; ') + '. Revoke the keys or wait for the messages first.',
+            .join('; ') + '. Revoke the keys (`svc keys revoke ID`) and cancel or wait for the messages first.',
         );
       }
       store.softDelete(d.id, now);
@@ -287,7 +287,7 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
 
     /** Sandbox: writes the domain's expected records (some kinds, or all) into the sandbox zone. */
     publish(id: string, opts: { kinds?: string[]; state?: 'visible' | 'propagating' }) {
-      const d = store.get(id) ?? fail('not_found', 'No domain with this id.');
+      const d = store.get(id) ?? fail('not_found', 'No domain has this id; `svc domains list` shows them.');
       const chosen = records(d).expected.filter((r) => !opts.kinds || opts.kinds.includes(r.kind));
       const groups = new Map<string, { host: string; type: string; values: string[] }>();
       for (const r of chosen) {

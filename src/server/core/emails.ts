@@ -124,7 +124,7 @@ export function createEmails(
       throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
     }
     if (input.template_id !== undefined) {
-      fail('template_not_found', `No template ${input.template_id}: templates are not served yet; send html or text.`, {
+      fail('template_not_found', `No template ${input.template_id.slice(0, 64)}: templates are not served yet; send html or text.`, {
         errors: [{ path: 'template_id', code: 'not_found', message: 'unknown template' }],
       });
     }
@@ -138,7 +138,7 @@ export function createEmails(
   /** GTUBE in subject/text/html, EICAR in an attachment, or an operator pattern → 451; nothing is stored. */
   function abuseFilter(input: SendEmailRequest, attachments: StoredAttachment[]) {
     const texts = [input.subject ?? '', input.text ?? '', input.html ?? ''];
-    const blocked = (why: string) => fail('content_blocked', `The message was refused by the abuse filter: ${why}.`);
+    const blocked = (why: string) => fail('content_blocked', `The message was refused by the abuse filter: ${why}. Remove it and send again.`);
     if (texts.some((t) => t.includes(GTUBE))) blocked('it contains the GTUBE spam test string');
     for (const a of attachments) {
       if (a.content && Buffer.from(a.content, 'base64').includes(EICAR)) blocked(`attachment ${a.filename} contains the EICAR test virus`);
@@ -172,15 +172,18 @@ export function createEmails(
     abuseFilter(input, f.attachments);
     const domain = deps.domains.statusByName(key.workspaceId, f.from.domain);
     if (key.domainId && domain?.id !== key.domainId) {
-      fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}.`);
+      fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}; send from that domain or use another key.`);
     }
     if (!domain || (domain.status !== 'verified' && domain.status !== 'degraded')) {
-      fail('domain_not_verified', `${f.from.domain} is not a verified domain of this workspace; add and verify it first.`, {
+      const fix = domain
+        ? `it is ${domain.status}: publish its DNS records, then run \`svc domains verify ${domain.id}\``
+        : `add it with \`svc domains add ${f.from.domain}\`, publish its DNS records and verify it`;
+      fail('domain_not_verified', `${f.from.domain} is not a verified domain of this workspace; ${fix}.`, {
         errors: [{ path: 'from', code: 'domain_not_verified', message: `${f.from.domain} is not verified` }],
       });
     }
     if (key.mode === 'live' && !deps.accounts.ownerOf(key.workspaceId)?.email_verified_at) {
-      fail('live_sending_locked', "Live sending unlocks once the workspace owner confirms their email address; use a test key until then.");
+      fail('live_sending_locked', 'Live sending unlocks once the workspace owner confirms their email address (`svc verify-email TOKEN`); use a test key until then.');
     }
     const status = f.scheduledAt != null && f.scheduledAt > now ? 'scheduled' : 'queued';
     const row: MessageRow = {
@@ -289,19 +292,19 @@ export function createEmails(
 
     /** GET /emails/{id} */
     get(workspaceId: string, id: string): Message {
-      return toMessage(store.byId(workspaceId, id) ?? fail('not_found', 'No message with this id in this workspace.'));
+      return toMessage(store.byId(workspaceId, id) ?? fail('not_found', 'No message of this workspace has this id; use the id the send answered with.'));
     },
 
     /** POST /emails/{id}/cancel: only from queued or scheduled; one atomic update decides a race with a worker. */
     cancel(workspaceId: string, id: string) {
-      const m = store.byId(workspaceId, id) ?? fail('not_found', 'No message with this id in this workspace.');
+      const m = store.byId(workspaceId, id) ?? fail('not_found', 'No message of this workspace has this id; use the id the send answered with.');
       const now = clock.now();
       if (store.transition(m.id, 'queued', 'cancelled', now) || store.transition(m.id, 'scheduled', 'cancelled', now)) {
         return { id: m.id, status: 'cancelled' as const };
       }
       const current = store.get(m.id)!;
       if (current.status === 'cancelled') return { id: m.id, status: 'cancelled' as const };
-      return fail('message_not_cancellable', `The message is ${current.status}: it was already handed to the provider.`);
+      return fail('message_not_cancellable', `The message is ${current.status}: it was already handed to the provider, and only queued or scheduled messages can be cancelled.`);
     },
 
     toMessage,

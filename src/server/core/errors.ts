@@ -32,5 +32,5 @@ export function unknownCursor(): never {
 
 /** A 422 `validation_failed` naming one field. */
 export function invalidField(path: string, message: string, code: ErrorCode = 'validation_failed'): ServiceError {
-  return new ServiceError(code, message, { errors: [{ path, code: 'invalid', message }] });
+  return new ServiceError(code, `${path}: ${message}`, { errors: [{ path, code: 'invalid', message }] });
 }

@@ -77,8 +77,8 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
     create(workspaceId: string, userId: string | null, input: CreateApiKeyRequest): CreatedApiKey {
       const now = clock.now();
       const errors: { path: string; code: string; message: string }[] = [];
-      if (input.domain_id && !store.domainInWorkspace(workspaceId, input.domain_id)) {
-        errors.push({ path: 'domain_id', code: 'unknown', message: 'not a domain of this workspace' });
+      if (input.domain_id !== undefined && !store.domainInWorkspace(workspaceId, input.domain_id)) {
+        errors.push({ path: 'domain_id', code: 'not_found', message: 'names no domain of this workspace; `svc domains list` shows them' });
       }
       (input.ip_allowlist ?? []).forEach((entry, i) => {
         if (!parseCidr(entry)) {
@@ -110,7 +110,7 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
 
     /** DELETE /api-keys/{id}: immediate; already revoked → still 204; another tenant's → 404. */
     revoke(workspaceId: string, id: string): void {
-      if (!store.byId(workspaceId, id)) fail('not_found', 'No API key with this id.');
+      if (!store.byId(workspaceId, id)) fail('not_found', 'No API key of this workspace has this id; `svc keys list` shows them.');
       store.revoke(workspaceId, id, clock.now());
     },
 
@@ -120,7 +120,7 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
       const h = keyedHash(secrets, presented);
       const row = store.byHash(h);
       if (!row || !safeEqual(row.key_hash, h) || row.revoked_at != null || (row.expires_at != null && row.expires_at <= now)) {
-        throw new ServiceError('invalid_api_key', 'The API key is unknown, revoked or expired.');
+        throw new ServiceError('invalid_api_key', 'The API key is unknown, revoked or expired; create a new one with `svc keys create`.');
       }
       // last_used_at is written at most once a minute per key: skip the write when the row already says so.
       if (row.last_used_at == null || row.last_used_at <= now - MINUTE) store.touch(row.id, now, MINUTE);

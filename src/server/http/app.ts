@@ -1,6 +1,7 @@
 // The HTTP composition: request id, version header, body reading, authentication and validation from the
 // endpoint tables, then one handler per operation name; every error leaves as a Problem.
 import { Hono, type Context } from 'hono';
+import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import type { IncomingMessage } from 'node:http';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
@@ -47,6 +48,8 @@ export type SandboxHandlers = {
 export interface AppDeps {
   log: Logger;
   trustProxy: boolean;
+  /** The server's public origin, where every Problem's `docs_url` points (known once the port is bound). */
+  origin(): string;
   authorize(req: Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>, bearer: string | null, ip: string): Promise<Caller>;
   /** Checks the sandbox admin token (constant time). */
   isAdmin(bearer: string | null): boolean;
@@ -65,7 +68,8 @@ export type Env = { Variables: { requestId: string } };
 const ANONYMOUS: Caller = { principal: null as never, workspace: null, role: null };
 
 function patternOf(path: string): RegExp {
-  return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '/?$');
+  // Exactly the paths the router serves (no trailing slash), so that a 405 never lists the method it refuses.
+  return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '$');
 }
 
 export function clientIp(c: Context, trustProxy: boolean): string {
@@ -96,6 +100,12 @@ function bodyReader(c: Context, limit: number, budget: BodyBudget, idleMs: numbe
     return Buffer.from(b);
   });
   return { body, release: () => {} };
+}
+
+/** The body as text: JSON travels as UTF-8 (RFC 8259 §8.1), and decoding a stray byte as U+FFFD would change the request silently. */
+function utf8(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw new ServiceError('invalid_json', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.');
+  return bytes.toString('utf8');
 }
 
 function parseJsonBody(c: Context, text: string, schema: z.ZodType | undefined): unknown {
@@ -147,8 +157,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const version = c.req.header(VERSION_HEADER);
     if (version !== undefined && version !== SERVICE_VERSION) {
       c.res = problemResponse(
-        new ServiceError('unsupported_version', `Service-Version "${version.slice(0, 40)}" is not supported; the only supported version is ${SERVICE_VERSION}.`),
+        new ServiceError('unsupported_version', `Service-Version "${version.slice(0, 40)}" is not supported; send ${SERVICE_VERSION} or leave the header out.`),
         requestId,
+        deps.origin(),
       );
     } else {
       await next();
@@ -186,7 +197,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const caller = await authorize(c, ip);
       const read = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : bodyReader(c, limit, budget, limits.idleMs);
       try {
-        const rawBody = read ? (await read.body).toString('utf8') : '';
+        const rawBody = read ? utf8(await read.body) : '';
         const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
         const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
         const reply = await handler({
@@ -210,8 +221,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
       e.path,
       e,
       async (c) => {
-        if (!deps.isAdmin(bearerOf(c))) {
-          throw new ServiceError('missing_credentials', 'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".');
+        const bearer = bearerOf(c);
+        if (!deps.isAdmin(bearer)) {
+          const how = 'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
+          if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
+          throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);
         }
         return ANONYMOUS;
       },
@@ -222,15 +236,20 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.notFound((c) => {
     const requestId = c.get('requestId');
-    const allowed = routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method);
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
     if (allowed.length) {
       return problemResponse(
-        new ServiceError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`),
+        new ServiceError('method_not_allowed', `${c.req.method} is not allowed on this path; use ${allowed.join(' or ')}.`),
         requestId,
-        { Allow: [...new Set(allowed)].join(', ') },
+        deps.origin(),
+        { Allow: allowed.join(', ') },
       );
     }
-    return problemResponse(new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`), requestId);
+    return problemResponse(
+      new ServiceError('not_found', `No route ${c.req.method} ${c.req.path.slice(0, 200)}; the API is under /v1 and GET /v1/openapi.json lists it.`),
+      requestId,
+      deps.origin(),
+    );
   });
 
   app.onError((err, c) => {
@@ -240,10 +259,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
       if (err.code === 'missing_credentials' || err.code.startsWith('invalid_') && ERR_401.has(err.code)) {
         headers['WWW-Authenticate'] = 'Bearer';
       }
-      return problemResponse(err, requestId, headers);
+      return problemResponse(err, requestId, deps.origin(), headers);
     }
     deps.log.error('unhandled error', { request_id: requestId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    return problemResponse(new ServiceError('internal_error', 'Something went wrong on our side; quote the request id if you report it.'), requestId);
+    return problemResponse(
+      new ServiceError('internal_error', 'Something went wrong on our side; quote the request id if you report it.'),
+      requestId,
+      deps.origin(),
+    );
   });
 
   return app;

@@ -1,10 +1,14 @@
-import { ERROR_CODES, problemType, type ErrorCode, type Problem } from '../../contract/common.js';
+import { ERROR_CODES, problemType, type Problem } from '../../contract/common.js';
 import { ServiceError } from '../core/errors.js';
+import { docsUrl } from './docs.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** The one mapping from an error code to a status and a Problem body. */
-export function problemBody(err: ServiceError, requestId: string): Problem {
+/**
+ * The one mapping from an error code to a status and a Problem body. It needs no request framework, so a refusal
+ * made below the router answers the same body; `origin` is the server's public origin, where `docs_url` points.
+ */
+export function problemBody(err: ServiceError, requestId: string, origin: string): Problem {
   const [status, title] = ERROR_CODES[err.code];
   return {
     type: problemType(err.code),
@@ -13,20 +17,16 @@ export function problemBody(err: ServiceError, requestId: string): Problem {
     code: err.code,
     ...(err.detail ? { detail: err.detail } : {}),
     request_id: requestId,
-    docs_url: problemType(err.code),
+    docs_url: docsUrl(origin, err.code),
     ...(err.extra.errors ? { errors: err.extra.errors } : {}),
     ...(err.extra.members ?? {}),
   };
 }
 
-export function problemResponse(err: ServiceError, requestId: string, headers: Record<string, string> = {}): Response {
-  const body = problemBody(err, requestId);
+export function problemResponse(err: ServiceError, requestId: string, origin: string, headers: Record<string, string> = {}): Response {
+  const body = problemBody(err, requestId, origin);
   return new Response(JSON.stringify(body), {
     status: body.status,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...headers, ...(err.extra.headers ?? {}) },
   });
-}
-
-export function problem(code: ErrorCode, detail?: string, extra?: ServiceError['extra']): ServiceError {
-  return new ServiceError(code, detail, extra);
 }

@@ -43,9 +43,9 @@ function refusal(err: NodeJS.ErrnoException): string {
 }
 
 /** A whole HTTP/1.1 response carrying a 400 Problem, for a socket no response object owns. */
-function rawProblem(detail: string): string {
+function rawProblem(detail: string, origin: string): string {
   const requestId = newId('req');
-  const body = JSON.stringify(problemBody(new ServiceError('invalid_request', detail), requestId));
+  const body = JSON.stringify(problemBody(new ServiceError('invalid_request', detail), requestId, origin));
   return [
     `HTTP/1.1 400 ${STATUS_CODES[400]}`,
     'Content-Type: application/problem+json',
@@ -60,7 +60,7 @@ function rawProblem(detail: string): string {
 
 export function createServer(
   app: Hono<any>,
-  opts: { log: Logger; tls?: { cert: Buffer; key: Buffer }; timeouts?: HttpTimeouts },
+  opts: { log: Logger; origin: () => string; tls?: { cert: Buffer; key: Buffer }; timeouts?: HttpTimeouts },
 ): Server {
   const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
   const listener = getRequestListener(app.fetch, {
@@ -69,7 +69,7 @@ export function createServer(
       const requestId = newId('req');
       const detail = `The request's URL (its path and Host header) is malformed: ${(err as Error).message}.`;
       opts.log.info('request refused before routing', { request_id: requestId, error: (err as Error).message });
-      return problemResponse(new ServiceError('invalid_request', detail), requestId, {
+      return problemResponse(new ServiceError('invalid_request', detail), requestId, opts.origin(), {
         [VERSION_HEADER]: SERVICE_VERSION,
         'X-Request-Id': requestId,
         Connection: 'close',
@@ -95,7 +95,7 @@ export function createServer(
       return;
     }
     opts.log.info('request refused before routing', { status: 400, error: err.code ?? err.message });
-    socket.end(rawProblem(refusal(err)));
+    socket.end(rawProblem(refusal(err), opts.origin()));
   });
   return server;
 }

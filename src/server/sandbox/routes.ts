@@ -19,6 +19,8 @@ function summary(r: SinkSummaryRow): CaughtMessageSummary {
   };
 }
 
+const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
+
 export function sandboxRoutes(
   core: Core,
   clock: Clock,
@@ -29,7 +31,7 @@ export function sandboxRoutes(
   const manual = () =>
     clock.mode === 'manual'
       ? (clock as ManualClock)
-      : fail('conflict', 'The clock is real; start the server with --clock manual to move it.');
+      : fail('conflict', 'The clock is real; restart the server with `svc serve --clock manual` to move it.');
 
   return {
     createInvite: ({ body }) => ({ body: accounts.createInvite(body) }),
@@ -46,7 +48,7 @@ export function sandboxRoutes(
       return { body: { data: rows.slice(0, limit).map(summary), has_more: rows.length > limit } };
     },
     getMessage: async ({ params }) => {
-      const r = sink.get(params.id!) ?? fail('not_found', 'No caught message with this id.');
+      const r = sink.get(params.id!) ?? fail('not_found', NO_CAUGHT_MESSAGE);
       const body: CaughtMessage = {
         ...summary(r),
         envelope: { mail_from: r.mail_from, rcpt_to: JSON.parse(r.rcpt_to) },
@@ -57,7 +59,7 @@ export function sandboxRoutes(
       return { body };
     },
     getRawMessage: ({ params }) => {
-      const r = sink.get(params.id!) ?? fail('not_found', 'No caught message with this id.');
+      const r = sink.get(params.id!) ?? fail('not_found', NO_CAUGHT_MESSAGE);
       return { raw: { body: new Uint8Array(r.raw), contentType: 'message/rfc822' } };
     },
     deleteMessages: () => {
@@ -70,7 +72,7 @@ export function sandboxRoutes(
       if (body.to !== undefined) {
         const target = Date.parse(body.to);
         if (target < c.now()) {
-          throw new ServiceError('validation_failed', 'The clock only moves forward.', {
+          throw new ServiceError('validation_failed', 'to: the clock only moves forward; give a time after the current service time.', {
             errors: [{ path: 'to', code: 'in_past', message: 'earlier than the current service time' }],
           });
         }

@@ -18,7 +18,8 @@ function idempotencyKey(headers: Headers): string | undefined {
   return key;
 }
 
-export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers, 'sendEmail' | 'sendBatch' | 'getEmail' | 'cancelEmail'> {
+/** `origin` is the server's public origin: the base of `Location` and of the Problems of a batch's refused items. */
+export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 'sendEmail' | 'sendBatch' | 'getEmail' | 'cancelEmail'> {
   const { emails, sendRate } = core;
 
   /** Takes a token from the workspace's bucket; every send response carries the X-RateLimit headers. */
@@ -49,7 +50,7 @@ export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers,
   }
 
   return {
-    sendEmail: (ctx) => limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, baseUrl())),
+    sendEmail: (ctx) => limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, `${origin()}/v1`)),
     sendBatch: (ctx) =>
       limited(ctx as RequestContext<unknown>, (key, idem) =>
         emails.batch(
@@ -57,7 +58,7 @@ export function emailRoutes(core: Core, baseUrl: () => string): Pick<V1Handlers,
           ctx.body,
           idem,
           (item) => validate(SendEmailRequest, item, 'body'),
-          (err) => problemBody(err, ctx.requestId) as unknown as Record<string, unknown>,
+          (err) => problemBody(err, ctx.requestId, origin()) as unknown as Record<string, unknown>,
         ),
       ),
     getEmail: ({ caller, params }) => ({ body: emails.get(caller.workspace!.id, params.id!) }),
