@@ -45,8 +45,8 @@ export interface AppDeps {
   log: Logger;
   trustProxy: boolean;
   authorize(req: Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>, bearer: string | null, ip: string): Promise<Caller>;
-  /** Checks the sandbox admin token (constant time). */
-  isAdmin(bearer: string | null): boolean;
+  /** Checks the sandbox admin credential: the admin token as a bearer, or the inbox page's cookie (constant time). */
+  isAdmin(bearer: string | null, req: Request): boolean;
   v1: V1Handlers;
   sandbox: SandboxHandlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
@@ -200,7 +200,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       e.path,
       e,
       async (c) => {
-        if (!deps.isAdmin(bearerOf(c))) {
+        if (!deps.isAdmin(bearerOf(c), c.req.raw)) {
           throw new ServiceError('missing_credentials', 'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".');
         }
         return ANONYMOUS;
