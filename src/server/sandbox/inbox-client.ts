@@ -326,7 +326,7 @@ export function inboxClient(): void {
     }
     const wasOpen = state.openId === id;
     removeRows([id]);
-    if (wasOpen) closeView(false);
+    if (wasOpen) closeView('replace');
     say('Message deleted.');
     if (state.rows.length === 0 && state.hasMore) void loadList();
   }
@@ -347,7 +347,7 @@ export function inboxClient(): void {
     state.history = [];
     state.hasMore = false;
     removeRows('all');
-    closeView(false);
+    closeView('replace');
     say('All messages deleted.');
   });
 
@@ -391,11 +391,13 @@ export function inboxClient(): void {
 
   const placeholder = () => h('p', { class: 'empty' }, 'Select a message to read it.');
 
-  function closeView(push = true) {
+  /** Back to the list alone; the address is pushed (a new history entry), replaced, or left. */
+  function closeView(address: 'push' | 'replace' | 'keep' = 'push') {
     const was = state.openId;
     state.openId = null;
     state.open = null;
-    if (push) remember();
+    if (address === 'push') remember();
+    if (address === 'replace') history.replaceState(null, '', urlFor(null));
     document.body.classList.remove('reading');
     view.replaceChildren(placeholder());
     markCurrent();
@@ -829,7 +831,7 @@ export function inboxClient(): void {
     state.history = [];
     void loadList();
     if (state.openId) void openMessage(state.openId, false);
-    else closeView(false);
+    else closeView('keep');
   });
 
   // Relative times and a real clock move on by themselves.
