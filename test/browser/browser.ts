@@ -2,7 +2,7 @@
 // signed in through the inbox URL the server prints. Screenshots go to test-artifacts/inbox/ (ignored by git).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Download, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Download, type Locator, type Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -34,10 +34,11 @@ export async function signIn(browser: Browser, s: TestServer, viewport = { width
   return { context, page, errors };
 }
 
-export async function shot(page: Page, name: string): Promise<string> {
+/** A screenshot of the page (or of one part of it) as test-artifacts/inbox/{name}.png. */
+export async function shot(target: Page | Locator, name: string): Promise<string> {
   mkdirSync(SHOTS, { recursive: true });
   const path = join(SHOTS, `${name}.png`);
-  await page.screenshot({ path });
+  await target.screenshot({ path });
   return path;
 }
 

@@ -295,7 +295,36 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       await page.waitForFunction((t) => document.querySelector<HTMLTimeElement>('#clock-now')!.dateTime === t, new Date(Date.parse(shown!) + seconds * 1000 + (name === '+1 h' ? 30_000 : 0)).toISOString());
     }
     expect(Date.parse((await s.admin('GET', '/sandbox/clock')).body.now)).toBe(before + 86_400_000 + 3_630_000);
-    await page.locator('.panels').screenshot({ path: 'test-artifacts/inbox/panels.png' });
+    await shot(page.locator('.panels'), 'panels');
+  });
+
+  it('pages 50 at a time by cursor, older and newer, and keeps the page in the address', async () => {
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true, pool: true });
+    try {
+      for (let n = 1; n <= 55; n++) await t.sendMail({ from: 'a@example.test', to: 'b@example.test', subject: `Page test ${n}`, text: `n${n}` });
+    } finally {
+      t.close();
+    }
+    const subjects = () => page.evaluate(() => [...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', '')));
+    await row(page, 'Page test 55').waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('a.row').length === 50);
+    expect((await subjects())[49]).toBe('Page test 6');
+    const older = page.getByRole('button', { name: 'Older →' });
+    const newer = page.getByRole('button', { name: '← Newer' });
+    expect(await newer.isDisabled()).toBe(true);
+    await older.click();
+    await page.waitForFunction(() => document.querySelectorAll('a.row').length === 5);
+    expect(await subjects()).toEqual(['Page test 5', 'Page test 4', 'Page test 3', 'Page test 2', 'Page test 1']);
+    expect(new URL(page.url()).searchParams.get('after')).toBe((await caught()).find((m) => m.subject === 'Page test 6')!.id);
+    expect(await older.isDisabled()).toBe(true);
+    // New mail while on an older page is announced, not mixed in.
+    await smtp({ subject: 'Arrived meanwhile' });
+    await page.getByText('1 new message.').waitFor();
+    expect(await subjects()).toHaveLength(5);
+    await newer.click();
+    await page.waitForFunction(() => document.querySelectorAll('a.row').length === 50);
+    expect((await subjects())[0]).toBe('Arrived meanwhile');
+    expect(new URL(page.url()).searchParams.get('after')).toBeNull();
   });
 
   it('keyboard: j and k move through the list, Enter opens and marks read, Delete deletes', async () => {
@@ -349,7 +378,6 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(await caught()).toHaveLength(2);
-    await shot(page, 'list');
     await page.getByRole('button', { name: 'Delete all…' }).click();
     await dialog.getByRole('button', { name: 'Delete all' }).click();
     await page.getByText('No mail caught yet').waitFor();
@@ -383,6 +411,22 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     }
   });
 
+  it('with a real clock the panel shows the time and offers no moves', async () => {
+    const real = await startTestServer({ clock: 'real' });
+    const other = await signIn(browser, real);
+    try {
+      const panel = other.page.getByRole('complementary', { name: 'Sandbox' });
+      await panel.getByText('real time').waitFor();
+      const shown = Date.parse((await panel.locator('time').getAttribute('datetime'))!);
+      expect(Math.abs(shown - Date.now())).toBeLessThan(60_000);
+      expect(await panel.getByRole('button').count()).toBe(0);
+      expect(other.errors).toEqual([]);
+    } finally {
+      await other.context.close();
+      await real.close();
+    }
+  });
+
   it('reads from 360 px wide to a wide screen, with labels, landmarks, focus order and contrast', async () => {
     await v1({ to: 'delivered@simulator.test', subject: 'A subject long enough to need more than one line on a narrow phone screen', text: 'x'.repeat(300), html: '<p>Narrow</p>' });
     await v1({ to: 'bounce+narrow@simulator.test', subject: 'Bounced one', text: 'y' });
@@ -408,6 +452,7 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     }
     expect(stops).toEqual(['Skip to the messages', 'q', 'workspace', 'Search', '+30 s', '+1 h', '+1 day', 'delete-all', 'row']);
     expect(await lowContrast(page)).toEqual([]);
+    await shot(page, 'list');
 
     await page.setViewportSize({ width: 360, height: 780 });
     expect(await scrollsSideways(page)).toBe(false);

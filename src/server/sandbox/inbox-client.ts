@@ -596,11 +596,10 @@ export function inboxClient(): void {
         ? h(
             'ol',
             { class: 'timeline' },
-            // Each event's webhook deliveries (every attempt with its status code and time) are listed under it.
             ...m.events.map((e) =>
               h(
                 'li',
-                { 'data-type': e.type },
+                { 'data-type': e.type, 'data-event-id': e.id },
                 h('time', { datetime: e.occurred_at, title: exact(e.occurred_at) }, e.occurred_at.slice(11, 23)),
                 ' ',
                 h('strong', {}, e.type),

@@ -8,6 +8,7 @@ export const INBOX_CSS = `
   color: var(--ink); background: var(--bg);
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; } /* also where a rule of ours sets display */
 body { margin: 0; min-width: 320px; }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 1px; }
@@ -53,6 +54,7 @@ main { display: grid; grid-template-columns: 1fr; gap: 1rem; min-width: 0; }
 .rows li { border-bottom: 1px solid var(--line); }
 .row { display: grid; grid-template-columns: 1fr auto; gap: .1rem .6rem; padding: .55rem .8rem; color: inherit; text-decoration: none; }
 .row:hover { background: #f2f4f7; }
+.row:focus-visible { outline-offset: -3px; } /* inside the row: the scrolling list would clip it */
 .row[aria-current=true] { background: var(--sel); }
 .row .who { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .row .when { color: var(--muted); font-size: .85rem; white-space: nowrap; text-align: right; }

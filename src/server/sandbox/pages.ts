@@ -8,9 +8,7 @@ import { inboxClient } from './inbox-client.js';
 import { INBOX_CSS } from './inbox-style.js';
 import type { InboxStream } from './stream.js';
 
-export { ADMIN_COOKIE };
-
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
