@@ -117,17 +117,23 @@ export const MessagesQuery = z.strictObject({
 /** `GET /sandbox/messages/{id}/html`: `remote_images=allow` lets the HTML load remote images and styles. */
 export const MessageHtmlQuery = z.strictObject({ remote_images: z.enum(['allow']).optional() });
 
+export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) });
+
 /**
- * What `GET /sandbox/stream` (`text/event-stream`) sends, one server-sent event each, named by `event:`:
- * `message` (a message was caught: its summary), `status` (a `/v1` message's status changed), `deleted` (`ids`,
- * or `all: true` when the sink was emptied), `read` (a message was marked read or unread) and `clock` (the service
- * clock was moved). A comment line every 25 s keeps the connection open.
+ * What `GET /sandbox/stream` (`text/event-stream`) sends: one server-sent event per change, named by `event:`, its
+ * `data` one line of JSON. `message`: a message was caught (its summary); `status`: a `/v1` message's status changed;
+ * `deleted`: messages were deleted (`ids`), or all of them (`all: true`); `read`: a message was marked read or
+ * unread; `clock`: the service clock was moved. A comment line every 25 s keeps the connection open.
  */
 export const InboxStatusChange = z.object({ message_id: z.string(), status: z.string(), event_type: z.string() });
 export const InboxDeleted = z.object({ ids: z.array(z.string()).optional(), all: z.boolean().optional() });
 export const InboxRead = z.object({ id: z.string(), read: z.boolean() });
-
-export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) });
+export type InboxEvent =
+  | { event: 'message'; data: CaughtMessageSummary }
+  | { event: 'status'; data: z.infer<typeof InboxStatusChange> }
+  | { event: 'deleted'; data: z.infer<typeof InboxDeleted> }
+  | { event: 'read'; data: z.infer<typeof InboxRead> }
+  | { event: 'clock'; data: z.infer<typeof ClockState> };
 export const MoveClockRequest = z
   .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: InputTimestamp.optional() })
   .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {

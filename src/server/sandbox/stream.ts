@@ -2,19 +2,12 @@
 // store when the change signal says the sink or the events changed (after their commit), once for every open
 // stream; deletions, read marks and clock moves are published by the sandbox routes that make them.
 import type { Context } from 'hono';
-import type { CaughtMessageSummary } from '../../contract/sandbox.js';
+import type { InboxEvent } from '../../contract/sandbox.js';
 import type { Changes } from '../../lib/changes.js';
 import { ServiceError } from '../core/errors.js';
 import type { SinkStore } from '../store/sink.js';
 import type { SandboxAuth } from './auth.js';
 import { summaryOf } from './caught.js';
-
-export type InboxEvent =
-  | { event: 'message'; data: CaughtMessageSummary }
-  | { event: 'status'; data: { message_id: string; status: string; event_type: string } }
-  | { event: 'deleted'; data: { ids?: string[]; all?: boolean } }
-  | { event: 'read'; data: { id: string; read: boolean } }
-  | { event: 'clock'; data: { now: string; mode: 'real' | 'manual' } };
 
 export interface InboxStream {
   /** Sends an event to every open stream. */
