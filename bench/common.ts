@@ -13,10 +13,13 @@ const SHEBANG_FLAGS = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/
 /**
  * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the node flags of
  * its shebang line), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
- * --cpu-prof-dir=prof` to profile a run). The data directory is removed when it stops.
+ * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
  */
-export async function spawnServe(args: string[] = []): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+export async function spawnServe(
+  args: string[] = [],
+  opts: { dataDir?: string } = {},
+): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
   const proc = spawn(process.execPath, [...SHEBANG_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {

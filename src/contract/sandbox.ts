@@ -44,6 +44,7 @@ export const CreateSandboxWorkspaceRequest = z.strictObject({
   role: Role,
 });
 
+/** One caught message as `GET /sandbox/messages` lists it. */
 export const CaughtMessageSummary = z.object({
   id: z.string(),
   message_id: z.string().nullable(),
@@ -53,6 +54,16 @@ export const CaughtMessageSummary = z.object({
   subject: z.string().nullable(),
   received_at: Timestamp,
   size: z.number().int(),
+  /** The `/v1` message's current status (`delivered`, `bounced`, …); null for mail from other programs. */
+  status: z.string().nullable(),
+  /** The workspace that sent it through `/v1`; null for mail from other programs. */
+  workspace: z.object({ id: z.string(), name: z.string() }).nullable(),
+  /** The start of the body text, whitespace collapsed (at most 200 characters). */
+  preview: z.string().nullable(),
+  /** Whether the message carries attachments (inline images referenced from the HTML do not count). */
+  has_attachments: z.boolean(),
+  /** Whether it was marked read (the inbox page marks a message read when it is opened). */
+  read: z.boolean(),
 });
 export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
 
@@ -63,6 +74,15 @@ export const CaughtAttachment = z.object({
   content_id: z.string().nullable(),
 });
 
+/** One entry of a `/v1` message's events timeline (the events `GET /v1/emails/{id}` lists, with their ids). */
+export const CaughtMessageEvent = z.object({
+  id: z.string(),
+  type: z.string(),
+  occurred_at: Timestamp,
+  detail: z.record(z.string(), z.unknown()),
+});
+export type CaughtMessageEvent = z.infer<typeof CaughtMessageEvent>;
+
 export const CaughtMessage = CaughtMessageSummary.extend({
   envelope: z.object({ mail_from: z.string().nullable(), rcpt_to: z.array(z.string()) }),
   headers: z.array(z.object({ name: z.string(), value: z.string() })),
@@ -70,6 +90,10 @@ export const CaughtMessage = CaughtMessageSummary.extend({
   html: z.string().nullable(),
   attachments: z.array(CaughtAttachment),
   dkim: z.enum(['pass', 'fail', 'none']),
+  /** The `d=` domain of the message's (first) DKIM signature; null when unsigned. */
+  dkim_domain: z.string().nullable(),
+  /** The `/v1` message's events timeline, oldest first; null for mail from other programs. */
+  events: z.array(CaughtMessageEvent).nullable(),
 });
 export type CaughtMessage = z.infer<typeof CaughtMessage>;
 
@@ -80,9 +104,34 @@ export const MessagesQuery = z.strictObject({
   after: Id('eml').optional(),
   /** Only mail received at or after this time (service clock). */
   since: InputTimestamp.optional(),
+  /**
+   * A search: words match the subject, sender, recipients and body text (a word matches as a prefix, a "quoted
+   * phrase" exactly); `to:`, `from:` and `subject:` limit a word or phrase to that field; `is:unread`, `is:read`
+   * and `has:attachment` filter. Every part must match.
+   */
+  q: z.string().max(500).optional(),
 });
 
+/** `GET /sandbox/messages/{id}/html`: `remote_images=allow` lets the HTML load remote images and styles. */
+export const MessageHtmlQuery = z.strictObject({ remote_images: z.enum(['allow']).optional() });
+
 export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) });
+
+/**
+ * What `GET /sandbox/stream` (`text/event-stream`) sends: one server-sent event per change, named by `event:`, its
+ * `data` one line of JSON. `message`: a message was caught (its summary); `status`: a `/v1` message's status changed;
+ * `deleted`: messages were deleted (`ids`), or all of them (`all: true`); `read`: a message was marked read or
+ * unread; `clock`: the service clock was moved. A comment line every 25 s keeps the connection open.
+ */
+export const InboxStatusChange = z.object({ message_id: z.string(), status: z.string(), event_type: z.string() });
+export const InboxDeleted = z.object({ ids: z.array(z.string()).optional(), all: z.boolean().optional() });
+export const InboxRead = z.object({ id: z.string(), read: z.boolean() });
+export type InboxEvent =
+  | { event: 'message'; data: CaughtMessageSummary }
+  | { event: 'status'; data: z.infer<typeof InboxStatusChange> }
+  | { event: 'deleted'; data: z.infer<typeof InboxDeleted> }
+  | { event: 'read'; data: z.infer<typeof InboxRead> }
+  | { event: 'clock'; data: z.infer<typeof ClockState> };
 export const MoveClockRequest = z
   .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: InputTimestamp.optional() })
   .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {
@@ -168,6 +217,11 @@ export const sandboxEndpoints = {
   getMessage: { method: 'GET', path: '/sandbox/messages/:id', success: [200, CaughtMessage] },
   getRawMessage: { method: 'GET', path: '/sandbox/messages/:id/raw', success: [200, null] },
   deleteMessages: { method: 'DELETE', path: '/sandbox/messages', success: [204, null] },
+  deleteMessage: { method: 'DELETE', path: '/sandbox/messages/:id', success: [204, null] },
+  getMessageHtml: { method: 'GET', path: '/sandbox/messages/:id/html', query: MessageHtmlQuery, success: [200, null] },
+  getAttachment: { method: 'GET', path: '/sandbox/messages/:id/attachments/:n', success: [200, null] },
+  markMessageRead: { method: 'POST', path: '/sandbox/messages/:id/read', success: [200, CaughtMessageSummary] },
+  markMessageUnread: { method: 'POST', path: '/sandbox/messages/:id/unread', success: [200, CaughtMessageSummary] },
   getClock: { method: 'GET', path: '/sandbox/clock', success: [200, ClockState] },
   moveClock: { method: 'POST', path: '/sandbox/clock', body: MoveClockRequest, success: [200, MovedClock] },
   publishDomain: {

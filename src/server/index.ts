@@ -10,7 +10,7 @@ import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { createCore, type Core } from './core/index.js';
-import { jobsFor, safeEqual } from './core/deps.js';
+import { jobsFor } from './core/deps.js';
 import { createApp } from './http/app.js';
 import type { BodyLimits } from './http/body.js';
 import { createServer, type HttpTimeouts } from './http/server.js';
@@ -22,6 +22,8 @@ import { sandboxResolver } from './sandbox/zone.js';
 import { createDomainStore } from './store/domains.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
+import { sandboxAuth } from './sandbox/auth.js';
+import { inboxStream } from './sandbox/stream.js';
 import { loadSecrets } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
@@ -192,13 +194,15 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
   });
 
+  const admin = sandboxAuth(adminToken);
+  const stream = inboxStream({ sink: core.sink, changes, auth: admin });
   const app = createApp({
     log,
     bodyLimits: opts.bodyLimits,
     trustProxy: Boolean(opts.trustProxy),
     origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
-    isAdmin: (bearer) => bearer != null && safeEqual(bearer, adminToken),
+    isAdmin: (bearer, req) => admin.admits(bearer, req),
     v1: {
       ...authRoutes(core),
       ...keyRoutes(core),
@@ -207,9 +211,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       ...eventRoutes(core),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
-    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught),
+    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught, stream),
     extra: (a) => {
-      pages(a, core, adminToken, caught);
+      pages(a, { auth: admin, sink: core.sink, stream });
       trackingRoutes(a, core, Boolean(opts.trustProxy));
       docsRoutes(a);
     },
@@ -265,6 +269,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         // Stop taking requests and let those in flight finish (held long polls are answered at once), then the
         // workers, then the sink and the store.
         changes.close();
+        stream.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();

@@ -51,8 +51,8 @@ export interface AppDeps {
   /** The server's public origin, where every Problem's `docs_url` points (known once the port is bound). */
   origin(): string;
   authorize(req: Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>, bearer: string | null, ip: string): Promise<Caller>;
-  /** Checks the sandbox admin token (constant time). */
-  isAdmin(bearer: string | null): boolean;
+  /** Checks the sandbox admin credential: the admin token as a bearer, or the inbox page's cookie (constant time). */
+  isAdmin(bearer: string | null, req: Request): boolean;
   v1: V1Handlers;
   sandbox: SandboxHandlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
@@ -222,7 +222,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       e,
       async (c) => {
         const bearer = bearerOf(c);
-        if (!deps.isAdmin(bearer)) {
+        if (!deps.isAdmin(bearer, c.req.raw)) {
           const how = 'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
           if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
           throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);

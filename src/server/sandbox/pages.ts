@@ -1,50 +1,141 @@
-// Plain pages outside the API: the verify-email landing page and the inbox page.
+// Plain pages outside the API: the verify-email landing page and the inbox page (its shell, script and styles, and
+// sign-in from the printed URL), plus the inbox's live stream.
 import type { Context, Hono } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import { iso } from '../../lib/clock.js';
-import type { Core } from '../core/index.js';
-import type { CaughtReader } from '../smtp/sink.js';
-import { safeEqual } from '../core/deps.js';
-
-export const ADMIN_COOKIE = 'svc_admin';
+import { setCookie } from 'hono/cookie';
+import type { SinkStore } from '../store/sink.js';
+import { ADMIN_COOKIE, type SandboxAuth } from './auth.js';
+import { inboxClient } from './inbox-client.js';
+import { INBOX_CSS } from './inbox-style.js';
+import type { InboxStream } from './stream.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-function page(title: string, body: string): string {
+/** The inbox's own pages run only our script and styles; nothing may frame them. */
+const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "frame-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': PAGE_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+function page(title: string, body: string, opts: { script?: boolean; bodyClass?: string } = {}): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{background:#1d2330;color:#fff;padding:.8rem 1.2rem;font-weight:600}
-main{max-width:1000px;margin:1rem auto;padding:0 1rem}
-table{width:100%;border-collapse:collapse;background:#fff}
-td,th{padding:.45rem .6rem;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}
-a{color:#2457c5;text-decoration:none} .muted{color:#6b7280} pre{white-space:pre-wrap;background:#fff;padding:.8rem;border:1px solid #e3e6eb}
-iframe{width:100%;min-height:360px;border:1px solid #e3e6eb;background:#fff}
-button{font:inherit;padding:.5rem 1rem}
-</style></head><body><header>svc</header><main>${body}</main></body></html>`;
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/inbox.css">${opts.script ? '\n<script src="/inbox.js" defer></script>' : ''}
+</head><body${opts.bodyClass ? ` class="${opts.bodyClass}"` : ''}>${body}</body></html>`;
 }
 
-export function pages(app: Hono, core: Core, adminToken: string, caught: CaughtReader): void {
-  const authed = (c: Context): boolean => {
-    const token = c.req.query('token');
-    if (token && safeEqual(token, adminToken)) {
-      setCookie(c, ADMIN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
-      return true;
-    }
-    const cookie = getCookie(c, ADMIN_COOKIE);
-    return cookie != null && safeEqual(cookie, adminToken);
-  };
-  const denied = (c: Context) =>
-    c.html(page('Inbox', '<p>Open the inbox with the URL <code>svc serve</code> printed (it carries the admin token).</p>'), 401);
+const SIGN_IN = page(
+  'Inbox · svc',
+  `<main class="signin"><h1>Inbox</h1>
+<p>Open the inbox with the address <code>svc serve</code> printed when it started: the <code>inbox</code> field of its
+first line (<code>{"ready":true,…}</code>), also shown in its summary on the terminal. That address carries the
+admin token and signs this browser in; it is then removed from the address bar.</p></main>`,
+);
+
+function shell(workspaces: { id: string; name: string }[], webhooks: boolean): string {
+  const options = workspaces.map((w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}</option>`).join('');
+  const clip = '<svg class="clip" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
+  return page(
+    'Inbox · svc',
+    `<a class="skip" href="#rows">Skip to the messages</a>
+<header class="bar">
+  <h1>svc inbox</h1>
+  <form id="search" role="search">
+    <label for="q" class="vh">Search mail</label>
+    <input id="q" name="q" type="search" placeholder="to:… from:… subject:… or words" autocomplete="off" aria-describedby="search-help">
+    <span id="search-help" class="vh">Words match the subject, sender, recipients and text. to:, from: and subject: limit a word to that field; is:unread and has:attachment filter.</span>
+    <label for="workspace" class="vh">Workspace</label>
+    <select id="workspace" name="workspace"><option value="">All workspaces</option>${options}</select>
+    <button type="submit">Search</button>
+  </form>
+  <span id="live" class="live">Connecting…</span>
+</header>
+<div class="layout">
+  <aside class="panels" aria-label="Sandbox">
+    <section class="panel" aria-labelledby="clock-h">
+      <h2 id="clock-h">Clock</h2>
+      <p><time id="clock-now"></time> <span id="clock-mode" class="tag"></span></p>
+      <div id="clock-moves" class="moves" hidden>
+        <button type="button" data-advance="30">+30 s</button>
+        <button type="button" data-advance="3600">+1 h</button>
+        <button type="button" data-advance="86400">+1 day</button>
+      </div>
+    </section>
+    <section class="panel" id="webhooks-panel" aria-labelledby="webhooks-h" hidden${webhooks ? ' data-served' : ''}>
+      <h2 id="webhooks-h">Webhook endpoints</h2>
+      <div id="webhooks"></div>
+    </section>
+  </aside>
+  <main>
+    <section class="list" aria-labelledby="list-h">
+      <div class="list-head">
+        <h2 id="list-h">Messages</h2>
+        <button type="button" id="delete-all" class="danger">Delete all…</button>
+      </div>
+      <p id="note" class="note" role="status"></p>
+      <ol id="rows" class="rows" tabindex="-1" aria-labelledby="list-h"></ol>
+      <nav class="pager" aria-label="Pages">
+        <button type="button" id="newer" disabled>← Newer</button>
+        <button type="button" id="older" disabled>Older →</button>
+      </nav>
+    </section>
+    <section id="view" class="view" aria-label="Message"><p class="empty">Select a message to read it.</p></section>
+  </main>
+</div>
+<p class="keys"><kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>Enter</kbd> open · <kbd>Delete</kbd> delete · <kbd>/</kbd> search</p>
+<template id="clip">${clip}</template>
+<dialog id="confirm-all" aria-labelledby="confirm-h" aria-describedby="confirm-p">
+  <form method="dialog">
+    <h2 id="confirm-h">Delete all messages?</h2>
+    <p id="confirm-p">Every message the sink caught is deleted. This cannot be undone.</p>
+    <div class="buttons"><button value="cancel" autofocus>Cancel</button><button value="confirm" class="danger">Delete all</button></div>
+  </form>
+</dialog>`,
+    { script: true },
+  );
+}
+
+/**
+ * The page script: the source of a self-contained function, written in TypeScript and type-checked with the rest.
+ * Run from source (tsx, vitest), esbuild wraps named functions in a `__name` helper that the browser lacks: the
+ * script brings a stand-in.
+ */
+const SCRIPT = `(() => {\nconst __name = (f) => f;\n(${inboxClient.toString()})();\n})();\n`;
+
+export function pages(
+  app: Hono,
+  deps: {
+    auth: SandboxAuth;
+    sink: SinkStore;
+    stream: InboxStream;
+    /** Whether GET /sandbox/webhooks is served: the page then shows each workspace's endpoints. */
+    webhooks?: boolean;
+  },
+): void {
+  const { auth } = deps;
+  const html = (c: Context, body: string, status: 200 | 401 = 200) => c.html(body, status, PAGE_HEADERS);
 
   app.get('/verify-email', (c) =>
     c.html(
       page(
         'Confirm your email',
-        `<h1>Confirm your email address</h1><p><button id="go">Confirm</button></p><p id="out" class="muted"></p>
+        `<main class="signin"><h1>Confirm your email address</h1><p><button id="go">Confirm</button></p><p id="out"></p></main>
 <script>
 document.getElementById('go').onclick = async () => {
   const token = new URLSearchParams(location.search).get('token') || '';
@@ -57,41 +148,27 @@ document.getElementById('go').onclick = async () => {
     ),
   );
 
-  app.get('/', (c) => {
-    if (!authed(c)) return denied(c);
-    const rows = core.sink.list({ limit: 100 }) ?? [];
-    const items = rows
-      .map(
-        (r) => `<tr><td><a href="/inbox/${r.id}">${escapeHtml(r.subject ?? '(no subject)')}</a></td>
-<td>${escapeHtml(r.from_addr ?? '')}</td><td>${escapeHtml((JSON.parse(r.to_addrs) as string[]).join(', '))}</td>
-<td class="muted">${iso(r.received_at)}</td></tr>`,
-      )
-      .join('');
-    return c.html(
-      page(
-        'Inbox',
-        `<h1>Inbox</h1><table><thead><tr><th>Subject</th><th>From</th><th>To</th><th>Received</th></tr></thead>
-<tbody>${items || '<tr><td colspan="4" class="muted">No mail caught yet.</td></tr>'}</tbody></table>`,
-      ),
-    );
-  });
+  const inbox = (c: Context) => {
+    const token = c.req.query('token');
+    if (token !== undefined) {
+      // Sign-in from the printed URL: the cookie is set and the token leaves the address bar (and the history).
+      if (!auth.isToken(token)) return html(c, SIGN_IN, 401);
+      setCookie(c, ADMIN_COOKIE, auth.cookie, {
+        httpOnly: true, sameSite: 'Strict', path: '/', secure: new URL(c.req.url).protocol === 'https:',
+      });
+      const rest = new URL(c.req.url);
+      rest.searchParams.delete('token');
+      c.header('Referrer-Policy', 'no-referrer');
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(`${rest.pathname}${rest.search}`, 303);
+    }
+    if (!auth.hasCookie(c.req.raw)) return html(c, SIGN_IN, 401);
+    return html(c, shell(deps.sink.workspaces(), deps.webhooks ?? false));
+  };
+  app.get('/', inbox);
+  app.get('/messages/:id', inbox);
 
-  app.get('/inbox/:id', async (c) => {
-    if (!authed(c)) return denied(c);
-    const r = core.sink.get(c.req.param('id'));
-    if (!r) return c.html(page('Not found', '<p>No such message.</p>'), 404);
-    const body = await caught.body(r);
-    const headers = (JSON.parse(r.headers) as { name: string; value: string }[])
-      .map((h) => `${escapeHtml(h.name)}: ${escapeHtml(h.value)}`)
-      .join('\n');
-    return c.html(
-      page(
-        r.subject ?? 'Message',
-        `<p><a href="/">← Inbox</a></p><h1>${escapeHtml(r.subject ?? '(no subject)')}</h1>
-<p class="muted">DKIM: ${await caught.dkim(r)}</p>
-${body.html ? `<iframe sandbox="" srcdoc="${escapeHtml(body.html)}"></iframe>` : ''}
-<h2>Text</h2><pre>${escapeHtml(body.text ?? '')}</pre><h2>Headers</h2><pre>${headers}</pre>`,
-      ),
-    );
-  });
+  app.get('/inbox.js', (c) => c.body(SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/inbox.css', (c) => c.body(INBOX_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/sandbox/stream', (c) => deps.stream.handle(c));
 }

@@ -1,33 +1,25 @@
-import type { CaughtMessage, CaughtMessageSummary } from '../../contract/sandbox.js';
+import type { CaughtMessage, CaughtMessageEvent } from '../../contract/sandbox.js';
 import { iso, type Clock, type ManualClock } from '../../lib/clock.js';
 import type { Core } from '../core/index.js';
 import { ServiceError, fail, unknownCursor } from '../core/errors.js';
-import type { SinkSummaryRow } from '../store/sink.js';
 import type { CaughtReader } from '../smtp/sink.js';
 import type { SandboxHandlers } from '../http/app.js';
-
-function summary(r: SinkSummaryRow): CaughtMessageSummary {
-  return {
-    id: r.id,
-    message_id: r.svc_message_id,
-    from: r.from_addr,
-    to: JSON.parse(r.to_addrs),
-    cc: JSON.parse(r.cc_addrs),
-    subject: r.subject,
-    received_at: iso(r.received_at),
-    size: r.size,
-  };
-}
+import { attachmentHeaders, dkimDomain, mediaType, messageCsp, messageDocument, parseFull, summaryOf } from './caught.js';
+import { parseSearch } from './search.js';
+import type { InboxStream } from './stream.js';
 
 const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
+const noMessage = () => fail('not_found', NO_CAUGHT_MESSAGE);
+
 
 export function sandboxRoutes(
   core: Core,
   clock: Clock,
   runDue: () => Promise<number>,
   caught: CaughtReader,
+  stream: Pick<InboxStream, 'publish'>,
 ): SandboxHandlers {
-  const { accounts, sink, domains, domainStore, webhooks } = core;
+  const { accounts, sink, domains, domainStore, eventStore, webhooks } = core;
   const manual = () =>
     clock.mode === 'manual'
       ? (clock as ManualClock)
@@ -44,26 +36,75 @@ export function sandboxRoutes(
       const limit = query.limit ?? 20;
       const rows = sink.list({
         to: query.to, workspaceId: query.workspace_id, since: query.since ? Date.parse(query.since) : undefined, limit, after: query.after,
+        search: query.q ? (parseSearch(query.q) ?? undefined) : undefined,
       }) ?? unknownCursor();
-      return { body: { data: rows.slice(0, limit).map(summary), has_more: rows.length > limit } };
+      return { body: { data: rows.slice(0, limit).map(summaryOf), has_more: rows.length > limit } };
     },
     getMessage: async ({ params }) => {
-      const r = sink.get(params.id!) ?? fail('not_found', NO_CAUGHT_MESSAGE);
+      const r = sink.get(params.id!) ?? noMessage();
+      const headers: CaughtMessage['headers'] = JSON.parse(r.headers);
+      const events = r.svc_message_id
+        ? eventStore.ofMessage(r.svc_message_id).map((e): CaughtMessageEvent => {
+            // The same timeline entries as GET /v1/emails/{id}, with the event ids.
+            const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
+            return { id: e.id, type: e.type, occurred_at: iso(e.created_at), detail };
+          })
+        : null;
       const body: CaughtMessage = {
-        ...summary(r),
+        ...summaryOf(sink.summary(r.id)!),
         envelope: { mail_from: r.mail_from, rcpt_to: JSON.parse(r.rcpt_to) },
-        headers: JSON.parse(r.headers),
+        headers,
         ...(await caught.body(r)),
         dkim: await caught.dkim(r),
+        dkim_domain: dkimDomain(headers),
+        events,
       };
       return { body };
     },
     getRawMessage: ({ params }) => {
-      const r = sink.get(params.id!) ?? fail('not_found', NO_CAUGHT_MESSAGE);
-      return { raw: { body: new Uint8Array(r.raw), contentType: 'message/rfc822' } };
+      const r = sink.get(params.id!) ?? noMessage();
+      return {
+        raw: { body: new Uint8Array(r.raw), contentType: 'message/rfc822' },
+        headers: { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
+      };
+    },
+    getMessageHtml: async ({ params, query }) => {
+      const r = sink.get(params.id!) ?? noMessage();
+      const { html } = await parseFull(r.raw);
+      if (typeof html !== 'string') fail('not_found', 'This message has no HTML part.');
+      return {
+        raw: { body: messageDocument(html as string), contentType: 'text/html; charset=utf-8' },
+        headers: {
+          'Content-Security-Policy': messageCsp(query.remote_images === 'allow'),
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'no-referrer',
+          'Cache-Control': 'no-store',
+        },
+      };
+    },
+    getAttachment: async ({ params }) => {
+      const r = sink.get(params.id!) ?? noMessage();
+      const n = /^\d{1,4}$/.test(params.n!) ? Number(params.n) : -1;
+      const a = (await parseFull(r.raw)).attachments[n] ?? fail('not_found', `This message has no attachment ${params.n}; they are numbered from 0.`);
+      return { raw: { body: new Uint8Array(a.content), contentType: mediaType(a.contentType) }, headers: attachmentHeaders(a, n) };
+    },
+    deleteMessage: ({ params }) => {
+      if (!sink.remove(params.id!)) noMessage();
+      stream.publish({ event: 'deleted', data: { ids: [params.id!] } });
     },
     deleteMessages: () => {
       sink.clear();
+      stream.publish({ event: 'deleted', data: { all: true } });
+    },
+    markMessageRead: ({ params }) => {
+      if (!sink.setRead(params.id!, clock.now())) noMessage();
+      stream.publish({ event: 'read', data: { id: params.id!, read: true } });
+      return { body: summaryOf(sink.summary(params.id!)!) };
+    },
+    markMessageUnread: ({ params }) => {
+      if (!sink.setRead(params.id!, null)) noMessage();
+      stream.publish({ event: 'read', data: { id: params.id!, read: false } });
+      return { body: summaryOf(sink.summary(params.id!)!) };
     },
 
     getClock: () => ({ body: { now: iso(clock.now()), mode: clock.mode } }),
@@ -81,6 +122,7 @@ export function sandboxRoutes(
         c.advance(Math.round(body.advance_seconds! * 1000));
       }
       const ran = await runDue();
+      stream.publish({ event: 'clock', data: { now: iso(c.now()), mode: c.mode } });
       return { body: { now: iso(c.now()), ran } };
     },
 

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/log.js';
 import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
 import type { CaughtOrigin } from '../core/message-ids.js';
+import { glanceBody, previewOf } from './body-text.js';
 import { headerBlock, parseHeaders } from './headers.js';
 
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
@@ -57,6 +58,8 @@ export async function ingest(
 ): Promise<string | null> {
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
   const parsed = parseHeaders(raw);
+  // And a quick look at the body for the inbox's search, preview line and attachment marker (body-text.ts).
+  const glance = glanceBody(raw, parsed.lines);
   const messageIdHeader = parsed.messageId;
   const origin = messageIdHeader ? deps.origin?.(messageIdHeader) : undefined;
   const id = newId('eml');
@@ -83,8 +86,11 @@ export async function ingest(
     size: raw.length,
     raw,
     received_at: deps.clock.now(),
+    preview: previewOf(glance.text),
+    has_attachments: glance.hasAttachments ? 1 : 0,
   } as const;
-  const stored = deps.commit ? await deps.commit(() => deps.store.insert(row)) : deps.store.insert(row);
+  const index = { body: glance.text };
+  const stored = deps.commit ? await deps.commit(() => deps.store.insert(row, index)) : deps.store.insert(row, index);
   if (!stored) return null;
   deps.onStored?.(id);
   return id;

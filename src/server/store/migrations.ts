@@ -268,4 +268,33 @@ CREATE INDEX webhook_attempts_endpoint ON webhook_attempts(endpoint_id, id);
 CREATE INDEX webhook_attempts_event ON webhook_attempts(event_id, id);
 `,
   },
+  {
+    version: 3,
+    name: 'inbox',
+    sql: `
+-- Filled when a message is caught (smtp/body-text.ts): the listing's preview line and attachment marker.
+ALTER TABLE sink_messages ADD COLUMN preview TEXT;
+ALTER TABLE sink_messages ADD COLUMN has_attachments INTEGER NOT NULL DEFAULT 0;
+-- Service-clock time the message was marked read; null while unread.
+ALTER TABLE sink_messages ADD COLUMN read_at INTEGER;
+CREATE INDEX sink_messages_ws ON sink_messages(workspace_id, seq) WHERE workspace_id IS NOT NULL;
+
+-- The inbox's search: one row per caught message, rowid = sink_messages.seq. Contentless: the index only, the
+-- text itself is not stored a second time.
+CREATE VIRTUAL TABLE sink_search USING fts5(
+  subject, sender, recipients, body,
+  content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+-- Mail caught before this version: its header fields, and its body text when it was already read.
+INSERT INTO sink_search (rowid, subject, sender, recipients, body)
+  SELECT seq, coalesce(subject, ''), coalesce(from_addr, '') || ' ' || coalesce(mail_from, ''),
+    (SELECT group_concat(value, ' ') FROM (SELECT value FROM json_each(to_addrs) UNION ALL SELECT value FROM json_each(cc_addrs)
+      UNION ALL SELECT value FROM json_each(rcpt_to))),
+    coalesce(text, '')
+  FROM sink_messages;
+UPDATE sink_messages SET preview = nullif(substr(trim(replace(replace(text, char(13), ' '), char(10), ' ')), 1, 200), ''),
+  has_attachments = (attachments != '[]')
+  WHERE parsed = 1;
+`,
+  },
 ];

@@ -23,62 +23,180 @@ export interface SinkRow {
   size: number;
   raw: Buffer;
   received_at: number;
+  preview: string | null;
+  has_attachments: 0 | 1;
+  read_at?: number | null;
 }
-export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed'>;
 
-const SUMMARY_COLUMNS =
-  'seq, id, message_id_header, svc_message_id, workspace_id, mail_from, rcpt_to, from_addr, to_addrs, cc_addrs, subject, dkim, size, received_at';
+/** A listed message: its own columns, with the `/v1` message's status and the workspace's name when it has them. */
+export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed'> & {
+  seq: number;
+  read_at: number | null;
+  status: string | null;
+  workspace_name: string | null;
+};
+
+/** A search of the inbox, parsed (sandbox/search.ts); every part must match. */
+export interface SinkSearch {
+  /** Words or phrases, each in one field or (field null) in any. A prefix term matches words that start with it. */
+  terms: { field: 'subject' | 'sender' | 'recipients' | null; text: string; prefix: boolean }[];
+  read?: boolean;
+  hasAttachments?: boolean;
+}
+
+/** What a caught message is found by: its header fields and the body text read when it was caught. */
+export interface SinkIndexText {
+  body: string;
+}
+
+const SUMMARY_COLUMNS = `s.seq, s.id, s.message_id_header, s.svc_message_id, s.workspace_id, s.mail_from, s.rcpt_to, s.from_addr,
+  s.to_addrs, s.cc_addrs, s.subject, s.preview, s.has_attachments, s.read_at, s.dkim, s.size, s.received_at,
+  m.status, w.name AS workspace_name`;
+const SUMMARY_JOINS = 'LEFT JOIN messages m ON m.id = s.svc_message_id LEFT JOIN workspaces w ON w.id = s.workspace_id';
+
+/** An FTS5 query of the terms: each a quoted string (quotes doubled), a prefix one marked `*`, joined by AND. */
+function matchExpression(terms: SinkSearch['terms']): string {
+  return terms
+    .map((t) => {
+      const phrase = `"${t.text.replace(/"/g, '""')}"${t.prefix ? ' *' : ''}`;
+      return t.field ? `${t.field} : ${phrase}` : phrase;
+    })
+    .join(' AND ');
+}
 
 export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
     `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
-       cc_addrs, subject, text, html, headers, attachments, dkim, size, raw, received_at)
+       cc_addrs, subject, text, html, headers, attachments, dkim, size, raw, received_at, preview, has_attachments)
      SELECT @id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
-       @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at
+       @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at, @preview, @has_attachments
      WHERE NOT (@from_service = 1 AND @message_id_header IS NOT NULL AND EXISTS (
        SELECT 1 FROM sink_messages WHERE message_id_header = @message_id_header AND from_service = 1))`,
   );
+  const index = db.prepare('INSERT INTO sink_search (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)');
+  const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
+
   return {
-    /** Stores a caught message; a second copy of a service message (same Message-ID) is ignored. */
-    insert: (row: SinkRow): boolean => insert.run(row).changes === 1,
-    /** Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively. Null: `after` is unknown. */
-    list(opts: { to?: string; workspaceId?: string; since?: number; limit: number; after?: string }): SinkSummaryRow[] | null {
+    /** Stores a caught message and indexes it for search; a second copy of a service message (same Message-ID) is ignored. */
+    insert(row: SinkRow, text: SinkIndexText): boolean {
+      const r = insert.run(row);
+      if (r.changes !== 1) return false;
+      const recipients = [...JSON.parse(row.to_addrs), ...JSON.parse(row.cc_addrs), ...JSON.parse(row.rcpt_to)].join(' ');
+      index.run(r.lastInsertRowid, row.subject ?? '', `${row.from_addr ?? ''} ${row.mail_from ?? ''}`, recipients, text.body);
+      return true;
+    },
+    /**
+     * Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively; `search` is the
+     * inbox's search. Paged by `seq` (the primary key) so a page deep in a large sink costs what the first does.
+     * Null: `after` is unknown.
+     */
+    list(opts: {
+      to?: string;
+      workspaceId?: string;
+      since?: number;
+      limit: number;
+      after?: string;
+      search?: SinkSearch;
+    }): SinkSummaryRow[] | null {
       const where: string[] = [];
       const args: unknown[] = [];
       if (opts.to) {
         where.push(
-          `(EXISTS (SELECT 1 FROM json_each(rcpt_to) WHERE lower(value) = lower(?))
-            OR EXISTS (SELECT 1 FROM json_each(to_addrs) WHERE lower(value) = lower(?))
-            OR EXISTS (SELECT 1 FROM json_each(cc_addrs) WHERE lower(value) = lower(?)))`,
+          `(EXISTS (SELECT 1 FROM json_each(s.rcpt_to) WHERE lower(value) = lower(?))
+            OR EXISTS (SELECT 1 FROM json_each(s.to_addrs) WHERE lower(value) = lower(?))
+            OR EXISTS (SELECT 1 FROM json_each(s.cc_addrs) WHERE lower(value) = lower(?)))`,
         );
         args.push(opts.to, opts.to, opts.to);
       }
       if (opts.workspaceId) {
-        where.push('workspace_id = ?');
+        where.push('s.workspace_id = ?');
         args.push(opts.workspaceId);
       }
       if (opts.since !== undefined) {
-        where.push('received_at >= ?');
+        where.push('s.received_at >= ?');
         args.push(opts.since);
       }
+      if (opts.search?.read !== undefined) where.push(opts.search.read ? 's.read_at IS NOT NULL' : 's.read_at IS NULL');
+      if (opts.search?.hasAttachments) where.push('s.has_attachments = 1');
+      const terms = opts.search?.terms ?? [];
+      // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
+      const key = terms.length ? 'f.rowid' : 's.seq';
       if (opts.after) {
         const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as { seq: number } | undefined;
         if (!anchor) return null;
-        where.push('seq < ?');
+        where.push(`${key} < ?`);
         args.push(anchor.seq);
       }
-      const sql = `SELECT ${SUMMARY_COLUMNS} FROM sink_messages ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
-        ORDER BY seq DESC LIMIT ?`;
+      let from = `sink_messages s ${SUMMARY_JOINS}`;
+      if (terms.length) {
+        from = `sink_search f JOIN sink_messages s ON s.seq = f.rowid ${SUMMARY_JOINS}`;
+        where.unshift('sink_search MATCH ?');
+        args.unshift(matchExpression(terms));
+      }
+      const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+        ORDER BY ${key} DESC LIMIT ?`;
       return db.prepare(sql).all(...args, opts.limit + 1) as SinkSummaryRow[];
     },
     get: (id: string) => db.prepare('SELECT * FROM sink_messages WHERE id = ?').get(id) as SinkRow | undefined,
+    /** One message as the listing shows it. */
+    summary: (id: string) => summaryById.get(id) as SinkSummaryRow | undefined,
+    /** Messages caught after `seq`, oldest first (the inbox's live stream). */
+    caughtAfter: (seq: number, limit: number) =>
+      db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.seq > ? ORDER BY s.seq LIMIT ?`).all(seq, limit) as SinkSummaryRow[],
+    /** The `seq` of the newest message (0 for none); later messages have larger ones, deletions or not (AUTOINCREMENT). */
+    lastSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM sink_messages').get() as { seq: number }).seq,
+    /**
+     * The `/v1` messages with an event after the event `seq`, each with its status now and its latest such event
+     * (the inbox's live status badges); `through` is the last event seq looked at, `more` whether events after it remain.
+     */
+    statusChangesAfter(
+      seq: number,
+      limit: number,
+    ): { through: number; more: boolean; changes: { message_id: string; status: string; event_type: string }[] } {
+      const rows = db
+        .prepare(
+          `SELECT e.seq, e.message_id, e.type, m.status FROM events e LEFT JOIN messages m ON m.id = e.message_id
+           WHERE e.seq > ? ORDER BY e.seq LIMIT ?`,
+        )
+        .all(seq, limit) as { seq: number; message_id: string | null; type: string; status: string | null }[];
+      const latest = new Map<string, { message_id: string; status: string; event_type: string }>();
+      for (const r of rows) {
+        if (r.message_id && r.status) latest.set(r.message_id, { message_id: r.message_id, status: r.status, event_type: r.type });
+      }
+      return { through: rows.length ? rows[rows.length - 1]!.seq : seq, more: rows.length === limit, changes: [...latest.values()] };
+    },
+    /** The `seq` of the newest event (0 for none). */
+    lastEventSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
     setBody: (id: string, body: { text: string | null; html: string | null; attachments: string }) =>
       void db
         .prepare('UPDATE sink_messages SET text = @text, html = @html, attachments = @attachments, parsed = 1 WHERE id = @id')
         .run({ id, ...body }),
     setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') => void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
-    clear: () => db.prepare('DELETE FROM sink_messages').run().changes,
+    /** Marks a message read at `at`, or unread (null); false when there is no such message. */
+    setRead: (id: string, at: number | null) =>
+      db.prepare('UPDATE sink_messages SET read_at = ? WHERE id = ?').run(at, id).changes === 1,
+    /** Deletes one message and its search entry; false when there is no such message. */
+    remove: (id: string): boolean =>
+      db.transaction(() => {
+        const row = db.prepare('DELETE FROM sink_messages WHERE id = ? RETURNING seq').get(id) as { seq: number } | undefined;
+        if (row) db.prepare('DELETE FROM sink_search WHERE rowid = ?').run(row.seq);
+        return row !== undefined;
+      })(),
+    clear: (): number =>
+      db.transaction(() => {
+        const n = db.prepare('DELETE FROM sink_messages').run().changes;
+        db.prepare("INSERT INTO sink_search (sink_search) VALUES ('delete-all')").run();
+        return n;
+      })(),
+    /** The workspaces whose mail the sink holds, by name (the inbox's workspace filter). */
+    workspaces: () =>
+      db
+        .prepare(
+          `SELECT w.id, w.name FROM workspaces w
+           WHERE EXISTS (SELECT 1 FROM sink_messages s WHERE s.workspace_id = w.id) ORDER BY w.name, w.id`,
+        )
+        .all() as { id: string; name: string }[],
     count: () => (db.prepare('SELECT COUNT(*) AS n FROM sink_messages').get() as { n: number }).n,
   };
 }

@@ -1,0 +1,137 @@
+// GET /sandbox/stream: the inbox's live feed as server-sent events. Caught mail and status changes are read from the
+// store when the change signal says the sink or the events changed (after their commit), once for every open
+// stream; deletions, read marks and clock moves are published by the sandbox routes that make them.
+import type { Context } from 'hono';
+import type { InboxEvent } from '../../contract/sandbox.js';
+import type { Changes } from '../../lib/changes.js';
+import { ServiceError } from '../core/errors.js';
+import type { SinkStore } from '../store/sink.js';
+import type { SandboxAuth } from './auth.js';
+import { summaryOf } from './caught.js';
+
+export interface InboxStream {
+  /** Sends an event to every open stream. */
+  publish(e: InboxEvent): void;
+  /** The route: admin token or inbox cookie, like every sandbox route. */
+  handle(c: Context): Response;
+  /** Ends every open stream (the server is shutting down) and refuses new ones. */
+  close(): void;
+  /** How many streams are open. */
+  readonly open: number;
+}
+
+const KEEPALIVE_MS = 25_000;
+/** A reader this far behind (a stalled tab) is dropped; its EventSource reconnects and reloads. */
+const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+const BATCH = 500;
+
+export function bearerOf(req: Request): string | null {
+  const h = req.headers.get('authorization');
+  if (!h) return null;
+  return /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? '';
+}
+
+export function inboxStream(deps: { sink: SinkStore; changes: Changes; auth: SandboxAuth }): InboxStream {
+  const { sink, changes } = deps;
+  const encoder = new TextEncoder();
+  const clients = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  let closed = false;
+  let lastSeq = 0;
+  let lastEventSeq = 0;
+  let stopWatching: (() => void) | null = null;
+
+  const send = (text: string) => {
+    const bytes = encoder.encode(text);
+    for (const c of [...clients]) {
+      if ((c.desiredSize ?? 0) < -MAX_BACKLOG_BYTES) {
+        drop(c);
+        continue;
+      }
+      c.enqueue(bytes);
+    }
+  };
+  const publish = (e: InboxEvent) => send(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+
+  const onCaught = () => {
+    for (;;) {
+      const rows = sink.caughtAfter(lastSeq, BATCH);
+      for (const r of rows) publish({ event: 'message', data: summaryOf(r) });
+      if (rows.length) lastSeq = rows[rows.length - 1]!.seq;
+      if (rows.length < BATCH) return;
+    }
+  };
+  const onEvents = () => {
+    for (;;) {
+      const { through, changes: found, more } = sink.statusChangesAfter(lastEventSeq, BATCH);
+      for (const data of found) publish({ event: 'status', data });
+      lastEventSeq = through;
+      if (!more) return;
+    }
+  };
+
+  // One watcher for all streams, while any is open: each change is read once, whatever the number of tabs.
+  const watch = () => {
+    lastSeq = sink.lastSeq();
+    lastEventSeq = sink.lastEventSeq();
+    const unsubscribe = [changes.subscribe('sink', onCaught), changes.subscribe('events', onEvents)];
+    const keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);
+    keepalive.unref();
+    stopWatching = () => {
+      for (const u of unsubscribe) u();
+      clearInterval(keepalive);
+      stopWatching = null;
+    };
+  };
+  const drop = (c: ReadableStreamDefaultController<Uint8Array>) => {
+    if (!clients.delete(c)) return;
+    try {
+      c.close();
+    } catch {
+      // Already closed by the reader going away.
+    }
+    if (clients.size === 0) stopWatching?.();
+  };
+
+  return {
+    publish,
+    get open() {
+      return clients.size;
+    },
+    handle(c) {
+      if (!deps.auth.admits(bearerOf(c.req.raw), c.req.raw)) {
+        throw new ServiceError('missing_credentials', 'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".');
+      }
+      if (closed) throw new ServiceError('conflict', 'The server is shutting down.');
+      let self: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            self = controller;
+            if (clients.size === 0) watch();
+            clients.add(controller);
+            // Sent at once so the response starts (and EventSource fires `open`) without waiting for news.
+            controller.enqueue(encoder.encode('retry: 2000\n: connected\n\n'));
+          },
+          cancel() {
+            drop(self);
+          },
+        },
+        new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+      );
+      c.req.raw.signal?.addEventListener('abort', () => drop(self), { once: true });
+      return new Response(body, {
+        headers: {
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-store',
+          'X-Accel-Buffering': 'no',
+          // The connection ends with the stream rather than idling in keep-alive (which would hold up a shutdown).
+          Connection: 'close',
+        },
+      });
+    },
+    close() {
+      closed = true;
+      for (const c of [...clients]) drop(c);
+    },
+  };
+}

@@ -1,0 +1,353 @@
+// The sandbox routes the inbox page reads (and the CLI with them): the listing's inbox fields, search, paging,
+// deleting one message, read marks, the message HTML as its own document, attachments, the live stream, and who may
+// call them (the admin token, or the page's cookie on same-origin requests only).
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectProblem } from '../helpers/problems.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+describe('inbox routes', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s?.close());
+  beforeEach(async () => {
+    expect((await s.admin('DELETE', '/sandbox/messages')).status).toBe(204);
+  });
+
+  const smtp = async (mail: Mail.Options) => {
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
+    try {
+      await t.sendMail({ from: 'alice@example.test', to: 'bob@example.test', ...mail });
+    } finally {
+      t.close();
+    }
+  };
+  const v1 = async (body: Record<string, unknown>) => {
+    const r = await s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body: { from: 'Shop <orders@example.test>', ...body } });
+    expect(r.status, r.text).toBe(202);
+    return r.body.id as string;
+  };
+  const list = async (query = '') => {
+    const r = await s.admin('GET', `/sandbox/messages${query}`);
+    expect(r.status, r.text).toBe(200);
+    return r.body as { data: any[]; has_more: boolean };
+  };
+  const subjects = async (q: string) => (await list(`?q=${encodeURIComponent(q)}`)).data.map((d) => d.subject);
+
+  it('lists status and workspace for /v1 mail, a preview, the attachment marker and the read mark', async () => {
+    await smtp({ subject: 'plain one', text: 'Hello Bob,\n\nthe   quarterly report is attached.', attachments: [{ filename: 'r.csv', content: 'a,b\n' }] });
+    const id = await v1({ to: 'bounce@simulator.test', subject: 'will bounce', html: '<p>Your <b>order</b> &amp; receipt</p>' });
+    await s.settle();
+    const { data } = await list();
+    expect(data).toHaveLength(2);
+    expect(data[0]).toMatchObject({
+      message_id: id,
+      subject: 'will bounce',
+      status: 'bounced',
+      workspace: { id: s.seed!.workspace_id, name: 'Sandbox' },
+      preview: 'Your order & receipt',
+      has_attachments: false,
+      read: false,
+    });
+    expect(data[1]).toMatchObject({
+      message_id: null,
+      status: null,
+      workspace: null,
+      preview: 'Hello Bob, the quarterly report is attached.',
+      has_attachments: true,
+      read: false,
+    });
+
+    const m = (await s.admin('GET', `/sandbox/messages/${data[0].id}`)).body;
+    expect(m.dkim).toBe('pass');
+    expect(m.dkim_domain).toBe('example.test');
+    expect(m.events.map((e: { type: string }) => e.type)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
+    expect(m.events[2]).toMatchObject({ id: expect.stringMatching(/^evt_/), detail: { to: 'bounce@simulator.test', bounce: { smtp_code: '550' } } });
+    const other = (await s.admin('GET', `/sandbox/messages/${data[1].id}`)).body;
+    expect(other).toMatchObject({ events: null, dkim: 'none', dkim_domain: null, status: null });
+
+    const read = await s.admin('POST', `/sandbox/messages/${data[1].id}/read`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id: data[1].id, read: true });
+    expect((await list()).data.map((d) => d.read)).toEqual([false, true]);
+    expect((await s.admin('POST', `/sandbox/messages/${data[1].id}/unread`)).body.read).toBe(false);
+    expectProblem(await s.admin('POST', '/sandbox/messages/eml_doesnotexist/read'), 404, 'not_found');
+  });
+
+  it('searches words in any field, to:/from:/subject: in one, phrases exactly, and is:/has: filters', async () => {
+    await smtp({ from: 'Alice Liddell <alice@wonder.test>', to: 'hatter@tea.test', subject: 'Invitation to tea', text: 'Six o\'clock, bring the dormouse.' });
+    await smtp({ from: 'queen@hearts.test', to: 'alice@wonder.test', subject: 'Croquet tomorrow', text: 'Off with their heads if late.' });
+    await smtp({ from: 'rabbit@hole.test', cc: 'Alice <alice@wonder.test>', subject: 'Late, late', text: 'For a very important date.', attachments: [{ filename: 'watch.png', content: PNG }] });
+
+    expect(await subjects('dormouse')).toEqual(['Invitation to tea']);
+    expect(await subjects('dorm')).toEqual(['Invitation to tea']); // words match as prefixes
+    expect(await subjects('alice')).toEqual(['Late, late', 'Croquet tomorrow', 'Invitation to tea']);
+    expect(await subjects('to:alice')).toEqual(['Late, late', 'Croquet tomorrow']); // To or Cc, not From
+    expect(await subjects('to:alice@wonder.test')).toEqual(['Late, late', 'Croquet tomorrow']);
+    expect(await subjects('from:alice')).toEqual(['Invitation to tea']);
+    expect(await subjects('from:"Alice Liddell"')).toEqual(['Invitation to tea']);
+    expect(await subjects('subject:late')).toEqual(['Late, late']);
+    expect(await subjects('late')).toEqual(['Late, late', 'Croquet tomorrow']); // subject, or body text
+    expect(await subjects('"important date"')).toEqual(['Late, late']);
+    expect(await subjects('"date important"')).toEqual([]);
+    expect(await subjects('from:queen heads')).toEqual(['Croquet tomorrow']);
+    expect(await subjects('from:queen dormouse')).toEqual([]);
+    expect(await subjects('has:attachment')).toEqual(['Late, late']);
+    expect(await subjects('CROQUET')).toEqual(['Croquet tomorrow']);
+
+    const [late] = (await list('?q=late')).data;
+    await s.admin('POST', `/sandbox/messages/${late.id}/read`);
+    expect(await subjects('is:unread')).toEqual(['Croquet tomorrow', 'Invitation to tea']);
+    expect(await subjects('is:read')).toEqual(['Late, late']);
+    expect(await subjects('is:unread late')).toEqual(['Croquet tomorrow']);
+    // Search syntax is text: quotes, colons and operators of the index are only words.
+    for (const q of ['"unclosed', 'OR AND NOT', 'subject:', '*', 'NEAR(a b)', 'to:"', '"""']) {
+      const r = await s.admin('GET', `/sandbox/messages?q=${encodeURIComponent(q)}`);
+      expect(r.status, q).toBe(200);
+    }
+    expect(await subjects('nothing-like-this')).toEqual([]);
+  });
+
+  it('pages a search with limit and after, and combines it with the workspace filter', async () => {
+    for (const n of [1, 2, 3, 4, 5]) await smtp({ subject: `report ${n}`, text: n % 2 ? 'odd report' : 'even report' });
+    await v1({ to: 'delivered@simulator.test', subject: 'report 6', text: 'odd report from the api' });
+    await s.settle();
+    const first = await list('?q=odd&limit=2');
+    expect(first.data.map((d) => d.subject)).toEqual(['report 6', 'report 5']);
+    expect(first.has_more).toBe(true);
+    const second = await list(`?q=odd&limit=2&after=${first.data[1].id}`);
+    expect(second.data.map((d) => d.subject)).toEqual(['report 3', 'report 1']);
+    expect(second.has_more).toBe(false);
+    expect((await list(`?q=odd&workspace_id=${s.seed!.workspace_id}`)).data.map((d) => d.subject)).toEqual(['report 6']);
+    expect((await list(`?q=even&workspace_id=${s.seed!.workspace_id}`)).data).toEqual([]);
+  });
+
+  it('deletes one message (then 404), leaving the others', async () => {
+    await smtp({ subject: 'keep' });
+    await smtp({ subject: 'drop', text: 'unique-word-zebra' });
+    const drop = (await list()).data.find((d) => d.subject === 'drop');
+    const del = await s.admin('DELETE', `/sandbox/messages/${drop.id}`);
+    expect(del.status).toBe(204);
+    expect((await list()).data.map((d) => d.subject)).toEqual(['keep']);
+    expect(await subjects('zebra')).toEqual([]);
+    expectProblem(await s.admin('GET', `/sandbox/messages/${drop.id}`), 404, 'not_found');
+    expectProblem(await s.admin('DELETE', `/sandbox/messages/${drop.id}`), 404, 'not_found');
+  });
+
+  it('serves the HTML as its own document: inline images as data URLs, a policy that allows no script, links opening outside', async () => {
+    await smtp({
+      subject: 'html',
+      html: '<html><head><meta http-equiv="refresh" content="0;url=https://example.com/"></head><body><p>Logo <img src="cid:logo@x"></p><img src="https://tracker.example/p.gif"><script>alert(1)</script></body></html>',
+      attachments: [{ filename: 'logo.png', content: PNG, cid: 'logo@x' }],
+    });
+    const { id } = (await list()).data[0];
+    const res = await fetch(`${s.origin}/sandbox/messages/${id}/html`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain('img-src data:;');
+    expect(csp).toMatch(/sandbox allow-popups allow-popups-to-escape-sandbox$/);
+    expect(csp).not.toMatch(/script-src|allow-scripts|allow-same-origin/);
+    const html = await res.text();
+    expect(html).toContain(`<img src="data:image/png;base64,${PNG.toString('base64')}">`);
+    expect(html).toContain('<head><base target="_blank">');
+    expect(html).not.toContain('http-equiv="refresh"');
+
+    const remote = await fetch(`${s.origin}/sandbox/messages/${id}/html?remote_images=allow`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    expect(remote.headers.get('content-security-policy')).toContain('img-src data: http: https:');
+    expectProblem(await s.admin('GET', `/sandbox/messages/${id}/html?remote_images=yes`), 400, 'invalid_request');
+
+    await smtp({ subject: 'text only', text: 'no html here' });
+    const textOnly = (await list()).data[0];
+    expectProblem(await s.admin('GET', `/sandbox/messages/${textOnly.id}/html`), 404, 'not_found');
+  });
+
+  it('serves each attachment byte for byte as a download, numbered from 0 in the order of the message', async () => {
+    const bin = Buffer.from([0, 1, 2, 3, 250, 251, 252, 253, 254, 255]);
+    await smtp({
+      subject: 'files',
+      text: 'two files',
+      attachments: [
+        { filename: 'data.bin', content: bin, contentType: 'application/octet-stream' },
+        { filename: 'page "one" ü.html', content: '<script>alert(1)</script>', contentType: 'text/html' },
+      ],
+    });
+    const { id } = (await list()).data[0];
+    const m = (await s.admin('GET', `/sandbox/messages/${id}`)).body;
+    expect(m.attachments.map((a: { filename: string }) => a.filename)).toEqual(['data.bin', 'page "one" ü.html']);
+
+    const get = (n: string) => fetch(`${s.origin}/sandbox/messages/${id}/attachments/${n}`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    const first = await get('0');
+    expect(first.status).toBe(200);
+    expect(Buffer.from(await first.arrayBuffer()).equals(bin)).toBe(true);
+    expect(first.headers.get('content-disposition')).toBe(`attachment; filename="data.bin"; filename*=UTF-8''data.bin`);
+    const second = await get('1');
+    expect(await second.text()).toBe('<script>alert(1)</script>');
+    // Never rendered as a page of this origin.
+    expect(second.headers.get('content-disposition')).toBe(`attachment; filename="page _one_ _.html"; filename*=UTF-8''page%20%22one%22%20%C3%BC.html`);
+    expect(second.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(second.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    for (const n of ['2', '-1', 'x']) expectProblem(await s.admin('GET', `/sandbox/messages/${id}/attachments/${n}`), 404, 'not_found');
+  });
+
+  describe('who may call', () => {
+    const cookieOf = async () => {
+      const res = await fetch(`${s.origin}/?token=${s.adminToken}`, { redirect: 'manual' });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/');
+      const setCookie = res.headers.get('set-cookie')!;
+      expect(setCookie).toMatch(/HttpOnly/);
+      expect(setCookie).toMatch(/SameSite=Strict/);
+      expect(setCookie).not.toContain(s.adminToken);
+      return setCookie.split(';')[0]!;
+    };
+    const withCookie = (method: string, path: string, headers: Record<string, string>) =>
+      s.call(method, path, { headers: { cookie: cookieRef.value, ...headers } });
+    const cookieRef = { value: '' };
+
+    it('the cookie reads from a page of this origin and from an address typed in; never from another origin', async () => {
+      cookieRef.value = await cookieOf();
+      expect((await withCookie('GET', '/sandbox/messages', { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+      expect((await withCookie('GET', '/sandbox/messages', { 'sec-fetch-site': 'none' })).status).toBe(200);
+      for (const site of ['same-site', 'cross-site']) {
+        expectProblem(await withCookie('GET', '/sandbox/messages', { 'sec-fetch-site': site }), 403, 'forbidden');
+      }
+      expectProblem(await withCookie('GET', '/sandbox/messages', { origin: 'http://127.0.0.1:1' }), 403, 'forbidden');
+      // The cookie is not the admin token: it is no bearer credential.
+      const value = cookieRef.value.split('=')[1]!;
+      expectProblem(await s.call('GET', '/sandbox/messages', { token: value }), 401, 'invalid_token');
+      expectProblem(await s.call('GET', '/sandbox/messages', { headers: { cookie: 'svc_admin=forged' } }), 401, 'missing_credentials');
+    });
+
+    it('the cookie changes something only with a same-origin check; the bearer token needs none', async () => {
+      cookieRef.value = await cookieOf();
+      const before = (await s.admin('GET', '/sandbox/clock')).body.now;
+      const move = (headers: Record<string, string>) =>
+        s.call('POST', '/sandbox/clock', { body: { advance_seconds: 60 }, headers: { cookie: cookieRef.value, ...headers } });
+      const refused: Record<string, string>[] = [{}, { 'sec-fetch-site': 'none' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://localhost:3000' }, { origin: 'null' }];
+      for (const headers of refused) {
+        expectProblem(await move(headers), 403, 'forbidden');
+      }
+      expect((await s.admin('GET', '/sandbox/clock')).body.now).toBe(before);
+      expect((await move({ 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+      expect((await move({ origin: s.origin })).status).toBe(200);
+      expect(Date.parse((await s.admin('GET', '/sandbox/clock')).body.now)).toBe(Date.parse(before) + 120_000);
+      const bearer = await s.call('POST', '/sandbox/clock', { body: { advance_seconds: 1 }, token: s.adminToken, headers: { 'sec-fetch-site': 'cross-site' } });
+      expect(bearer.status).toBe(200);
+    });
+
+    it('the page without the cookie says where its address is printed; a wrong token signs nobody in', async () => {
+      for (const path of ['/', '/messages/eml_x', `/?token=${s.adminToken}x`]) {
+        const res = await fetch(`${s.origin}${path}`, { redirect: 'manual' });
+        expect(res.status, path).toBe(401);
+        expect(res.headers.get('set-cookie'), path).toBeNull();
+        expect(await res.text(), path).toContain('the <code>inbox</code> field');
+      }
+      const page = await fetch(`${s.origin}/`, { headers: { cookie: await cookieOf() } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(await page.text()).toContain('<script src="/inbox.js" defer>');
+    });
+  });
+});
+
+/** Reads server-sent events from a response body. */
+function eventsOf(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    /** The next event (comments skipped). */
+    async next(): Promise<{ event: string; data: any }> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data !== undefined) return { event, data: JSON.parse(data) };
+          continue;
+        }
+        const { done, value } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    close: () => reader.cancel(),
+    /** Resolves when the server ends the stream. */
+    async ended(): Promise<void> {
+      for (;;) if ((await reader.read()).done) return;
+    },
+  };
+}
+
+describe('GET /sandbox/stream', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s?.close());
+
+  const open = async () => {
+    const res = await fetch(`${s.origin}/sandbox/stream`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    return { res, events: eventsOf(res) };
+  };
+
+  it('is refused without credentials, like every sandbox route', async () => {
+    expectProblem(await s.call('GET', '/sandbox/stream'), 401, 'missing_credentials');
+    expectProblem(await s.call('GET', '/sandbox/stream', { token: 'adm_wrong' }), 401, 'missing_credentials');
+  });
+
+  it('tells caught mail, status changes, read marks, deletions and clock moves as they happen', async () => {
+    const { events } = await open();
+    const accepted = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'orders@example.test', to: 'complaint@simulator.test', subject: 'live one', text: 'hi' },
+    });
+    expect(accepted.status).toBe(202);
+    await s.settle();
+
+    const seen: { event: string; data: any }[] = [];
+    // The message is caught once, then its status moves through sent to delivered and complained.
+    while (!seen.some((e) => e.event === 'status' && e.data.status === 'complained')) seen.push(await events.next());
+    const caught = seen.filter((e) => e.event === 'message');
+    expect(caught).toHaveLength(1);
+    expect(caught[0]!.data).toMatchObject({ subject: 'live one', message_id: accepted.body.id, workspace: { name: 'Sandbox' }, read: false });
+    const statuses = seen.filter((e) => e.event === 'status').map((e) => e.data);
+    expect(statuses.every((d) => d.message_id === accepted.body.id)).toBe(true);
+    expect(statuses.at(-1)).toEqual({ message_id: accepted.body.id, status: 'complained', event_type: 'email.complained' });
+
+    const id = caught[0]!.data.id;
+    await s.admin('POST', `/sandbox/messages/${id}/read`);
+    expect(await events.next()).toEqual({ event: 'read', data: { id, read: true } });
+    await s.admin('DELETE', `/sandbox/messages/${id}`);
+    expect(await events.next()).toEqual({ event: 'deleted', data: { ids: [id] } });
+    await s.admin('DELETE', '/sandbox/messages');
+    expect(await events.next()).toEqual({ event: 'deleted', data: { all: true } });
+    const moved = await s.admin('POST', '/sandbox/clock', { advance_seconds: 30 });
+    expect(await events.next()).toEqual({ event: 'clock', data: { now: moved.body.now, mode: 'manual' } });
+    await events.close();
+  });
+
+  it('tells every open stream, and ends them all when the server shuts down', async () => {
+    const a = await open();
+    const b = await open();
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
+    await t.sendMail({ from: 'x@example.test', to: 'y@example.test', subject: 'to both', text: 'x' });
+    t.close();
+    expect((await a.events.next()).data.subject).toBe('to both');
+    expect((await b.events.next()).data.subject).toBe('to both');
+    await s.close();
+    await Promise.all([a.events.ended(), b.events.ended()]);
+  });
+});
