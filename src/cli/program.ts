@@ -9,6 +9,7 @@ import { whoamiCommand } from './commands/auth/whoami.js';
 import { verifyEmailCommand } from './commands/auth/verify-email.js';
 import { sessionsCommand } from './commands/sessions/index.js';
 import { keysCommand } from './commands/keys/index.js';
+import { domainsCommand } from './commands/domains/index.js';
 import { emailsCommand } from './commands/emails/index.js';
 import { serveCommand } from './commands/serve.js';
 import type { GlobalOptions } from './context.js';
@@ -41,7 +42,7 @@ export function buildProgram(o: ProgramOptions): Command {
     const { stdout, stderr } = o.io;
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
   }
-  for (const make of [signupCommand, loginCommand, logoutCommand, whoamiCommand, verifyEmailCommand, sessionsCommand, keysCommand, emailsCommand]) {
+  for (const make of [signupCommand, loginCommand, logoutCommand, whoamiCommand, verifyEmailCommand, sessionsCommand, keysCommand, domainsCommand, emailsCommand]) {
     program.addCommand(make(o.runner));
   }
   program.addCommand(examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup'));
