@@ -106,8 +106,7 @@ export async function createIO(p: IOParts): Promise<IO> {
       if (!p.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {} };
       const { default: ora } = await import('ora');
       // discardStdin would put stdin in raw mode, which a prompt right after the spinner needs to own.
-      const s = ora({ text, stream: p.stderr as NodeJS.WriteStream, color: 'cyan', discardStdin: false, isEnabled: true }).start();
-      if (!colour) s.color = 'white';
+      const s = ora({ text, stream: p.stderr as NodeJS.WriteStream, color: colour ? 'cyan' : false, discardStdin: false, isEnabled: true }).start();
       return {
         update: (t) => void (s.text = t),
         succeed: (t) => void s.succeed(t),

@@ -48,7 +48,13 @@ export function buildProgram(o: ProgramOptions): Command {
     domainsCommand, emailsCommand, doctorCommand, completionCommand]) {
     program.addCommand(make(o.runner));
   }
-  program.addCommand(examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup'));
+  const serve = examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');
+  // `svc serve --json` (JSON logs) has the program's own option's name, and the program takes it wherever it is
+  // written: hand it on.
+  serve.hook('preAction', (cmd) => {
+    if (program.getOptionValue('json')) cmd.setOptionValue('json', true);
+  });
+  program.addCommand(serve);
   // addCommand does not copy settings (exit override, output, help after error): copy them down the whole tree.
   const inherit = (parent: Command) => {
     for (const c of parent.commands) {

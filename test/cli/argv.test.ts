@@ -2,6 +2,7 @@
 // (exit 2) a person gets for a wrong call, before anything is sent.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import { VERSION } from '../../src/cli/version.js';
 import { parse } from './helpers.js';
 
@@ -66,6 +67,17 @@ describe('svc argv', () => {
     expect(r.code).toBe(0);
     expect(r.command).toBe(command);
     expect(r.opts).toEqual(opts);
+  });
+
+  it('hands --json on to `svc serve` (its JSON logs), wherever it is written', async () => {
+    for (const argv of [['serve', '--json', '--memory'], ['--json', 'serve', '--memory'], ['serve', '--memory']]) {
+      const program = buildProgram({ runner: async () => {} });
+      let flags: { json?: boolean; memory?: boolean } = {};
+      program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
+      await program.parseAsync(['node', 'svc', ...argv]);
+      expect(flags.memory, argv.join(' ')).toBe(true);
+      expect(flags.json, argv.join(' ')).toBe(argv.includes('--json') ? true : undefined);
+    }
   });
 
   it('gives the completion command the whole tree', async () => {
