@@ -18,7 +18,7 @@ export interface CredentialStore {
   get(name: string): Promise<string | undefined>;
   set(name: string, value: string): Promise<void>;
   delete(name: string): Promise<void>;
-  /** Where secrets are kept now: probes the keychain once. */
+  /** Where secrets are kept now, and why not in the keychain: probes the keychain once. */
   where(): Promise<{ kind: 'keychain' | 'file'; location: string; reason?: string }>;
   /** Creates the directory (0700) if needed; for lock files. */
   ensureDir(): Promise<string>;
@@ -133,7 +133,8 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
     },
     async where() {
       await keychain('probe', (e, signal) => e.getPassword(signal));
-      return unusable ? { kind: 'file', location: file, reason: unusable } : { kind: 'keychain', location: 'the OS keychain (service "svc")' };
+      if (!unusable) return { kind: 'keychain', location: 'the OS keychain (service "svc")' };
+      return { kind: 'file', location: file, reason: choice === 'file' ? 'chosen with SVC_CREDENTIAL_STORE=file' : `no usable keychain: ${unusable}` };
     },
   };
 }

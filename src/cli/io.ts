@@ -16,13 +16,11 @@ export interface Style {
 
 export interface Spinner {
   update(text: string): void;
-  succeed(text: string): void;
-  fail(text: string): void;
   stop(): void;
 }
 
 export interface Prompts {
-  input(message: string, opts?: { default?: string; required?: boolean }): Promise<string>;
+  input(message: string, opts?: { required?: boolean }): Promise<string>;
   password(message: string): Promise<string>;
   select<T>(message: string, choices: { name: string; value: T; description?: string }[]): Promise<T>;
 }
@@ -103,14 +101,12 @@ export async function createIO(p: IOParts): Promise<IO> {
     canPrompt: p.stdinIsTTY && p.stderrIsTTY,
     prompts: async () => p.prompts ?? inquirerPrompts(p.stdin, p.stderr),
     async spinner(text) {
-      if (!p.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {} };
+      if (!p.stderrIsTTY) return { update() {}, stop() {} };
       const { default: ora } = await import('ora');
       // discardStdin would put stdin in raw mode, which a prompt right after the spinner needs to own.
       const s = ora({ text, stream: p.stderr as NodeJS.WriteStream, color: colour ? 'cyan' : false, discardStdin: false, isEnabled: true }).start();
       return {
         update: (t) => void (s.text = t),
-        succeed: (t) => void s.succeed(t),
-        fail: (t) => void s.fail(t),
         stop: () => void s.stop(),
       };
     },
@@ -137,7 +133,7 @@ async function inquirerPrompts(input: NodeJS.ReadableStream, output: NodeJS.Writ
   // Prompts draw on stderr: stdout carries data only, even while asking.
   const context = { input: input as NodeJS.ReadStream, output: output as NodeJS.WriteStream };
   return {
-    input: (message, o = {}) => inquirer.input({ message, default: o.default, required: o.required }, context),
+    input: (message, o = {}) => inquirer.input({ message, required: o.required }, context),
     password: (message) => inquirer.password({ message, mask: true }, context),
     select: (message, choices) => inquirer.select({ message, choices }, context),
   };

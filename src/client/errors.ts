@@ -10,9 +10,6 @@ export class ResponseHeaders {
   get(name: string): string | null {
     return this.#map.get(name.toLowerCase()) ?? null;
   }
-  entries(): IterableIterator<[string, string]> {
-    return this.#map.entries();
-  }
 }
 
 /** The service refused the call: its status and Problem body (`code`, `detail`, `errors[]`, `request_id`). */

@@ -34,7 +34,7 @@ describe('svc doctor', () => {
     expect(checks['base url']).toEqual(['ok', expect.stringMatching(new RegExp(`^${s.api} answered in \\d+ ms \\(from SVC_BASE_URL\\)$`))]);
     expect(checks['service version']).toEqual(['ok', '2026-08-01']);
     expect(checks['clock skew']![0]).toBe('ok');
-    expect(checks['credential store']).toEqual(['ok', expect.stringMatching(/^file .*secrets\/credentials\.json \(no usable keychain: SVC_CREDENTIAL_STORE=file\)$/)]);
+    expect(checks['credential store']).toEqual(['ok', expect.stringMatching(/^file .*secrets\/credentials\.json \(chosen with SVC_CREDENTIAL_STORE=file\)$/)]);
     expect(checks.session).toEqual(['ok', `signed in as ${s.seed!.email}, workspace Sandbox (owner)`]);
     // The key lacks domains:read: the service still knows it, so it is valid.
     expect(checks['api key']).toEqual(['ok', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid \(/)]);

@@ -49,7 +49,7 @@ export async function doctorRun(ctx: Context): Promise<void> {
   }
 
   const where = await ctx.credentials().where();
-  add('credential store', 'ok', where.kind === 'keychain' ? where.location : `file ${where.location} (no usable keychain: ${where.reason})`);
+  add('credential store', 'ok', where.kind === 'keychain' ? where.location : `file ${where.location} (${where.reason})`);
 
   const session = await ctx.session();
   const key = await ctx.apiKey();
