@@ -117,6 +117,13 @@ export async function createIO(p: IOParts): Promise<IO> {
 
 /** The IO of this process. */
 export function processIO(): Promise<IO> {
+  // A reader that went away (`svc keys list | head -1`) is not a failure of the command: the rest of its output
+  // has nowhere to go, and the command finishes its work.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    });
+  }
   return createIO({
     stdin: process.stdin,
     stdout: process.stdout,

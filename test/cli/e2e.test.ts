@@ -95,6 +95,17 @@ describe('the svc binary', () => {
     expect(insecure.stderr).toContain('use an https:// base URL');
   });
 
+  it('stops quietly when the reader of its output goes away (`| head -1`)', async () => {
+    const home = tmp();
+    expect((await login(home)).exitCode).toBe(0);
+    for (const args of ['--help', 'keys list']) {
+      const r = await execa('bash', ['-c', `node ${BIN} ${args} | head -c 1 >/dev/null; echo "exit \${PIPESTATUS[0]}" >&2`], {
+        env: envOf(home), extendEnv: false, reject: false, cwd: ROOT,
+      });
+      expect(r.stderr, args).toBe('exit 0');
+    }
+  });
+
   it('sends from CI with SVC_API_KEY alone: no config and no credential file are touched', async () => {
     const home = tmp();
     const r = await svc(home, ['emails', 'send', '--from', 'Shop <orders@example.test>', '--to', 'ci@example.org', '--subject', 'CI', '--text', 'built'], {
