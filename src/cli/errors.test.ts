@@ -46,6 +46,11 @@ describe('failures, as a person reads them', () => {
     expect(describeError(new SessionEndedError(apiError(401, 'invalid_refresh_token').problem), 'svc whoami').line).toMatch(/hint: sign in again with `svc login`$/);
   });
 
+  it('says a prompt cancelled with Ctrl-C was cancelled, nothing more', () => {
+    const cancelled = Object.assign(new Error('User force closed the prompt with SIGINT'), { name: 'ExitPromptError' });
+    expect(describeError(cancelled, 'svc login')).toEqual({ code: 1, line: 'svc login: cancelled' });
+  });
+
   it('gives every failure a Problem for --json, the service\'s own when there is one', () => {
     expect(problemOf(apiError(409, 'idempotency_conflict'))).toMatchObject({ status: 409, code: 'idempotency_conflict', request_id: 'req_abc' });
     expect(problemOf(new ConnectionError('http://127.0.0.1:9/v1', new Error('x')))).toMatchObject({ code: 'connection_failed' });

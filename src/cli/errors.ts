@@ -119,6 +119,8 @@ export function describeError(err: unknown, command: string): { line: string; co
     return { code, line: `${command}: ${p.title}${p.detail ? ` — ${p.detail}` : ''}${fields} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
   }
   const e = err as Error & { hint?: string };
+  // Ctrl-C at a prompt (@inquirer's ExitPromptError): the person knows what happened.
+  if (e?.name === 'ExitPromptError') return { code, line: `${command}: cancelled` };
   let hint = e?.hint;
   if (e?.name === 'SessionEndedError') hint = 'sign in again with `svc login`';
   return { code, line: `${command}: ${e?.message ?? String(err)}${hint ? `; hint: ${hint}` : ''}` };
