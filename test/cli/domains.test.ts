@@ -101,6 +101,18 @@ describe('svc domains', () => {
     expect(await c.run(domainsVerifyRun, { id: d.id, wait: true })).toBe(0);
     expect(clock.slept).toEqual([5_000, 10_000]);
     expect(c.stderr()).toContain(`${d.name} is verified`);
+    expect(c.stderr()).not.toContain('Checking');
+
+    // On a terminal a spinner says what it is waiting for, on stderr; stdout still gets only the findings.
+    const e = await add();
+    const tty = await cli(s, {
+      configDir, tty: true, env: { NO_COLOR: '1' },
+      clock: fakeClock(async (ms) => void (ms === 5_000 && (await s.admin('POST', `/sandbox/domains/${e.id}/publish`, {})))),
+    });
+    expect(await tty.run(domainsVerifyRun, { id: e.id, wait: true })).toBe(0);
+    expect(tty.stderr()).toContain(`Checking the records of ${e.id}`);
+    expect(tty.stdout()).not.toContain('Checking');
+    expect(tty.stdout()).toMatch(/│ ownership +│ TXT/);
     expect(c.stdout().split('\n').filter(Boolean).every((l) => l.split('\t')[4] === 'ok' || l.split('\t')[3] === 'no')).toBe(true);
   });
 
