@@ -1,3 +1,9 @@
+// How a failure reaches the person: one line on stderr (what failed, the Problem's title and detail, its code and
+// request id, a hint) and an exit code; with --json also `{"error": Problem}` on stdout. Client errors are recognised
+// by name, so this module loads nothing of the HTTP client.
+import type { Problem } from '../contract/common.js';
+import type { IO } from './io.js';
+
 /** Exit codes: 0 success; 1 the service or the system refused; 2 usage error; 4 authentication needed. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 4 } as const;
 
@@ -7,4 +13,123 @@ export class UsageError extends Error {
     super(message);
     this.name = 'UsageError';
   }
+}
+
+/** No credential for what the command needs (not signed in, no API key, no admin token): exit 4. */
+export class AuthError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+    this.name = 'AuthError';
+  }
+}
+
+/** The command could not do its work for a reason of its own (a wait that timed out, a batch item refused): exit 1. */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+    /** The API's body is already on stdout (--json): no `{"error": …}` after it. */
+    readonly bodyPrinted = false,
+  ) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
+
+/** The shape of the client's ApiError, read structurally (see the header). */
+interface ApiErrorLike extends Error {
+  name: 'ApiError';
+  status: number;
+  problem: Problem;
+  operation: string;
+  auth: 'none' | 'session' | 'key' | 'either' | 'admin';
+  retryAfter?: number;
+}
+
+const isApiError = (e: unknown): e is ApiErrorLike => e instanceof Error && e.name === 'ApiError';
+
+/**
+ * What to do about a Problem, by code, in terms of this command line. Where a code has no entry here the Problem's
+ * `docs_url` is offered; a per-code fix table in the contract, when there is one, is the place to read next.
+ */
+const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined> = {
+  missing_credentials: (_p, e) => CREDENTIAL_HINTS[e.auth],
+  invalid_credentials: () => 'check the email and password; `svc login` asks for them again',
+  invalid_api_key: () => 'the key is unknown, revoked or expired: create one with `svc keys create --name NAME --scope emails:send --save`',
+  invalid_token: () => 'sign in again with `svc login`',
+  invalid_refresh_token: () => 'sign in again with `svc login`',
+  session_required: () => 'this needs a signed-in session, not an API key: `svc login`',
+  api_key_required: () => 'this needs an API key: pass --api-key, set SVC_API_KEY, or save one with `svc keys create … --save`',
+  workspace_required: () => 'choose a workspace: `svc login --workspace ID_OR_SLUG`',
+  not_a_member: () => '`svc login` lists the workspaces this account belongs to',
+  insufficient_scope: () => 'create a key with the scope this needs (`svc keys create --scope …`), or use `svc login`',
+  forbidden: () => 'your role in this workspace cannot do this; an owner or admin can',
+  invite_required: (p) => `signup needs an invite code (--invite-code)${p.waitlist_url ? `; join the waitlist at ${p.waitlist_url}` : ''}`,
+  unsupported_version: () => 'this svc speaks Service-Version 2026-08-01; update svc',
+  domain_not_verified: () => 'publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`',
+  live_sending_locked: () => 'confirm your email address with `svc verify-email TOKEN` (or `svc verify-email --resend`), or use a test key',
+  rate_limited: (_p, e) => (e.retryAfter !== undefined ? `try again in ${e.retryAfter} s` : 'try again shortly'),
+  idempotency_conflict: () => 'this Idempotency-Key was used with a different message; use a new --idempotency-key',
+  email_taken: () => 'sign in with `svc login` instead',
+  verification_token_invalid: () => 'ask for a new email with `svc verify-email --resend`',
+};
+
+/** How to give the credential an operation takes. */
+const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
+  none: undefined,
+  session: 'sign in with `svc login`',
+  key: 'pass --api-key, set SVC_API_KEY, or save a key with `svc keys create … --save`',
+  either: 'sign in with `svc login`, or give an API key (--api-key, SVC_API_KEY)',
+  admin: 'give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN (found by itself for a local `svc serve`)',
+};
+
+export function hintFor(e: ApiErrorLike): string | undefined {
+  return HINTS[e.problem.code]?.(e.problem, e) ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined);
+}
+
+/** The exit code of a failure. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof AuthError) return EXIT.auth;
+  const name = (err as Error)?.name;
+  if (name === 'BaseUrlError') return EXIT.usage;
+  if (name === 'SessionEndedError') return EXIT.auth;
+  if (isApiError(err)) return err.status === 401 ? EXIT.auth : EXIT.failed;
+  return EXIT.failed;
+}
+
+/** A failure as a Problem, for `{"error": …}` with --json: the service's own, or one describing a local failure. */
+export function problemOf(err: unknown): Problem {
+  if (isApiError(err)) return err.problem;
+  const e = err as Error;
+  const code =
+    { UsageError: 'usage', AuthError: 'credentials_required', SessionEndedError: 'session_ended', ConnectionError: 'connection_failed',
+      ContractError: 'unexpected_response', BaseUrlError: 'invalid_base_url' }[e?.name] ?? 'failed';
+  return { type: 'about:blank', title: e?.message ?? String(err), status: 0, code };
+}
+
+/** The one line (and exit code) a failure is reported with. */
+export function describeError(err: unknown, command: string): { line: string; code: number } {
+  const code = exitCodeOf(err);
+  if (isApiError(err)) {
+    const p = err.problem;
+    const fields = p.errors?.length ? ` (${p.errors.map((f) => `${f.path}: ${f.message}`).join('; ')})` : '';
+    const ids = [p.code, p.request_id].filter(Boolean).join(', ');
+    const hint = hintFor(err);
+    return { code, line: `${command}: ${p.title}${p.detail ? ` — ${p.detail}` : ''}${fields} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
+  }
+  const e = err as Error & { hint?: string };
+  // Ctrl-C at a prompt (@inquirer's ExitPromptError): the person knows what happened.
+  if (e?.name === 'ExitPromptError') return { code, line: `${command}: cancelled` };
+  let hint = e?.hint;
+  if (e?.name === 'SessionEndedError') hint = 'sign in again with `svc login`';
+  return { code, line: `${command}: ${e?.message ?? String(err)}${hint ? `; hint: ${hint}` : ''}` };
+}
+
+/** Reports a failure and returns its exit code. */
+export function reportError(io: IO, err: unknown, o: { command: string; json?: boolean }): number {
+  const { line, code } = describeError(err, o.command);
+  if (o.json && !(err instanceof UsageError) && !(err instanceof CommandError && err.bodyPrinted)) io.print(JSON.stringify({ error: problemOf(err) }, null, 2));
+  io.info(`${io.err.red('error:')} ${line}`);
+  return code;
 }

@@ -1,93 +1,319 @@
-// The API client the command line uses: one typed call per operation of the contract's endpoint table, so the
-// client and the server cannot disagree on a method, a path or a body. Errors come back as the service's Problem.
+// The API client: one typed call per entry of the contract's endpoint tables, so the client and the server cannot
+// disagree on a method, a path or a body; every 2xx body is parsed with the contract's schema and every refusal
+// comes back as the service's Problem. Over undici, with retries, idempotent sends and self-refreshing sessions.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { Problem, SERVICE_VERSION, VERSION_HEADER } from '../contract/common.js';
-import { endpoints, fillPath, type EndpointName } from '../contract/endpoints.js';
+import { IDEMPOTENCY_HEADER } from '../contract/emails.js';
+import { endpoints, fillPath, type AuthKind, type EndpointName } from '../contract/endpoints.js';
+import { sandboxEndpoints, type SandboxEndpointName } from '../contract/sandbox.js';
+import { backoffDelay, retryAfterMs, sleep as realSleep } from './backoff.js';
+import { isInsecureBaseUrl, parseBaseUrl } from './base-url.js';
+import {
+  ApiError,
+  BaseUrlError,
+  ConnectionError,
+  ContractError,
+  errorCode,
+  ResponseHeaders,
+  SessionEndedError,
+} from './errors.js';
+import { expiresSoon, type SessionStore } from './session.js';
+
+export * from './errors.js';
+export { SERVICE_VERSION } from '../contract/common.js';
+export { memorySessionStore, type SessionStore, type SessionTokens } from './session.js';
+export { isLoopbackHost } from './base-url.js';
 
 type Endpoints = typeof endpoints;
-type Success<N extends EndpointName> = Endpoints[N]['success'][1] extends z.ZodType ? z.output<Endpoints[N]['success'][1]> : undefined;
-type RequestBody<N extends EndpointName> = Endpoints[N] extends { body: z.ZodType } ? z.input<Endpoints[N]['body']> : never;
+type SandboxEndpoints = typeof sandboxEndpoints;
+type SuccessOf<E> = E extends { success: readonly [number, infer S] } ? (S extends z.ZodType ? z.output<S> : undefined) : never;
+type BodyOf<E> = E extends { body: z.ZodType } ? z.input<E['body']> : never;
 
-/** The service refused the call: its status and Problem body (`code`, `detail`, `errors[]`). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-    readonly headers: Headers,
-  ) {
-    super(`${problem.title} (${status} ${problem.code})${problem.detail ? `: ${problem.detail}` : ''}`);
-    this.name = 'ApiError';
-  }
-}
+/** Query values; an array repeats the parameter (`type=a&type=b`). */
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
-/** The service could not be reached at all. */
-export class ConnectionError extends Error {
-  constructor(baseUrl: string, cause: unknown) {
-    const why = (cause as { cause?: { code?: string } })?.cause?.code ?? (cause as Error)?.message ?? String(cause);
-    super(`could not reach ${baseUrl} (${why}); check the URL, or start a local service with \`svc serve\``);
-    this.name = 'ConnectionError';
-  }
-}
-
-export interface CallOptions<N extends EndpointName> {
+export interface CallOptions<Body = unknown> {
   params?: Record<string, string>;
-  query?: Record<string, string | number | undefined>;
-  body?: RequestBody<N>;
+  query?: Query;
+  body?: Body;
   headers?: Record<string, string>;
+  /** The Idempotency-Key of a send or batch; one is generated when not given, so a retry never sends twice. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** Longest wait for the response headers, then for the body, in ms (default 30 s; a long poll gives more). */
+  timeoutMs?: number;
 }
 
-export interface Reply<N extends EndpointName> {
+export interface Reply<T> {
   status: number;
-  body: Success<N>;
-  headers: Headers;
+  /** The body parsed with the contract's schema. */
+  body: T;
+  /** The body exactly as received (JSON), for printing it unchanged. */
+  raw: unknown;
+  /** The body's text (the only form of a non-JSON answer such as a raw message). */
+  text: string;
+  headers: ResponseHeaders;
 }
+
+/** A credential, or a function asked for it when a call needs it. */
+export type Secret = string | (() => string | undefined | Promise<string | undefined>);
 
 export interface ClientOptions {
-  /** The API's base URL, with `/v1` (`http://127.0.0.1:4010/v1`). */
+  /** The API's base URL, with `/v1` (`https://api.example.com/v1`, `http://127.0.0.1:4010/v1`). */
   baseUrl: string;
-  /** A session's access token or an API key; a function is asked on every call. */
-  token?: string | (() => string | undefined);
-  fetch?: typeof fetch;
+  /** The API key for operations that take one (`svc_test_…`/`svc_live_…`). */
+  apiKey?: Secret;
+  /** A session, refreshed by the client before it expires and on a 401 `invalid_token`. */
+  session?: SessionStore;
+  /** Operations that take either credential use this one first when both are there (default: the session). */
+  prefer?: 'key' | 'session';
+  /** A bearer sent as is on every authenticated call, whatever the operation takes (no refresh). */
+  token?: Secret;
+  /** The admin token of a local server, for the sandbox routes. */
+  adminToken?: Secret;
+  /** Retries after a 429, a 5xx or a connection error (default 3). */
+  retries?: number;
+  /** Longest `Retry-After` waited out; a longer one fails the call at once with the service's answer (default 60 s). */
+  maxRetryAfterMs?: number;
+  /** The undici dispatcher (connection pool, proxy, or a MockAgent in tests). */
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+  /** How the client waits between retries; replaceable so that tests can see the delays without waiting them. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The local clock, for deciding that an access token expires soon. */
+  now?: () => number;
+}
+
+/** The sends that carry an Idempotency-Key (decisions.md "idempotency"): the only POSTs a retry may repeat. */
+const IDEMPOTENT_SENDS = new Set<string>(['sendEmail', 'sendBatch']);
+
+/** Failures where the request certainly never reached the service: retrying them cannot do anything twice. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** A name that does not resolve now will not resolve a second later. */
+const HOPELESS = new Set(['ENOTFOUND']);
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+interface Exchange {
+  status: number;
+  headers: ResponseHeaders;
+  text: string;
+}
+
+interface Endpointish {
+  method: string;
+  path: string;
+  auth?: AuthKind;
+  success: readonly [number, z.ZodType | null];
 }
 
 export function createClient(opts: ClientOptions) {
+  const parsed = parseBaseUrl(opts.baseUrl);
+  if (!parsed) throw new BaseUrlError(opts.baseUrl, 'invalid');
+  if (isInsecureBaseUrl(parsed)) throw new BaseUrlError(opts.baseUrl, 'insecure');
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const doFetch = opts.fetch ?? fetch;
+  // The sandbox routes live beside /v1 on the same origin.
+  const sandboxBase = base.replace(/\/v1$/, '');
+  const retries = opts.retries ?? 3;
+  const maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
+  const wait = opts.sleep ?? realSleep;
+  const now = opts.now ?? Date.now;
+  const userAgent = opts.userAgent ?? 'svc-client/0.1.0';
 
-  async function call<N extends EndpointName>(name: N, o: CallOptions<N> = {}): Promise<Reply<N>> {
-    const e = endpoints[name];
-    const url = new URL(base + fillPath(e.path, o.params));
-    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.append(k, String(v));
-    const headers: Record<string, string> = { [VERSION_HEADER]: SERVICE_VERSION, accept: 'application/json', ...o.headers };
-    const token = typeof opts.token === 'function' ? opts.token() : opts.token;
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const reveal = async (s: Secret | undefined) => (typeof s === 'function' ? await s() : s) || undefined;
 
-    let res: Response;
-    try {
-      res = await doFetch(url, { method: e.method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    } catch (err) {
-      throw new ConnectionError(base, err);
+  /** One HTTP exchange, retried after 429/5xx/connection errors where a retry cannot act twice. */
+  async function exchange(method: string, url: URL, headers: Record<string, string>, body: string | undefined, o: CallOptions): Promise<Exchange> {
+    const idempotent = method === 'GET' || method === 'PUT' || method === 'DELETE' || IDEMPOTENCY_HEADER.toLowerCase() in lower(headers);
+    const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    for (let attempt = 0; ; attempt++) {
+      let res: Exchange;
+      try {
+        const r = await request(url, {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          dispatcher: opts.dispatcher,
+          signal: o.signal,
+          headersTimeout: timeout,
+          bodyTimeout: timeout,
+        });
+        res = { status: r.statusCode, headers: new ResponseHeaders(r.headers), text: await r.body.text() };
+      } catch (err) {
+        if (o.signal?.aborted) throw o.signal.reason ?? err;
+        const code = errorCode(err) ?? '';
+        // A reset or a timeout may come after the service acted: only a request safe to repeat is tried again.
+        if (attempt < retries && !HOPELESS.has(code) && (NOT_SENT.has(code) || idempotent)) {
+          await wait(backoffDelay(attempt), o.signal);
+          continue;
+        }
+        throw new ConnectionError(base, err);
+      }
+      // 429 and 503 are refusals before any work; another 5xx may come after it, so only a safe request repeats it.
+      const retryable = res.status === 429 || res.status === 503 || (res.status >= 500 && idempotent);
+      if (attempt < retries && retryable) {
+        const delay = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoffDelay(attempt);
+        if (delay <= maxRetryAfterMs) {
+          await wait(delay, o.signal);
+          continue;
+        }
+      }
+      return res;
     }
-    const text = await res.text();
-    const json = text ? safeJson(text) : undefined;
-    // A batch answers 207 with a result per item: a success, like any 2xx.
-    if (res.ok) return { status: res.status, body: json as Success<N>, headers: res.headers };
+  }
+
+  function target(root: string, e: Endpointish, o: CallOptions): URL {
+    const url = new URL(root + fillPath(e.path, o.params));
+    for (const [k, v] of Object.entries(o.query ?? {})) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(one));
+    }
+    return url;
+  }
+
+  function requestHeaders(o: CallOptions, name: string): { headers: Record<string, string>; body: string | undefined } {
+    const headers: Record<string, string> = {
+      [VERSION_HEADER]: SERVICE_VERSION,
+      accept: 'application/json',
+      'user-agent': userAgent,
+      ...o.headers,
+    };
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(o.body);
+    }
+    if (IDEMPOTENT_SENDS.has(name) && !(IDEMPOTENCY_HEADER.toLowerCase() in lower(headers))) {
+      headers[IDEMPOTENCY_HEADER] = o.idempotencyKey ?? randomUUID();
+    }
+    return { headers, body };
+  }
+
+  /** A 2xx parsed with the contract's schema; anything else thrown as an ApiError carrying the Problem. */
+  function finish<T>(name: string, e: Endpointish, res: Exchange, auth: AuthKind | 'admin' = e.auth ?? 'none'): Reply<T> {
+    const json = parseJson(res.text);
+    if (res.status >= 200 && res.status < 300) {
+      const schema = e.success[1];
+      if (!schema) return { status: res.status, body: undefined as T, raw: json, text: res.text, headers: res.headers };
+      const checked = schema.safeParse(json);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        const where = issue?.path.length ? issue.path.join('.') : 'body';
+        throw new ContractError(name, res.status, json === undefined ? 'not JSON' : `${where}: ${issue?.message}`, base);
+      }
+      return { status: res.status, body: checked.data as T, raw: json, text: res.text, headers: res.headers };
+    }
     const problem = Problem.safeParse(json);
     throw new ApiError(
       res.status,
       problem.success
         ? problem.data
-        : { type: 'about:blank', title: res.statusText || 'Error', status: res.status, code: 'unexpected_response', detail: text.slice(0, 200) },
+        : {
+            type: 'about:blank',
+            title: STATUS_CODES[res.status] ?? 'Error',
+            status: res.status,
+            code: 'unexpected_response',
+            detail: res.text.slice(0, 200) || undefined,
+            request_id: res.headers.get('x-request-id') ?? undefined,
+          },
       res.headers,
+      name,
+      auth,
     );
   }
 
-  return { call };
+  /** Rotates the session under the store's lock; `failed` is the access token the service just refused, if any. */
+  async function refresh(store: SessionStore, failed: string | undefined): Promise<string | undefined> {
+    return store.withLock(async () => {
+      // Read again inside the lock: another process may have rotated the tokens while this one waited.
+      const current = await store.load();
+      if (!current) return undefined;
+      if (current.access_token !== failed && !expiresSoon(current, now())) return current.access_token;
+      const e = endpoints.refreshSession;
+      const { headers, body } = requestHeaders({ body: { refresh_token: current.refresh_token } }, 'refreshSession');
+      const res = await exchange(e.method, target(base, e, {}), headers, body, {});
+      if (res.status === 401) {
+        const problem = Problem.safeParse(parseJson(res.text));
+        if (problem.success && problem.data.code === 'invalid_refresh_token') {
+          await store.clear();
+          throw new SessionEndedError(problem.data);
+        }
+      }
+      const session = finish<z.output<typeof e.success[1]>>('refreshSession', e, res).body;
+      const next = { access_token: session.access_token, refresh_token: session.refresh_token, expires_at: session.expires_at };
+      await store.save(next);
+      return next.access_token;
+    });
+  }
+
+  /** The session's access token, refreshed first when it expires within a minute; undefined without a session. */
+  async function sessionToken(): Promise<string | undefined> {
+    if (!opts.session) return undefined;
+    const tokens = await opts.session.load();
+    if (!tokens) return undefined;
+    return expiresSoon(tokens, now()) ? refresh(opts.session, undefined) : tokens.access_token;
+  }
+
+  /**
+   * The bearer for an operation, and whether it is the session's (so a 401 `invalid_token` may refresh it). With no
+   * credential the call goes without one, and the service's 401 `missing_credentials` says so.
+   */
+  async function credential(kind: AuthKind): Promise<{ bearer?: string; session?: boolean }> {
+    if (kind === 'none') return {};
+    const token = await reveal(opts.token);
+    if (token) return { bearer: token };
+    if (kind === 'key' || (kind === 'either' && opts.prefer === 'key')) {
+      const key = await reveal(opts.apiKey);
+      if (key || kind === 'key') return { bearer: key };
+    }
+    const access = await sessionToken();
+    if (access) return { bearer: access, session: true };
+    return { bearer: kind === 'either' ? await reveal(opts.apiKey) : undefined };
+  }
+
+  /** Calls one `/v1` operation of the endpoint table. */
+  async function call<N extends EndpointName>(name: N, o: CallOptions<BodyOf<Endpoints[N]>> = {}): Promise<Reply<SuccessOf<Endpoints[N]>>> {
+    const e = endpoints[name] as Endpointish;
+    const url = target(base, e, o);
+    const { headers, body } = requestHeaders(o, name);
+    const auth = await credential(e.auth ?? 'none');
+    if (auth.bearer) headers.authorization = `Bearer ${auth.bearer}`;
+    let res = await exchange(e.method, url, headers, body, o);
+    if (res.status === 401 && auth.session && opts.session && Problem.safeParse(parseJson(res.text)).data?.code === 'invalid_token') {
+      const fresh = await refresh(opts.session, auth.bearer);
+      if (fresh) {
+        headers.authorization = `Bearer ${fresh}`;
+        res = await exchange(e.method, url, headers, body, o);
+      }
+    }
+    return finish(name, e, res);
+  }
+
+  /** Calls one sandbox route of a local server (`svc serve`), with the admin token. */
+  async function sandbox<N extends SandboxEndpointName>(
+    name: N,
+    o: CallOptions<BodyOf<SandboxEndpoints[N]>> = {},
+  ): Promise<Reply<SuccessOf<SandboxEndpoints[N]>>> {
+    const e = sandboxEndpoints[name] as Endpointish;
+    const adminToken = await reveal(opts.adminToken);
+    const { headers, body } = requestHeaders(o, name);
+    if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+    return finish(name, e, await exchange(e.method, target(sandboxBase, e, o), headers, body, o), 'admin');
+  }
+
+  return { baseUrl: base, call, sandbox };
 }
 export type Client = ReturnType<typeof createClient>;
 
-function safeJson(text: string): unknown {
+function lower(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
   try {
     return JSON.parse(text);
   } catch {

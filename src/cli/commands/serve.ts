@@ -1,8 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { ReadyLine } from '../../contract/sandbox.js';
 import { UsageError } from '../errors.js';
+import { defaultDataDir } from '../paths.js';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
@@ -10,14 +9,6 @@ function intArg(name: string, min: number, max: number) {
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
     return n;
   };
-}
-
-/** The user's data directory: $XDG_DATA_HOME/svc, else ~/.local/share/svc (Application Support on macOS). */
-export function defaultDataDir(): string {
-  if (process.env.SVC_DATA_DIR) return process.env.SVC_DATA_DIR;
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'svc');
-  if (process.platform === 'win32') return join(process.env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'svc');
-  return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'svc');
 }
 
 export interface ServeFlags {

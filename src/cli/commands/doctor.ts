@@ -1,0 +1,99 @@
+import { Command } from 'commander';
+import { examples, type Runner } from '../command.js';
+import type { Context } from '../context.js';
+import { CommandError } from '../errors.js';
+import { printJson } from '../output.js';
+
+export interface Check {
+  name: string;
+  status: 'ok' | 'fail' | 'skip';
+  detail: string;
+}
+
+/** Further than this from the service's clock, token lifetimes and webhook signatures (300 s) go wrong. */
+const MAX_SKEW_S = 60;
+
+export function doctorCommand(runner: Runner): Command {
+  const cmd = new Command('doctor')
+    .description('Check the setup: service reachable, its version, credential store, session and key, clock skew')
+    .action((_o: object, c: Command) => runner(c, doctorRun, {}));
+  return examples(cmd, 'svc doctor', 'svc doctor --profile staging', 'svc doctor --json | jq \'.checks[] | select(.status == "fail")\'');
+}
+
+export async function doctorRun(ctx: Context): Promise<void> {
+  const checks: Check[] = [];
+  const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
+  const { SERVICE_VERSION, createClient } = await import('../../client/index.js');
+  const { url, source } = await ctx.baseUrl();
+
+  let reachable = false;
+  try {
+    const client = await ctx.client();
+    const sent = ctx.clock.now();
+    const r = await client.call('getOpenApi');
+    const received = ctx.clock.now();
+    reachable = true;
+    add('base url', 'ok', `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`);
+    const version = r.headers.get('service-version');
+    add('service version', version === SERVICE_VERSION ? 'ok' : 'fail', version === SERVICE_VERSION ? version : `answered ${version ?? 'no Service-Version header'}; this svc speaks ${SERVICE_VERSION}`);
+    const date = Date.parse(r.headers.get('date') ?? '');
+    if (Number.isNaN(date)) add('clock skew', 'skip', 'the service sent no Date header');
+    else {
+      // The Date header has whole seconds: compare it with the middle of the exchange.
+      const skew = Math.round(((sent + received) / 2 - date) / 1000);
+      add('clock skew', Math.abs(skew) <= MAX_SKEW_S ? 'ok' : 'fail',
+        `${skew === 0 ? 'none' : `this machine is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service`}${Math.abs(skew) > MAX_SKEW_S ? '; sync its clock (NTP)' : ''}`);
+    }
+  } catch (err) {
+    add('base url', 'fail', (err as Error).message);
+  }
+
+  const where = await ctx.credentials().where();
+  add('credential store', 'ok', where.kind === 'keychain' ? where.location : `file ${where.location} (${where.reason})`);
+
+  const session = await ctx.session();
+  const key = await ctx.apiKey();
+  if (!reachable) {
+    add('session', 'skip', 'the service is not reachable');
+  } else if (session) {
+    try {
+      const me = await (await ctx.client()).call('getMe');
+      add('session', 'ok', `signed in as ${me.body.user.email}${me.body.workspace ? `, workspace ${me.body.workspace.name} (${me.body.workspace.role})` : ', no workspace chosen'}`);
+    } catch (err) {
+      add('session', 'fail', `${(err as Error).message}; sign in again with \`svc login\``);
+    }
+  } else {
+    add('session', key ? 'skip' : 'fail', key ? 'not signed in (an API key is set)' : `not signed in to ${url}: \`svc login\`, or give an API key (SVC_API_KEY)`);
+  }
+  if (reachable && key) {
+    const source = await ctx.apiKeySource();
+    const from = source === 'flag' ? '--api-key' : source === 'env' ? 'SVC_API_KEY' : `saved in profile ${ctx.profile}`;
+    try {
+      await createClient({ baseUrl: url, token: key, retries: 0 }).call('listDomains', { query: { limit: 1 } });
+      add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid`);
+    } catch (err) {
+      const e = err as { name?: string; status?: number; message: string };
+      // 403: the service knows the key (a scope or an address rule refused this one call).
+      if (e.name === 'ApiError' && e.status === 403) add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid (${e.message})`);
+      else add('api key', 'fail', `${key.slice(0, 13)}… (${from}): ${e.message}`);
+    }
+  } else if (!key) {
+    add('api key', 'skip', 'none given (--api-key, SVC_API_KEY, or `svc keys create … --save`)');
+  }
+
+  const failed = checks.filter((c) => c.status === 'fail');
+  if (ctx.json) printJson(ctx.io, { ok: failed.length === 0, checks });
+  else printChecks(ctx, checks);
+  if (failed.length) throw new CommandError(`${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}`, undefined, ctx.json);
+}
+
+function printChecks(ctx: Context, checks: Check[]): void {
+  const { io } = ctx;
+  if (!io.stdoutIsTTY) {
+    for (const c of checks) io.print([c.name, c.status, c.detail].join('\t'));
+    return;
+  }
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const mark = { ok: io.out.green('✓'), fail: io.out.red('✗'), skip: io.out.dim('-') };
+  for (const c of checks) io.print(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skip' ? io.out.dim(c.detail) : c.detail}`);
+}

@@ -1,0 +1,28 @@
+import type { DnsRecord, Finding } from '../../../contract/domains.js';
+import type { Column } from '../../output.js';
+
+/** The records to publish. */
+export const recordColumns: Column<DnsRecord>[] = [
+  { header: 'KIND', value: (r) => r.kind },
+  { header: 'TYPE', value: (r) => r.type },
+  { header: 'HOST', value: (r) => r.host },
+  { header: 'VALUE', value: (r) => r.value },
+  { header: 'PRIORITY', value: (r) => r.priority },
+  { header: 'REQUIRED', value: (r) => (r.required ? 'yes' : 'no') },
+];
+
+/** The records with what the last check saw. */
+export const recordStatusColumns: Column<DnsRecord>[] = [
+  ...recordColumns,
+  { header: 'STATUS', value: (r) => r.status },
+  { header: 'OBSERVED', value: (r) => r.observed_value },
+];
+
+export const findingColumns: Column<Finding>[] = [
+  { header: 'KIND', value: (f) => f.kind },
+  { header: 'TYPE', value: (f) => f.type },
+  { header: 'HOST', value: (f) => f.host },
+  { header: 'REQUIRED', value: (f) => (f.required ? 'yes' : 'no') },
+  { header: 'STATUS', value: (f) => f.status },
+  { header: 'DETAIL', value: (f) => f.detail },
+];

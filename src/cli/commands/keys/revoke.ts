@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { examples, type Runner } from '../../command.js';
+import type { Context } from '../../context.js';
+
+export function keysRevokeCommand(runner: Runner): Command {
+  const cmd = new Command('revoke')
+    .description('Revoke an API key; it stops working at once')
+    .argument('<id>', 'the key id (key_…)')
+    .action((id: string, _o: object, c: Command) => runner(c, keysRevokeRun, { id }));
+  return examples(cmd, 'svc keys revoke key_…');
+}
+
+export async function keysRevokeRun(ctx: Context, o: { id: string }): Promise<void> {
+  await (await ctx.client()).call('revokeApiKey', { params: { id: o.id } });
+  ctx.io.info(`${ctx.io.err.green('✓')} Revoked ${o.id}.`);
+  if ((await ctx.config()).profile(ctx.profile).api_key?.id === o.id) {
+    await ctx.forgetApiKey();
+    ctx.io.info(`It was the key saved in profile ${ctx.profile}; it is forgotten.`);
+  }
+}

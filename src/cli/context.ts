@@ -1,0 +1,190 @@
+// What a command runs with: its IO, the global options, and lazily built dependencies — the profile's config,
+// the credential store, the API client. Nothing heavy is loaded until a command asks for it, so `svc --version`
+// loads none of it and `svc emails send` with SVC_API_KEY never opens the config or the keychain.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Client, ClientOptions, SessionStore, SessionTokens } from '../client/index.js';
+import { isLoopbackHost, parseBaseUrl } from '../client/base-url.js';
+import { sleep } from '../client/backoff.js';
+import { openConfig, profileName, resolveBaseUrl, type BaseUrlSource, type ConfigStore, type SavedKeyInfo, type SessionInfo } from './config.js';
+import { createCredentialStore, type CredentialStore } from './credentials.js';
+import type { IO } from './io.js';
+import { withFileLock } from './lock.js';
+import { defaultConfigDir, defaultDataDir } from './paths.js';
+import { VERSION } from './version.js';
+
+/** The options every command takes (defined on the program). */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  adminToken?: string;
+  json?: boolean;
+  retries?: number;
+}
+
+/** Time as commands see it: waits (`domains verify --wait`) go through it, so tests need not wait them out. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: Clock = { now: () => Date.now(), sleep };
+
+export type ApiKeySource = 'flag' | 'env' | 'profile';
+
+export interface Context {
+  readonly io: IO;
+  /** --json: print exactly the API's body. */
+  readonly json: boolean;
+  readonly profile: string;
+  readonly configDir: string;
+  readonly clock: Clock;
+  config(): Promise<ConfigStore>;
+  credentials(): CredentialStore;
+  baseUrl(): Promise<{ url: string; source: BaseUrlSource }>;
+  client(): Promise<Client>;
+  /** Where the API key of this run comes from, if there is one. */
+  apiKeySource(): Promise<ApiKeySource | undefined>;
+  /** The API key of this run: --api-key, else SVC_API_KEY, else the profile's saved key for this base URL. */
+  apiKey(): Promise<string | undefined>;
+  /** The profile's session, when it was issued by this run's base URL. */
+  session(): Promise<SessionInfo | undefined>;
+  /** Keeps a session just issued (login, signup, a workspace switch): its tokens at once, then what the profile shows. */
+  saveSession(info: SessionInfo, tokens: SessionTokens): Promise<void>;
+  /** Forgets the profile's session (its tokens and what the profile shows). */
+  forgetSession(): Promise<void>;
+  /** The session tokens as stored now (for logout). */
+  sessionTokens(): Promise<SessionTokens | undefined>;
+  /** Runs `fn` holding the lock every svc process takes to rotate this profile's session. */
+  withSessionLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** Saves an API key in the profile (`keys create --save`), so sending needs no flag. */
+  saveApiKey(info: SavedKeyInfo, key: string): Promise<void>;
+  /** Forgets the profile's saved API key. */
+  forgetApiKey(): Promise<void>;
+}
+
+export interface ContextOptions {
+  io: IO;
+  globals: GlobalOptions;
+  clock?: Clock;
+  /** Extra client options (tests: an undici MockAgent as dispatcher). */
+  client?: Partial<ClientOptions>;
+}
+
+const SESSION = 'session';
+const API_KEY = 'api_key';
+
+export function createContext(o: ContextOptions): Context {
+  const { io, globals } = o;
+  const env = io.env;
+  const profile = profileName(globals.profile, env);
+  const configDir = defaultConfigDir(env);
+  const clock = o.clock ?? realClock;
+  const secret = (name: string) => `${profile}/${name}`;
+
+  let config: Promise<ConfigStore> | undefined;
+  let credentials: CredentialStore | undefined;
+  let baseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
+  let client: Promise<Client> | undefined;
+
+  const ctx: Context = {
+    io,
+    json: Boolean(globals.json),
+    profile,
+    configDir,
+    clock,
+    config: () => (config ??= openConfig(configDir)),
+    credentials: () =>
+      (credentials ??= createCredentialStore({ configDir, env, notice: (m) => io.info(`${io.err.yellow('note:')} ${m}`) })),
+    baseUrl: () => (baseUrl ??= resolveBaseUrl(globals.baseUrl, env, async () => (await ctx.config()).profile(profile))),
+    client: () => (client ??= makeClient()),
+
+    async apiKeySource() {
+      if (globals.apiKey) return 'flag';
+      if (env.SVC_API_KEY) return 'env';
+      const saved = (await ctx.config()).profile(profile).api_key;
+      return saved && saved.base_url === (await ctx.baseUrl()).url ? 'profile' : undefined;
+    },
+
+    async apiKey() {
+      const explicit = globals.apiKey ?? env.SVC_API_KEY;
+      if (explicit) return explicit;
+      return (await ctx.apiKeySource()) === 'profile' ? ctx.credentials().get(secret(API_KEY)) : undefined;
+    },
+
+    async session() {
+      const info = (await ctx.config()).profile(profile).session;
+      // A session is only ever sent to the service that issued it.
+      return info && info.base_url === (await ctx.baseUrl()).url ? info : undefined;
+    },
+
+    async saveSession(info, tokens) {
+      await ctx.credentials().set(secret(SESSION), JSON.stringify(tokens));
+      (await ctx.config()).updateProfile(profile, (p) => ({ ...p, base_url: info.base_url, session: info }));
+    },
+
+    async forgetSession() {
+      await ctx.credentials().delete(secret(SESSION));
+      (await ctx.config()).updateProfile(profile, ({ session: _gone, ...rest }) => rest);
+    },
+
+    async sessionTokens() {
+      if (!(await ctx.session())) return undefined;
+      const raw = await ctx.credentials().get(secret(SESSION));
+      return raw ? (JSON.parse(raw) as SessionTokens) : undefined;
+    },
+
+    async withSessionLock(fn) {
+      const dir = await ctx.credentials().ensureDir();
+      return withFileLock(join(dir, `${profile}.refresh.lock`), fn);
+    },
+
+    async saveApiKey(info, key) {
+      await ctx.credentials().set(secret(API_KEY), key);
+      (await ctx.config()).updateProfile(profile, (p) => ({ ...p, base_url: p.base_url ?? info.base_url, api_key: info }));
+    },
+
+    async forgetApiKey() {
+      await ctx.credentials().delete(secret(API_KEY));
+      (await ctx.config()).updateProfile(profile, ({ api_key: _gone, ...rest }) => rest);
+    },
+  };
+
+  /** The session as the client sees it: read from the credential store on every call, rotated under a file lock. */
+  const sessionStore: SessionStore = {
+    load: async () => (await ctx.sessionTokens()) ?? null,
+    save: (tokens) => ctx.credentials().set(secret(SESSION), JSON.stringify(tokens)),
+    clear: () => ctx.forgetSession(),
+    withLock: (fn) => ctx.withSessionLock(fn),
+  };
+
+  /** cli.md: `--admin-token`, else SVC_ADMIN_TOKEN, else — for a loopback base URL — the local server's own file. */
+  async function adminToken(url: string): Promise<string | undefined> {
+    if (globals.adminToken) return globals.adminToken;
+    if (env.SVC_ADMIN_TOKEN) return env.SVC_ADMIN_TOKEN;
+    const parsed = parseBaseUrl(url);
+    if (!parsed || !isLoopbackHost(parsed.hostname)) return undefined;
+    return (await readFile(join(defaultDataDir(env), 'admin-token'), 'utf8').catch(() => '')).trim() || undefined;
+  }
+
+  async function makeClient(): Promise<Client> {
+    const { url } = await ctx.baseUrl();
+    const { createClient } = await import('../client/index.js');
+    const explicitKey = globals.apiKey ?? env.SVC_API_KEY;
+    return createClient({
+      baseUrl: url,
+      apiKey: ctx.apiKey,
+      // A key given for this run wins over the session; a key saved in the profile comes after it.
+      prefer: explicitKey ? 'key' : 'session',
+      session: sessionStore,
+      adminToken: () => adminToken(url),
+      retries: globals.retries,
+      userAgent: `svc/${VERSION} node/${process.versions.node}`,
+      sleep: clock.sleep,
+      ...o.client,
+    });
+  }
+
+  return ctx;
+}

@@ -1,0 +1,153 @@
+// The process edge of every command: streams, environment, what is a terminal, colour, spinners and prompts.
+// Commands write through an IO and never touch `process`, so tests run them with captured streams.
+import type { ChalkInstance } from 'chalk';
+
+export type Env = Record<string, string | undefined>;
+
+/** Colour functions; identities when colour is off. */
+export interface Style {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+export interface Spinner {
+  update(text: string): void;
+  stop(): void;
+}
+
+export interface Prompts {
+  input(message: string, opts?: { required?: boolean }): Promise<string>;
+  password(message: string): Promise<string>;
+  select<T>(message: string, choices: { name: string; value: T; description?: string }[]): Promise<T>;
+}
+
+export interface IO {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: Env;
+  /** stdout is a terminal: tables and colour; otherwise tab-separated columns for scripts. */
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** Colour for each stream: on a terminal only, and never with NO_COLOR. */
+  out: Style;
+  err: Style;
+  /** Writes a line of data to stdout. */
+  print(line: string): void;
+  /** Writes a line of status, progress, warning or hint to stderr. */
+  info(line: string): void;
+  /** Prompts are asked only when a person is there to answer: stdin and stderr are terminals. */
+  canPrompt: boolean;
+  prompts(): Promise<Prompts>;
+  /** A spinner on stderr when it is a terminal; silent otherwise. */
+  spinner(text: string): Promise<Spinner>;
+  readStdin(): Promise<string>;
+}
+
+const plain: Style = { bold: id, dim: id, red: id, green: id, yellow: id, cyan: id };
+function id(s: string): string {
+  return s;
+}
+
+/** NO_COLOR (no-color.org): any non-empty value turns colour off. */
+export function colorAllowed(env: Env): boolean {
+  return !env.NO_COLOR;
+}
+
+function styleOf(chalk: ChalkInstance): Style {
+  return { bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan };
+}
+
+export interface IOParts {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: Env;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Replaces the interactive prompts (tests); the real ones are @inquirer/prompts on stdin and stderr. */
+  prompts?: Prompts;
+}
+
+/** An IO over the given streams; chalk is loaded only when some stream gets colour. */
+export async function createIO(p: IOParts): Promise<IO> {
+  const colour = colorAllowed(p.env);
+  let out = plain;
+  let err = plain;
+  if (colour && (p.stdoutIsTTY || p.stderrIsTTY)) {
+    const { Chalk } = await import('chalk');
+    const styled = styleOf(new Chalk({ level: 1 }));
+    if (p.stdoutIsTTY) out = styled;
+    if (p.stderrIsTTY) err = styled;
+  }
+  const io: IO = {
+    stdin: p.stdin,
+    stdout: p.stdout,
+    stderr: p.stderr,
+    env: p.env,
+    stdoutIsTTY: p.stdoutIsTTY,
+    stderrIsTTY: p.stderrIsTTY,
+    stdinIsTTY: p.stdinIsTTY,
+    out,
+    err,
+    print: (line) => void p.stdout.write(line + '\n'),
+    info: (line) => void p.stderr.write(line + '\n'),
+    canPrompt: p.stdinIsTTY && p.stderrIsTTY,
+    prompts: async () => p.prompts ?? inquirerPrompts(p.stdin, p.stderr),
+    async spinner(text) {
+      if (!p.stderrIsTTY) return { update() {}, stop() {} };
+      const { default: ora } = await import('ora');
+      // discardStdin would put stdin in raw mode, which a prompt right after the spinner needs to own.
+      const s = ora({ text, stream: p.stderr as NodeJS.WriteStream, color: colour ? 'cyan' : false, discardStdin: false, isEnabled: true }).start();
+      return {
+        update: (t) => void (s.text = t),
+        stop: () => void s.stop(),
+      };
+    },
+    readStdin: () => readAll(p.stdin),
+  };
+  return io;
+}
+
+/** The IO of this process. */
+export function processIO(): Promise<IO> {
+  // A reader that went away (`svc keys list | head -1`) is not a failure of the command: the rest of its output
+  // has nowhere to go, and the command finishes its work.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    });
+  }
+  return createIO({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+  });
+}
+
+async function inquirerPrompts(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<Prompts> {
+  const inquirer = await import('@inquirer/prompts');
+  // Prompts draw on stderr: stdout carries data only, even while asking.
+  const context = { input: input as NodeJS.ReadStream, output: output as NodeJS.WriteStream };
+  return {
+    input: (message, o = {}) => inquirer.input({ message, required: o.required }, context),
+    password: (message) => inquirer.password({ message, mask: true }, context),
+    select: (message, choices) => inquirer.select({ message, choices }, context),
+  };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,101 @@
+import type { Problem } from '../contract/common.js';
+
+/** Response headers, looked up case-insensitively; repeated headers are joined with `, `. */
+export class ResponseHeaders {
+  readonly #map: Map<string, string>;
+  constructor(raw: Record<string, string | string[] | undefined>) {
+    this.#map = new Map();
+    for (const [k, v] of Object.entries(raw)) if (v !== undefined) this.#map.set(k.toLowerCase(), Array.isArray(v) ? v.join(', ') : v);
+  }
+  get(name: string): string | null {
+    return this.#map.get(name.toLowerCase()) ?? null;
+  }
+}
+
+/** The service refused the call: its status and Problem body (`code`, `detail`, `errors[]`, `request_id`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem,
+    readonly headers: ResponseHeaders,
+    /** The endpoint-table name of the call that was refused (`sendEmail`). */
+    readonly operation: string,
+    /** The credential the operation takes (`admin`: a sandbox route of a local server). */
+    readonly auth: 'none' | 'session' | 'key' | 'either' | 'admin',
+  ) {
+    super(`${problem.title} (${status} ${problem.code})${problem.detail ? `: ${problem.detail}` : ''}`);
+    this.name = 'ApiError';
+  }
+
+  get code(): string {
+    return this.problem.code;
+  }
+
+  /** Seconds the service asked to wait (`Retry-After` on a 429), if it said. */
+  get retryAfter(): number | undefined {
+    const v = this.headers.get('retry-after');
+    return v && /^\d+$/.test(v) ? Number(v) : undefined;
+  }
+}
+
+/** The service could not be reached (after the retries): refused, reset, timed out, or the name did not resolve. */
+export class ConnectionError extends Error {
+  readonly code: string;
+  constructor(
+    readonly baseUrl: string,
+    cause: unknown,
+  ) {
+    const code = errorCode(cause) ?? 'UNKNOWN';
+    const what = code === 'UNKNOWN' ? ((cause as Error)?.message ?? String(cause)) : code;
+    super(`could not reach ${baseUrl} (${what}); check the URL, or start a local service with \`svc serve\``, { cause });
+    this.name = 'ConnectionError';
+    this.code = code;
+  }
+}
+
+/** A 2xx answer whose body does not match the contract: the base URL is not this service, or not this version of it. */
+export class ContractError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly status: number,
+    readonly issue: string,
+    baseUrl: string,
+  ) {
+    super(
+      `${operation}: the service at ${baseUrl} answered ${status} with a body that does not match the contract (${issue}); ` +
+        'is it a svc service speaking Service-Version 2026-08-01?',
+    );
+    this.name = 'ContractError';
+  }
+}
+
+/** A base URL the client will not use: not an absolute http(s) URL, or plain HTTP to a host that is not loopback. */
+export class BaseUrlError extends Error {
+  constructor(
+    readonly baseUrl: string,
+    readonly reason: 'invalid' | 'insecure',
+  ) {
+    super(
+      reason === 'invalid'
+        ? `${baseUrl} is not an http(s) URL; give the API's base URL, e.g. https://api.example.com/v1 or http://127.0.0.1:4010/v1`
+        : `refusing to send credentials over plain HTTP to ${baseUrl}; use an https:// base URL, ` +
+            'or reach the service through a loopback address (127.0.0.1, ::1, localhost), e.g. an SSH tunnel',
+    );
+    this.name = 'BaseUrlError';
+  }
+}
+
+/** The session's refresh token was refused (already used, revoked or expired): only a new login helps. */
+export class SessionEndedError extends Error {
+  constructor(readonly problem: Problem) {
+    super('the session has ended (its refresh token was refused: revoked, expired or already used)');
+    this.name = 'SessionEndedError';
+  }
+}
+
+/** The system error code of a failed request (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`), if it has one. */
+export function errorCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}

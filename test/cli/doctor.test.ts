@@ -1,0 +1,98 @@
+// svc doctor against the real server (and against nothing at all), and the completion scripts run by a real bash.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginRun } from '../../src/cli/commands/auth/login.js';
+import { completionRun, type CommandSpec } from '../../src/cli/commands/completion.js';
+import { doctorRun } from '../../src/cli/commands/doctor.js';
+import { keysCreateRun } from '../../src/cli/commands/keys/create.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createContext } from '../../src/cli/context.js';
+import { cli, fakeClock, parse, tempDirs, testIO } from './helpers.js';
+
+describe('svc doctor', () => {
+  let s: TestServer;
+  const dirs = tempDirs();
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => {
+    await s.close();
+    dirs.cleanup();
+  });
+
+  it('passes every check when the service answers, the session and the saved key work and the clocks agree', async () => {
+    const configDir = dirs.make();
+    const login = await cli(s, { configDir, stdin: s.seed!.password });
+    expect(await login.run(loginRun, { email: s.seed!.email, passwordStdin: true })).toBe(0);
+    const key = await cli(s, { configDir });
+    expect(await key.run(keysCreateRun, { name: 'doctor', scopes: ['emails:send'], save: true })).toBe(0);
+
+    const c = await cli(s, { configDir });
+    expect(await c.run(doctorRun, {})).toBe(0);
+    const checks = Object.fromEntries(c.stdout().trimEnd().split('\n').map((l) => l.split('\t')).map(([name, status, detail]) => [name, [status, detail]]));
+    expect(Object.keys(checks)).toEqual(['base url', 'service version', 'clock skew', 'credential store', 'session', 'api key']);
+    expect(checks['base url']).toEqual(['ok', expect.stringMatching(new RegExp(`^${s.api} answered in \\d+ ms \\(from SVC_BASE_URL\\)$`))]);
+    expect(checks['service version']).toEqual(['ok', '2026-08-01']);
+    expect(checks['clock skew']![0]).toBe('ok');
+    expect(checks['credential store']).toEqual(['ok', expect.stringMatching(/^file .*secrets\/credentials\.json \(chosen with SVC_CREDENTIAL_STORE=file\)$/)]);
+    expect(checks.session).toEqual(['ok', `signed in as ${s.seed!.email}, workspace Sandbox (owner)`]);
+    // The key lacks domains:read: the service still knows it, so it is valid.
+    expect(checks['api key']).toEqual(['ok', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid \(/)]);
+  });
+
+  it('fails, exit 1, without any credential; and says how far this machine\'s clock is off', async () => {
+    const c = await cli(s, { configDir: dirs.make(), clock: fakeClock(), globals: { json: true } });
+    expect(await c.run(doctorRun, {}, 'svc doctor')).toBe(1);
+    const report = JSON.parse(c.stdout());
+    expect(report.ok).toBe(false);
+    const by = Object.fromEntries(report.checks.map((x: { name: string }) => [x.name, x]));
+    expect(by.session).toMatchObject({ status: 'fail', detail: expect.stringContaining('`svc login`') });
+    expect(by['api key']).toMatchObject({ status: 'skip' });
+    expect(by['clock skew']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^this machine is \d+ s behind the service; sync its clock \(NTP\)$/) });
+    expect(c.stderr()).toBe('error: svc doctor: 2 checks failed: clock skew, session\n');
+  });
+
+  it('fails on a base URL where nothing answers, and skips what needs the service', async () => {
+    const c = await cli(s, { configDir: dirs.make(), env: { SVC_BASE_URL: 'http://127.0.0.1:9/v1', NO_COLOR: '1' }, tty: true });
+    expect(await c.run(doctorRun, {})).toBe(1);
+    expect(c.stdout()).toMatch(/^✗ base url +could not reach http:\/\/127\.0\.0\.1:9\/v1 \(ECONNREFUSED\)/m);
+    expect(c.stdout()).toMatch(/^- session +the service is not reachable$/m);
+  });
+});
+
+describe('svc completion', () => {
+  const tree = async () => ((await parse('completion', 'bash')).opts as { tree: CommandSpec[] }).tree;
+  const script = async (shell: 'bash' | 'zsh' | 'fish') => {
+    const t = await testIO();
+    await completionRun(createContext({ io: t.io, globals: {} }), { shell, tree: await tree() });
+    return t.stdout();
+  };
+  /** What bash offers after typing `line` and pressing tab. */
+  const complete = (bash: string, line: string) =>
+    execFileSync('bash', ['-c', `${bash}\nCOMP_WORDS=(${line}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+      encoding: 'utf8',
+    }).trim().split('\n');
+
+  it('completes commands, subcommands and flags in bash, skipping flag values and arguments', async () => {
+    const bash = await script('bash');
+    expect(complete(bash, 'svc ""')).toEqual(expect.arrayContaining(['signup', 'login', 'keys', 'domains', 'emails', 'doctor', 'serve', '--json']));
+    expect(complete(bash, 'svc k')).toEqual(['keys']);
+    expect(complete(bash, 'svc keys ""')).toEqual(expect.arrayContaining(['create', 'list', 'revoke']));
+    expect(complete(bash, 'svc --profile staging keys cr')).toEqual(['create']);
+    expect(complete(bash, 'svc emails send --html')).toEqual(['--html', '--html-file']);
+    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait']);
+  });
+
+  it('names every command in the zsh and fish scripts', async () => {
+    const zsh = await script('zsh');
+    const fish = await script('fish');
+    expect(zsh.startsWith('#compdef svc\n')).toBe(true);
+    for (const spec of await tree()) {
+      if (!spec.path) continue;
+      expect(zsh, spec.path).toContain(`'${spec.path}') cmds=(`);
+      const last = spec.path.split(' ').at(-1)!;
+      expect(fish, spec.path).toMatch(new RegExp(`-a ${last} -d `));
+    }
+    expect(fish).toContain("complete -c svc -n '__fish_seen_subcommand_from emails; and __fish_seen_subcommand_from send' -l html-file -r -F");
+  });
+});
