@@ -11,7 +11,7 @@ import { createCredentialStore, type CredentialStore } from './credentials.js';
 import type { IO } from './io.js';
 import { withFileLock } from './lock.js';
 import { defaultConfigDir, defaultDataDir } from './paths.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../lib/version.js';
 
 /** The options every command takes (defined on the program). */
 export interface GlobalOptions {

@@ -17,7 +17,7 @@ import { serveCommand } from './commands/serve.js';
 import type { GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
 import { processIO, type IO } from './io.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../lib/version.js';
 
 export { VERSION };
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { VERSION } from '../../src/cli/version.js';
+import { VERSION } from '../../src/lib/version.js';
 import { parse } from './helpers.js';
 
 describe('svc argv', () => {
