@@ -13,6 +13,7 @@ import { domainsCommand } from './commands/domains/index.js';
 import { emailsCommand } from './commands/emails/index.js';
 import { doctorCommand } from './commands/doctor.js';
 import { completionCommand } from './commands/completion.js';
+import { inboxCommand } from './commands/inbox/index.js';
 import { serveCommand } from './commands/serve.js';
 import type { GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
@@ -45,7 +46,7 @@ export function buildProgram(o: ProgramOptions): Command {
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
   }
   for (const make of [signupCommand, loginCommand, logoutCommand, whoamiCommand, verifyEmailCommand, sessionsCommand, keysCommand,
-    domainsCommand, emailsCommand, doctorCommand, completionCommand]) {
+    domainsCommand, emailsCommand, inboxCommand, doctorCommand, completionCommand]) {
     program.addCommand(make(o.runner));
   }
   const serve = examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');
