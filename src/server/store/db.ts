@@ -5,13 +5,16 @@ import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
 
+/** The database's file in a data directory (SQLite adds `-wal` and `-shm` beside it while it is open). */
+export const DB_FILE = 'svc.sqlite';
+
 /** Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database. */
 export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; fresh: boolean } {
   let file = ':memory:';
   if (!opts.memory) {
     if (!opts.dataDir) throw new Error('dataDir is required unless memory is set');
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    file = join(opts.dataDir, 'svc.sqlite');
+    file = join(opts.dataDir, DB_FILE);
   }
   const db = new Database(file);
   cacheStatements(db);
