@@ -17,20 +17,22 @@ export function dataFilesIn(dir: string): string[] {
 /**
  * Whether another process has the database open (a running `svc serve`). A connection in WAL mode holds a shared
  * lock on the database file until it closes, so an exclusive lock taken without waiting fails while one is open.
+ * A file SQLite cannot read at all is no one's database, and no reason to keep it.
  */
 export function databaseInUse(dir: string): boolean {
   const file = join(dir, DB_FILE);
   if (!existsSync(file)) return false;
-  const db = new Database(file, { fileMustExist: true, timeout: 0 });
+  let db: Database.Database | undefined;
   try {
+    db = new Database(file, { fileMustExist: true, timeout: 0 });
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE; COMMIT');
     return false;
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
-    throw err;
+    const code = (err as { code?: string }).code;
+    return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
   } finally {
-    db.close();
+    db?.close();
   }
 }
 

@@ -187,6 +187,15 @@ describe('svc serve, the first minute', () => {
     expect(reset.ready.seed!.user_id).not.toBe(first.ready.seed!.user_id);
     expect(await stop(reset)).toEqual({ code: 0, signal: null });
 
+    // A database SQLite cannot read is reset too, rather than kept for fear it is in use.
+    const broken = join(tmp(), 'broken');
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'svc.sqlite'), 'not a database, whatever it was');
+    const fixed = await serve(['--data-dir', broken, '--reset', '--yes']);
+    expect(fixed.stderr()).toContain(`Removed svc.sqlite from ${broken}.`);
+    expect(fixed.ready.seed).not.toBeNull();
+    expect(await stop(fixed)).toEqual({ code: 0, signal: null });
+
     const empty = await serve(['--data-dir', join(tmp(), 'never-used'), '--reset', '--yes']);
     expect(empty.stderr()).toMatch(/^Nothing to reset: .*never-used holds no svc data\.\n/);
     expect(await stop(empty)).toEqual({ code: 0, signal: null });
