@@ -52,7 +52,7 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   const client = await ctx.client();
   const timeout = o.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
   const deadline = clock.now() + timeout;
-  const what = `a message to ${o.to}${o.subject === undefined ? '' : ` with "${o.subject}" in its subject`}`;
+  const wanted = `message to ${o.to}${o.subject === undefined ? '' : ` with "${o.subject}" in its subject`}`;
   const matching = async (since: string | undefined) => (await caughtSince(client, o.to, since)).filter((m) => subjectMatches(m, o.subject));
 
   const since = o.since ?? (await client.sandbox('getClock')).body.now;
@@ -66,7 +66,7 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
     found = (await matching(since)).filter((m) => !already.has(m.id)).at(-1);
     if (!found) {
       // From here on nothing is missed. A CI log says once what is awaited; a terminal shows a spinner.
-      const waiting = `Waiting up to ${humanDuration(timeout)} for ${what} (received since ${since})…`;
+      const waiting = `Waiting up to ${humanDuration(timeout)} for a ${wanted} (received since ${since})…`;
       if (io.stderrIsTTY) spinner = await io.spinner(waiting);
       else io.info(waiting);
       const arrival = nextMatch(client, stream, o);
@@ -85,7 +85,7 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
     const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: 100 } })).body.data;
     const earlier = recent.find((m) => subjectMatches(m, o.subject) && (Date.parse(m.received_at) < Date.parse(since) || already.has(m.id)));
     throw new CommandError(
-      `no ${what.slice(2)} arrived within ${humanDuration(timeout)} (since ${since})`,
+      `no ${wanted} arrived within ${humanDuration(timeout)} (since ${since})`,
       earlier
         ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, before the wait began: take it with --since ` +
             `(the created_at of \`svc emails send --json\`, for one), or see it with \`svc inbox show ${earlier.id}\``
