@@ -14,6 +14,8 @@ export function dataFilesIn(dir: string): string[] {
   return DATA_FILES.filter((name) => existsSync(join(dir, name)));
 }
 
+const checked: Database.Database[] = [];
+
 /**
  * Whether another process has the database open (a running `svc serve`). A connection in WAL mode holds a shared
  * lock on the database file until it closes, so an exclusive lock taken without waiting fails while one is open.
@@ -25,8 +27,10 @@ export function databaseInUse(dir: string): boolean {
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { fileMustExist: true, timeout: 0 });
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.exec('BEGIN EXCLUSIVE; COMMIT');
+    // Kept referenced (and `exec` makes no statement objects): on Node 24 better-sqlite3 12 can abort the process
+    // when one of its objects is garbage-collected (store/db.ts).
+    checked.push(db);
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT');
     return false;
   } catch (err) {
     const code = (err as { code?: string }).code;

@@ -29,6 +29,11 @@ export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; 
 /**
  * Makes `db.prepare` return one compiled statement per SQL text, so store functions can say their SQL where they
  * use it without recompiling it on every call (compiling was the largest cost of a send).
+ *
+ * `db.pragma` goes through the same cache, so that no statement is ever garbage: better-sqlite3 12 prepares a new
+ * one for each pragma, and on Node 24 one that the garbage collector frees at the wrong moment (a collection run
+ * from a stream's read callback) aborts the process in its destructor (`Assertion failed: (env) != nullptr`;
+ * better-sqlite3 13 fixes it but needs Node 22).
  */
 function cacheStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
@@ -41,6 +46,17 @@ function cacheStatements(db: Db): void {
     }
     return stmt;
   }) as Db['prepare'];
+  db.pragma = ((source: string, options?: { simple?: boolean }) => cachedPragma(db, source, options)) as Db['pragma'];
+}
+
+/** `db.pragma` through `db.prepare`: a setting that answers nothing is run; one that answers is read. */
+function cachedPragma(db: Db, source: string, options?: { simple?: boolean }): unknown {
+  const stmt = db.prepare(`PRAGMA ${source}`);
+  if (!stmt.reader) {
+    stmt.run();
+    return options?.simple ? undefined : [];
+  }
+  return options?.simple ? stmt.pluck(true).get() : stmt.pluck(false).all();
 }
 
 /** Applies pending migrations; returns the version found before. */
