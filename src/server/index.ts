@@ -199,6 +199,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const app = createApp({
     log,
     bodyLimits: opts.bodyLimits,
+    stopping: () => stopping,
     trustProxy: Boolean(opts.trustProxy),
     origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
@@ -251,6 +252,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
 
   scheduler.start();
   let closing: Promise<void> | undefined;
+  let stopping = false;
   return {
     api: `${config.publicOrigin}/v1`,
     origin: config.publicOrigin,
@@ -266,13 +268,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     scheduler,
     close() {
       closing ??= (async () => {
-        // Stop taking requests and let those in flight finish (held long polls are answered at once), then the
-        // workers, then the sink and the store.
+        // Stop taking requests and let those in flight finish (held long polls are answered at once, every answer
+        // from now on closes its connection), then the workers, then the sink and the store.
+        stopping = true;
         changes.close();
         stream.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
-          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+          server.closeIdleConnections();
         });
         await scheduler!.stop();
         await closeBackend();
