@@ -74,6 +74,10 @@ export async function* listenEvents(client: Client, o: ListenOptions): AsyncGene
     try {
       page = await client.call('listEvents', {
         query: { after, type: o.types, limit: PAGE, wait },
+        // A long poll holds its connection for up to `wait` seconds anyway, so it gets one of its own, closed after
+        // the answer: a kept-alive connection polled again at once would keep a server that is shutting down (its
+        // held polls answered at once) from ever finishing.
+        headers: wait === undefined ? undefined : { connection: 'close' },
         timeoutMs: LONG_POLL_TIMEOUT_MS,
         signal: o.signal,
       });
