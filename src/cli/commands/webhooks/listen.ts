@@ -39,7 +39,7 @@ export function webhooksListenCommand(runner: Runner): Command {
     .addOption(new Option('--since <time>', 'start with the events created at or after this time (ISO 8601)').argParser(timestamp('--since')).conflicts('after'))
     .option('--after <id>', 'start after this event (evt_…)')
     .option('--print-secret', "print this profile's signing secret and exit")
-    .action((o: WebhooksListenOptions & { events?: string[] }, c: Command) =>
+    .action((o: WebhooksListenOptions, c: Command) =>
       runner(c, webhooksListenRun, { forwardTo: o.forwardTo, events: o.events, since: o.since, after: o.after, printSecret: o.printSecret }),
     );
   return examples(
