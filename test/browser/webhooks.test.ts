@@ -124,6 +124,11 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     expect(await scrollsSideways(page)).toBe(false);
     await deliveries.scrollIntoViewIfNeeded();
     await shot(page, 'message-webhooks-360');
+
+    // Removed through the API, the endpoint leaves the panel at once.
+    expect((await s.admin('DELETE', `/sandbox/webhooks/${created.id}`)).status).toBe(204);
+    await page.getByRole('button', { name: '← Messages' }).click();
+    await panel.getByText('No webhook endpoints').waitFor();
   });
 
   it('an endpoint failing seven times shows as disabled; Enable, reached by keyboard, makes it active and it receives again', async () => {
