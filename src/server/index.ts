@@ -20,6 +20,7 @@ import { domainRoutes } from './http/routes/domains.js';
 import { systemResolver } from './dns/system.js';
 import { sandboxResolver } from './sandbox/zone.js';
 import { createDomainStore } from './store/domains.js';
+import { createWebhookStore } from './store/webhooks.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
@@ -195,7 +196,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   });
 
   const admin = sandboxAuth(adminToken);
-  const stream = inboxStream({ sink: core.sink, changes, auth: admin });
+  const stream = inboxStream({ sink: core.sink, webhooks: createWebhookStore(db), changes, auth: admin });
   const app = createApp({
     log,
     bodyLimits: opts.bodyLimits,
@@ -214,7 +215,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught, stream),
     extra: (a) => {
-      pages(a, { auth: admin, sink: core.sink, stream });
+      pages(a, { auth: admin, sink: core.sink, stream, webhooks: true });
       trackingRoutes(a, core, Boolean(opts.trustProxy));
       docsRoutes(a);
     },
