@@ -2,7 +2,8 @@
 // the sink's own ingest (header parse, body glance, search index; stored directly, not over SMTP), half of them linked
 // to `/v1` messages of a workspace; then `svc serve` starts on it and GET /sandbox/messages is timed over HTTP: the
 // first page, a page 99,000 messages deep by cursor, a workspace's pages, and searches. Target: first and deep page
-// under 50 ms.
+// under 50 ms. The newest BENCH_LARGE messages (default 10) are 5 MB each, so the first page holds them and the second
+// none: the listing must not pay for the size of the messages it lists.
 import nodemailer from 'nodemailer';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,9 @@ import { speedLine, spawnServe } from './common.js';
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 100_000);
 const PAGE = 50;
 const REQUESTS = 200;
-const WORKSPACE = 'ws_benchinbox0000000000000000';
+const WORKSPACE = 'ws_benchinbox00000000000000';
+const LARGE = Number(process.env.BENCH_LARGE ?? 10);
+const LARGE_BYTES = 5 * 1024 * 1024;
 
 // A vocabulary of made-up words: common ones in most bodies, rare ones in a few.
 const words = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
@@ -47,8 +50,25 @@ async function templates(): Promise<Buffer[]> {
   return out;
 }
 
-/** Fills a data directory's database with TOTAL caught messages; returns the id of the one 99,000 deep (newest first). */
-async function fill(dataDir: string): Promise<{ deepId: string; perSecond: number }> {
+/** A message of about LARGE_BYTES: a short text and a PDF attachment (base64). */
+async function largeTemplate(): Promise<Buffer> {
+  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const info = (await t.sendMail({
+    from: 'Reports <reports@shop0.example>',
+    to: 'customer1@example.test',
+    subject: 'Your yearly statement TOKEN',
+    messageId: '<MSGID@shop0.example>',
+    text: `Your statement is attached. ${sentence(80)}`,
+    attachments: [{ filename: 'statement.pdf', content: Buffer.alloc(Math.floor((LARGE_BYTES * 3) / 4), 7) }],
+  })) as unknown as { message: Buffer };
+  return info.message;
+}
+
+/**
+ * Fills a data directory's database with TOTAL caught messages, the newest LARGE of them large ones; returns the ids
+ * of the one 99,000 deep and of the last of the first page (newest first).
+ */
+async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter: string; perSecond: number }> {
   const { db } = openDb({ dataDir });
   db.prepare(
     `INSERT INTO workspaces (id, name, slug, status, pinned_version, created_at) VALUES (?, 'Bench', 'bench', 'active', '2026-08-01', 0)`,
@@ -66,11 +86,12 @@ async function fill(dataDir: string): Promise<{ deepId: string; perSecond: numbe
   const deps = {
     store, commit, clock, log: silentLogger,
     // Every other message is a /v1 message of the workspace (as the service's own mail is linked).
-    lookupMessage: (header: string) => {
+    origin: (header: string) => {
       const id = /^<(msg_\w+)@/.exec(header)?.[1];
-      return id ? { messageId: id, workspaceId: WORKSPACE } : null;
+      return id ? { fromService: true, messageId: id, workspaceId: WORKSPACE } : { fromService: false, messageId: null, workspaceId: null };
     },
   };
+  const large = await largeTemplate();
   const started = performance.now();
   for (let n = 0; n < TOTAL; n += 1000) {
     const batch: Promise<string | null>[] = [];
@@ -80,17 +101,20 @@ async function fill(dataDir: string): Promise<{ deepId: string; perSecond: numbe
       if (linked) addMessage.run(id, WORKSPACE, statuses[i % statuses.length]);
       // A word in one message of every thousand (tok0000 … tok0999), for a search that finds few.
       const token = `tok${String(i % 1000).padStart(4, '0')}`;
-      const raw = Buffer.from(shapes[i % shapes.length]!.toString('latin1').replace('MSGID', id).replace('TOKEN', token), 'latin1');
+      const shape = i >= TOTAL - LARGE ? large : shapes[i % shapes.length]!;
+      const raw = Buffer.from(shape.toString('latin1').replace('MSGID', id).replace('TOKEN', token), 'latin1');
       clock.advance(1000);
       batch.push(ingest(deps, raw, { mailFrom: 'bounces@shop.example', rcptTo: [`customer${i % 40}@example.test`] }));
     }
     await Promise.all(batch);
   }
   const perSecond = TOTAL / ((performance.now() - started) / 1000);
-  const deep = db.prepare('SELECT id FROM sink_messages ORDER BY seq DESC LIMIT 1 OFFSET ?').get(Math.min(99_000, TOTAL - PAGE)) as { id: string };
+  const nth = (n: number) => (db.prepare('SELECT id FROM sink_messages ORDER BY seq DESC LIMIT 1 OFFSET ?').get(n) as { id: string }).id;
+  const deepId = nth(Math.min(99_000, TOTAL - PAGE));
+  const secondPageAfter = nth(PAGE - 1);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
-  return { deepId: deep.id, perSecond };
+  return { deepId, secondPageAfter, perSecond };
 }
 
 async function time(url: string, token: string): Promise<{ median: number; p95: number; rows: number }> {
@@ -113,8 +137,10 @@ async function time(url: string, token: string): Promise<{ median: number; p95: 
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-inbox-'));
-console.log(`bench/inbox  (${TOTAL} caught messages, ${PAGE} a page, ${REQUESTS} requests each after 20 to warm up)`);
-const { deepId, perSecond } = await fill(dataDir);
+console.log(
+  `bench/inbox  (${TOTAL} caught messages, the newest ${LARGE} of ${(LARGE_BYTES / 1024 / 1024).toFixed(0)} MB; ${PAGE} a page, ${REQUESTS} requests each after 20 to warm up)`,
+);
+const { deepId, secondPageAfter, perSecond } = await fill(dataDir);
 const dbMb = statSync(join(dataDir, 'svc.sqlite')).size / 1024 / 1024;
 console.log(`  filled through the sink's ingest at ${Math.round(perSecond)} messages/s; database ${dbMb.toFixed(0)} MB`);
 
@@ -122,9 +148,10 @@ const svc = await spawnServe([], { dataDir });
 try {
   const base = `${svc.ready.api.replace(/\/v1$/, '')}/sandbox/messages?limit=${PAGE}`;
   const cases: [string, string, boolean][] = [
-    ['first page', base, true],
+    [`first page (${Math.min(LARGE, PAGE)} large)`, base, true],
+    ['second page (after=, none large)', `${base}&after=${secondPageAfter}`, true],
     ['page 99,000 deep (after=)', `${base}&after=${deepId}`, true],
-    ['a workspace, first page', `${base}&workspace_id=${WORKSPACE}`, false],
+    [`a workspace, first page (${Math.ceil(Math.min(LARGE, PAGE * 2) / 2)} large)`, `${base}&workspace_id=${WORKSPACE}`, false],
     ['a workspace, 49,000 deep', `${base}&workspace_id=${WORKSPACE}&after=${deepId}`, false],
     [`search, a common word ("${words[0]}")`, `${base}&q=${words[0]}`, false],
     [`search, common word 99,000 deep`, `${base}&q=${words[0]}&after=${deepId}`, false],

@@ -33,12 +33,15 @@ describe('failures, as a person reads them', () => {
     );
   });
 
-  it('hints with the wait the service asked for, the credential the call takes, or the docs page', () => {
+  it('hints with the wait the service asked for, the credential the call takes, the contract\'s fix for the code, or the docs page', () => {
     expect(describeError(apiError(429, 'rate_limited', {}, { 'retry-after': '12' }), 'svc emails send').line).toMatch(/hint: try again in 12 s$/);
     expect(describeError(apiError(401, 'missing_credentials'), 'svc emails send').line).toMatch(/hint: pass --api-key, set SVC_API_KEY/);
     expect(describeError(apiError(401, 'missing_credentials', {}, {}, 'session'), 'svc keys list').line).toMatch(/hint: sign in with `svc login`$/);
     expect(describeError(apiError(404, 'not_found', { docs_url: 'https://docs.svc.dev/errors/not_found' }), 'svc emails get').line).toMatch(
-      /hint: see https:\/\/docs\.svc\.dev\/errors\/not_found$/,
+      /hint: Check the id and the path: `svc keys list`, `svc domains list` and `svc inbox` show ids\./,
+    );
+    expect(describeError(apiError(418, 'teapot', { docs_url: 'https://docs.svc.dev/errors/teapot' }), 'svc emails get').line).toMatch(
+      /hint: see https:\/\/docs\.svc\.dev\/errors\/teapot$/,
     );
     expect(describeError(apiError(403, 'invite_required', { waitlist_url: 'https://svc.dev/waitlist' }), 'svc signup').line).toMatch(
       /join the waitlist at https:\/\/svc\.dev\/waitlist$/,

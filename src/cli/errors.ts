@@ -44,13 +44,15 @@ interface ApiErrorLike extends Error {
   operation: string;
   auth: 'none' | 'session' | 'key' | 'either' | 'admin';
   retryAfter?: number;
+  /** The contract's fix for the code, when it has one. */
+  fix?: string;
 }
 
 const isApiError = (e: unknown): e is ApiErrorLike => e instanceof Error && e.name === 'ApiError';
 
 /**
- * What to do about a Problem, by code, in terms of this command line. Where a code has no entry here the Problem's
- * `docs_url` is offered; a per-code fix table in the contract, when there is one, is the place to read next.
+ * What to do about a Problem, by code, in terms of this command line. Where a code has no entry here, the contract's
+ * fix for it (ERROR_HELP, carried by the ApiError) is offered, else the Problem's `docs_url`.
  */
 const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined> = {
   missing_credentials: (_p, e) => CREDENTIAL_HINTS[e.auth],
@@ -84,7 +86,7 @@ const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
 };
 
 export function hintFor(e: ApiErrorLike): string | undefined {
-  return HINTS[e.problem.code]?.(e.problem, e) ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined);
+  return HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined);
 }
 
 /** The exit code of a failure. */

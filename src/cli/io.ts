@@ -47,6 +47,11 @@ export interface IO {
   /** A spinner on stderr when it is a terminal; silent otherwise. */
   spinner(text: string): Promise<Spinner>;
   readStdin(): Promise<string>;
+  /**
+   * Aborted by Ctrl-C (SIGINT) or SIGTERM. Asking for it hands the first such signal to the command, which stops what
+   * it is waiting on and finishes (exit 0); a second one ends the process as usual.
+   */
+  interrupt(): AbortSignal;
 }
 
 const plain: Style = { bold: id, dim: id, red: id, green: id, yellow: id, cyan: id };
@@ -73,6 +78,8 @@ export interface IOParts {
   stderrIsTTY: boolean;
   /** Replaces the interactive prompts (tests); the real ones are @inquirer/prompts on stdin and stderr. */
   prompts?: Prompts;
+  /** What `interrupt()` returns; a signal that never aborts when not given. */
+  interrupt?: () => AbortSignal;
 }
 
 /** An IO over the given streams; chalk is loaded only when some stream gets colour. */
@@ -111,6 +118,7 @@ export async function createIO(p: IOParts): Promise<IO> {
       };
     },
     readStdin: () => readAll(p.stdin),
+    interrupt: p.interrupt ?? (() => new AbortController().signal),
   };
   return io;
 }
@@ -132,7 +140,23 @@ export function processIO(): Promise<IO> {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    interrupt: () => (interrupted ??= onSignals()),
   });
+}
+
+let interrupted: AbortSignal | undefined;
+
+/** An AbortSignal for the first SIGINT or SIGTERM; the handlers go with it, so a second Ctrl-C kills the process as usual. */
+function onSignals(): AbortSignal {
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    controller.abort(new Error(`interrupted (${signal})`));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return controller.signal;
 }
 
 async function inquirerPrompts(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<Prompts> {

@@ -11,6 +11,9 @@ import { sessionsCommand } from './commands/sessions/index.js';
 import { keysCommand } from './commands/keys/index.js';
 import { domainsCommand } from './commands/domains/index.js';
 import { emailsCommand } from './commands/emails/index.js';
+import { eventsCommand } from './commands/events/index.js';
+import { webhooksCommand } from './commands/webhooks/index.js';
+import { sandboxCommand } from './commands/sandbox/index.js';
 import { doctorCommand } from './commands/doctor.js';
 import { completionCommand } from './commands/completion.js';
 import { inboxCommand } from './commands/inbox/index.js';
@@ -46,7 +49,7 @@ export function buildProgram(o: ProgramOptions): Command {
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
   }
   for (const make of [signupCommand, loginCommand, logoutCommand, whoamiCommand, verifyEmailCommand, sessionsCommand, keysCommand,
-    domainsCommand, emailsCommand, inboxCommand, doctorCommand, completionCommand]) {
+    domainsCommand, emailsCommand, eventsCommand, webhooksCommand, inboxCommand, sandboxCommand, doctorCommand, completionCommand]) {
     program.addCommand(make(o.runner));
   }
   const serve = examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');

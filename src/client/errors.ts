@@ -1,4 +1,4 @@
-import type { Problem } from '../contract/common.js';
+import { ERROR_HELP, type ErrorHelp, type Problem } from '../contract/common.js';
 
 /** Response headers, looked up case-insensitively; repeated headers are joined with `, `. */
 export class ResponseHeaders {
@@ -29,6 +29,11 @@ export class ApiError extends Error {
 
   get code(): string {
     return this.problem.code;
+  }
+
+  /** How a person fixes it, from the contract's help for the code (ERROR_HELP); undefined for a code it does not know. */
+  get fix(): string | undefined {
+    return (ERROR_HELP as Record<string, ErrorHelp | undefined>)[this.problem.code]?.fix;
   }
 
   /** Seconds the service asked to wait (`Retry-After` on a 429), if it said. */

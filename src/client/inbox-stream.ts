@@ -1,7 +1,9 @@
 // `GET /sandbox/stream` of a local server as a client reads it: server-sent events, each checked against the
 // contract's schema for its name.
 import type { z } from 'zod';
-import { CaughtMessageSummary, ClockState, InboxDeleted, InboxRead, InboxStatusChange, type InboxEvent } from '../contract/sandbox.js';
+import {
+  CaughtMessageSummary, ClockState, InboxDeleted, InboxRead, InboxStatusChange, InboxWebhooks, type InboxEvent,
+} from '../contract/sandbox.js';
 import { ConnectionError, ContractError } from './errors.js';
 
 const SCHEMAS = {
@@ -10,6 +12,7 @@ const SCHEMAS = {
   deleted: InboxDeleted,
   read: InboxRead,
   clock: ClockState,
+  webhooks: InboxWebhooks,
 } satisfies Record<InboxEvent['event'], z.ZodType>;
 
 /**

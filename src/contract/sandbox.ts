@@ -81,12 +81,44 @@ export const CaughtAttachment = z.object({
   content_id: z.string().nullable(),
 });
 
+/** One delivery attempt of an event to an endpoint. */
+export const WebhookAttempt = z.object({
+  /** The same for every attempt of one delivery (a redelivery is another). */
+  delivery_id: z.number().int(),
+  endpoint_id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
+  attempt: z.number().int(),
+  /** When the attempt started, service clock. */
+  at: Timestamp,
+  /** The receiver's HTTP status; null when no response came (connection error, timeout). */
+  status_code: z.number().int().nullable(),
+  /** Why the attempt failed (connection refused, timeout, a redirect, a non-2xx status); null on success. */
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+  ok: z.boolean(),
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+/** One delivery of an event to a webhook endpoint (a redelivery is another), with its attempts so far, oldest first. */
+export const WebhookDelivery = z.object({
+  delivery_id: z.number().int(),
+  endpoint_id: z.string(),
+  /** The endpoint's URL; null once the endpoint has been removed. */
+  url: z.string().nullable(),
+  attempts: z.array(WebhookAttempt),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
 /** One entry of a `/v1` message's events timeline (the events `GET /v1/emails/{id}` lists, with their ids). */
 export const CaughtMessageEvent = z.object({
   id: z.string(),
   type: z.string(),
   occurred_at: Timestamp,
   detail: z.record(z.string(), z.unknown()),
+  /** Its webhook deliveries, grouped by endpoint (in the order of their first attempt), then by delivery. */
+  deliveries: z.array(WebhookDelivery),
 });
 export type CaughtMessageEvent = z.infer<typeof CaughtMessageEvent>;
 
@@ -128,17 +160,21 @@ export const ClockState = z.object({ now: Timestamp, mode: z.enum(['real', 'manu
  * What `GET /sandbox/stream` (`text/event-stream`) sends: one server-sent event per change, named by `event:`, its
  * `data` one line of JSON. `message`: a message was caught (its summary); `status`: a `/v1` message's status changed;
  * `deleted`: messages were deleted (`ids`), or all of them (`all: true`); `read`: a message was marked read or
- * unread; `clock`: the service clock was moved. A comment line every 25 s keeps the connection open.
+ * unread; `clock`: the service clock was moved; `webhooks`: webhook attempts were recorded (`event_ids`: the events
+ * they delivered) or an endpoint was added, changed or removed (`event_ids` empty). A comment line every 25 s keeps
+ * the connection open.
  */
 export const InboxStatusChange = z.object({ message_id: z.string(), status: z.string(), event_type: z.string() });
 export const InboxDeleted = z.object({ ids: z.array(z.string()).optional(), all: z.boolean().optional() });
 export const InboxRead = z.object({ id: z.string(), read: z.boolean() });
+export const InboxWebhooks = z.object({ event_ids: z.array(z.string()) });
 export type InboxEvent =
   | { event: 'message'; data: CaughtMessageSummary }
   | { event: 'status'; data: z.infer<typeof InboxStatusChange> }
   | { event: 'deleted'; data: z.infer<typeof InboxDeleted> }
   | { event: 'read'; data: z.infer<typeof InboxRead> }
-  | { event: 'clock'; data: z.infer<typeof ClockState> };
+  | { event: 'clock'; data: z.infer<typeof ClockState> }
+  | { event: 'webhooks'; data: z.infer<typeof InboxWebhooks> };
 export const MoveClockRequest = z
   .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: InputTimestamp.optional() })
   .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {
@@ -164,25 +200,6 @@ export const PutDnsRequest = z.strictObject({
 });
 export const DeleteDnsQuery = z.strictObject({ host: z.string().min(1).max(253), type: z.enum(['TXT', 'CNAME', 'MX']) });
 
-/** One delivery attempt of an event to an endpoint. */
-export const WebhookAttempt = z.object({
-  /** The same for every attempt of one delivery (a redelivery is another). */
-  delivery_id: z.number().int(),
-  endpoint_id: z.string(),
-  event_id: z.string(),
-  event_type: z.string(),
-  /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
-  attempt: z.number().int(),
-  /** When the attempt started, service clock. */
-  at: Timestamp,
-  /** The receiver's HTTP status; null when no response came (connection error, timeout). */
-  status_code: z.number().int().nullable(),
-  /** Why the attempt failed (connection refused, timeout, a redirect, a non-2xx status); null on success. */
-  error: z.string().nullable(),
-  duration_ms: z.number().int(),
-  ok: z.boolean(),
-});
-export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
 export const WebhookStatus = z.enum(['active', 'disabled_by_failures']);
 /** A webhook endpoint of a workspace (managed through the sandbox: `/v1/webhooks` is not served). */
 export const WebhookEndpoint = z.object({
@@ -208,6 +225,11 @@ export const CreateWebhookRequest = z.strictObject({
   events: z.array(EventType).min(1).max(16).optional(),
 });
 export const WebhooksQuery = z.strictObject({ workspace_id: Id('ws').optional() });
+/** `GET /sandbox/webhooks`: the endpoints, oldest first, and the names of their workspaces. */
+export const WebhookList = z.object({
+  data: z.array(WebhookEndpoint),
+  workspaces: z.array(z.object({ id: z.string(), name: z.string() })),
+});
 export const RedeliverRequest = z.strictObject({ endpoint_id: Id('whk').optional() });
 /** 202 to a redelivery: one new delivery per endpoint, attempts numbered from 1. */
 export const Redelivery = z.object({ event_id: z.string(), endpoint_ids: z.array(z.string()) });
@@ -239,7 +261,7 @@ export const sandboxEndpoints = {
   putDns: { method: 'PUT', path: '/sandbox/dns', body: PutDnsRequest, maxBody: 1024 * 1024, success: [200, ZoneRecord] },
   deleteDns: { method: 'DELETE', path: '/sandbox/dns', query: DeleteDnsQuery, success: [204, null] },
   createWebhook: { method: 'POST', path: '/sandbox/webhooks', body: CreateWebhookRequest, success: [201, WebhookEndpoint] },
-  listWebhooks: { method: 'GET', path: '/sandbox/webhooks', query: WebhooksQuery, success: [200, z.object({ data: z.array(WebhookEndpoint) })] },
+  listWebhooks: { method: 'GET', path: '/sandbox/webhooks', query: WebhooksQuery, success: [200, WebhookList] },
   deleteWebhook: { method: 'DELETE', path: '/sandbox/webhooks/:id', success: [204, null] },
   rotateWebhookSecret: { method: 'POST', path: '/sandbox/webhooks/:id/rotate-secret', success: [200, WebhookEndpoint] },
   enableWebhook: { method: 'POST', path: '/sandbox/webhooks/:id/enable', success: [200, WebhookEndpoint] },

@@ -1,4 +1,7 @@
-/** The service clock. Everything time-dependent in the service reads it; nothing calls Date.now() directly. */
+/**
+ * The service clock. Every rule of the service reads it (core never calls Date.now()), so `--clock manual` moves all
+ * of them; only transport concerns use the wall clock: job leases, timeouts, a webhook signature's `t`.
+ */
 export interface Clock {
   readonly mode: 'real' | 'manual';
   /** Milliseconds since the epoch on the service clock. */

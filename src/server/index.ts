@@ -20,6 +20,7 @@ import { domainRoutes } from './http/routes/domains.js';
 import { systemResolver } from './dns/system.js';
 import { sandboxResolver } from './sandbox/zone.js';
 import { createDomainStore } from './store/domains.js';
+import { createWebhookStore } from './store/webhooks.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
@@ -198,10 +199,11 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   });
 
   const admin = sandboxAuth(adminToken);
-  const stream = inboxStream({ sink: core.sink, changes, auth: admin });
+  const stream = inboxStream({ sink: core.sink, webhooks: createWebhookStore(db), changes, auth: admin });
   const app = createApp({
     log,
     bodyLimits: opts.bodyLimits,
+    stopping: () => stopping,
     trustProxy: Boolean(opts.trustProxy),
     origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
@@ -216,7 +218,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught, stream),
     extra: (a) => {
-      pages(a, { auth: admin, sink: core.sink, stream });
+      pages(a, { auth: admin, sink: core.sink, stream, webhooks: true });
       trackingRoutes(a, core, Boolean(opts.trustProxy));
       docsRoutes(a);
     },
@@ -261,6 +263,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
 
   scheduler.start();
   let closing: Promise<void> | undefined;
+  let stopping = false;
   const api = `${config.publicOrigin}/v1`;
   const smtp = `smtp://${urlHost}:${smtpPort}`;
   const inbox = `${config.publicOrigin}/?token=${adminToken}`;
@@ -280,13 +283,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     scheduler,
     close() {
       closing ??= (async () => {
-        // Stop taking requests and let those in flight finish (held long polls are answered at once), then the
-        // workers, then the sink and the store.
+        // Stop taking requests and let those in flight finish (held long polls are answered at once, every answer
+        // from now on closes its connection), then the workers, then the sink and the store.
+        stopping = true;
         changes.close();
         stream.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
-          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+          server.closeIdleConnections();
         });
         await scheduler!.stop();
         await closeBackend();

@@ -10,6 +10,7 @@ import { commandPath } from '../../src/cli/command.js';
 import { createContext, type Clock, type Context, type GlobalOptions } from '../../src/cli/context.js';
 import { EXIT, reportError } from '../../src/cli/errors.js';
 import { createIO, type Env, type IO, type Prompts } from '../../src/cli/io.js';
+import type { ClientOptions } from '../../src/client/index.js';
 import type { TestServer } from '../helpers/server.js';
 
 export interface Captured {
@@ -18,8 +19,13 @@ export interface Captured {
   stderr(): string;
 }
 
-/** An IO over captured streams; `tty` makes stdin, stdout and stderr terminals (tables, colour unless NO_COLOR). */
-export async function testIO(o: { tty?: boolean; stdin?: string; env?: Env; prompts?: Prompts } = {}): Promise<Captured> {
+/**
+ * An IO over captured streams; `tty` makes stdin, stdout and stderr terminals (tables, colour unless NO_COLOR);
+ * aborting `interrupt` is Ctrl-C.
+ */
+export async function testIO(
+  o: { tty?: boolean; stdin?: string; env?: Env; prompts?: Prompts; interrupt?: AbortSignal } = {},
+): Promise<Captured> {
   let out = '';
   let err = '';
   const stdout = new PassThrough();
@@ -35,6 +41,7 @@ export async function testIO(o: { tty?: boolean; stdin?: string; env?: Env; prom
     stdoutIsTTY: Boolean(o.tty),
     stderrIsTTY: Boolean(o.tty),
     prompts: o.prompts,
+    interrupt: o.interrupt && (() => o.interrupt!),
   });
   return { io, stdout: () => out, stderr: () => err };
 }
@@ -83,11 +90,22 @@ export interface Cli {
  */
 export async function cli(
   s: TestServer,
-  o: { configDir: string; tty?: boolean; stdin?: string; env?: Env; globals?: GlobalOptions; clock?: Clock; prompts?: Prompts },
+  o: {
+    configDir: string;
+    tty?: boolean;
+    stdin?: string;
+    env?: Env;
+    globals?: GlobalOptions;
+    clock?: Clock;
+    prompts?: Prompts;
+    interrupt?: AbortSignal;
+    /** Client options (an undici MockAgent as dispatcher, for failures the server cannot produce). */
+    client?: Partial<ClientOptions>;
+  },
 ): Promise<Cli> {
   const env: Env = { SVC_CONFIG_DIR: o.configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: s.api, ...o.env };
-  const t = await testIO({ tty: o.tty, stdin: o.stdin, env, prompts: o.prompts });
-  const ctx = createContext({ io: t.io, globals: { retries: 0, ...o.globals }, clock: o.clock });
+  const t = await testIO({ tty: o.tty, stdin: o.stdin, env, prompts: o.prompts, interrupt: o.interrupt });
+  const ctx = createContext({ io: t.io, globals: { retries: 0, ...o.globals }, clock: o.clock, client: o.client });
   return {
     ctx,
     stdout: t.stdout,

@@ -21,7 +21,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDirs } from './helpers.js';
 
 /** A command run against a server, its output watched as it comes (for the commands that keep running). */
-async function command(s: TestServer, o: { configDir: string; tty?: boolean; json?: boolean; clock?: Clock; env?: Record<string, string> }) {
+async function command(
+  s: TestServer,
+  o: { configDir: string; tty?: boolean; json?: boolean; clock?: Clock; env?: Record<string, string>; interrupt?: AbortSignal },
+) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const bytes: Buffer[] = [];
@@ -46,6 +49,7 @@ async function command(s: TestServer, o: { configDir: string; tty?: boolean; jso
   const io = await createIO({
     stdin: Readable.from([]), stdout, stderr, stdinIsTTY: Boolean(o.tty), stdoutIsTTY: Boolean(o.tty), stderrIsTTY: Boolean(o.tty),
     env: { SVC_CONFIG_DIR: o.configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: s.api, SVC_ADMIN_TOKEN: s.adminToken, ...o.env },
+    interrupt: o.interrupt && (() => o.interrupt!),
   });
   const globals: GlobalOptions = { retries: 0, json: o.json };
   const ctx = createContext({ io, globals, clock: o.clock });
@@ -190,8 +194,8 @@ describe('svc inbox', () => {
     it('prints recent mail oldest first, then each new message as it arrives, until Ctrl-C (exit 0)', async () => {
       await send('ada@example.org', 'Already here', { text: 'old' });
       const stop = new AbortController();
-      const c = await cmd();
-      const done = c.run(inboxListRun, { follow: true, signal: stop.signal } satisfies InboxListOptions);
+      const c = await cmd({ interrupt: stop.signal });
+      const done = c.run(inboxListRun, { follow: true } satisfies InboxListOptions);
       await c.until(({ stdout }) => stdout.includes('Already here'));
 
       await send('bob@example.org', 'Arrived later', { text: 'new' });
@@ -205,8 +209,8 @@ describe('svc inbox', () => {
 
     it('with --to prints only mail to that address (a Bcc too); with --json one summary a line', async () => {
       const stop = new AbortController();
-      const tty = await cmd({ json: true, tty: true });
-      const done = tty.run(inboxListRun, { follow: true, to: 'ada@example.org', signal: stop.signal });
+      const tty = await cmd({ json: true, tty: true, interrupt: stop.signal });
+      const done = tty.run(inboxListRun, { follow: true, to: 'ada@example.org' });
       await tty.until(({ stderr }) => stderr.includes('Waiting for mail to ada@example.org'));
       await send('bob@example.org', 'For Bob', { text: 'b' });
       await smtp({ from: 'app@example.net', to: 'list@example.org', bcc: 'ada@example.org', subject: 'Bcc for Ada', text: 'a' });
@@ -221,7 +225,7 @@ describe('svc inbox', () => {
     it('exits 1 saying the server stopped when the stream ends', async () => {
       const other = await startTestServer();
       const c = await command(other, { configDir, tty: true });
-      const done = c.run(inboxListRun, { follow: true, signal: new AbortController().signal });
+      const done = c.run(inboxListRun, { follow: true });
       await c.until(({ stderr }) => stderr.includes('Waiting for mail'));
       await other.close();
       expect(await done).toBe(1);

@@ -39,8 +39,9 @@ const sendLive = (s: TestServer, to: string) =>
     body: { from: 'Shop <orders@example.test>', to, subject: 'Relayed', text: 'Hello' },
   });
 
-async function message(s: TestServer, id: string) {
-  const r = await s.call('GET', `/v1/emails/${id}`, { token: s.seed!.api_key_live });
+/** GET /v1/emails/{id} with the seeded live key (or the test key), expecting 200. */
+async function message(s: TestServer, id: string, key = s.seed!.api_key_live) {
+  const r = await s.call('GET', `/v1/emails/${id}`, { token: key });
   expect(r.status, r.text).toBe(200);
   return r.body as { status: string; events: { type: string; detail: Record<string, unknown> }[] };
 }
@@ -124,21 +125,15 @@ describe('a compose thread that dies under messages', () => {
     expect([big.status, small.status]).toEqual([202, 202]);
     await s.settle();
     // The big one was on the thread when it died: back in the queue, not failed. The small one waited behind it.
-    expect((await message2(s, big.body.id)).status).toBe('queued');
-    expect((await message2(s, small.body.id)).status).toBe('delivered');
+    expect((await message(s, big.body.id, s.seed!.api_key_test)).status).toBe('queued');
+    expect((await message(s, small.body.id, s.seed!.api_key_test)).status).toBe('delivered');
     const caught = await s.admin('GET', '/sandbox/messages?to=small@example.com');
     expect(caught.body.data.map((m: { message_id: string }) => m.message_id)).toEqual([small.body.id]);
-    for (let i = 0; i < 12 && (await message2(s, big.body.id)).status === 'queued'; i++) await s.advance(3600);
-    const m = await message2(s, big.body.id);
+    for (let i = 0; i < 12 && (await message(s, big.body.id, s.seed!.api_key_test)).status === 'queued'; i++) await s.advance(3600);
+    const m = await message(s, big.body.id, s.seed!.api_key_test);
     expect(m.status).toBe('failed');
     expect(m.events.find((e) => e.type === 'email.failed')!.detail.reason).toMatch(
       /^Delivery was tried 10 times without success; the last attempt: the compose thread stopped \(exit code \d+\) before the message was built\.$/,
     );
   }, 60_000);
 });
-
-async function message2(s: TestServer, id: string) {
-  const r = await s.call('GET', `/v1/emails/${id}`, { token: s.seed!.api_key_test });
-  expect(r.status, r.text).toBe(200);
-  return r.body as { status: string; events: { type: string; detail: Record<string, unknown> }[] };
-}

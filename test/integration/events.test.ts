@@ -119,6 +119,10 @@ describe('the long poll', () => {
     await own.close();
     const replies = await Promise.all(held);
     expect(performance.now() - closing).toBeLessThan(5_000);
-    for (const r of replies) expect(r.body).toEqual({ data: [], has_more: false });
+    for (const r of replies) {
+      expect(r.body).toEqual({ data: [], has_more: false });
+      // A client that polls again at once finds the server gone, rather than keeping it up on that connection.
+      expect(r.headers.get('connection')).toBe('close');
+    }
   });
 });

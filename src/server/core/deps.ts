@@ -56,7 +56,7 @@ export interface Deps {
   config: ServiceConfig;
   jobs: Jobs;
   resolver: Resolver;
-  /** Wakes long polls and live pages once a change has committed (topics: `events:<workspace id>`, `events`, `sink`). */
+  /** Wakes long polls and live pages once a change has committed (topics: `events:<workspace id>`, `events`, `sink`, `webhooks`). */
   changes: Changes;
 }
 

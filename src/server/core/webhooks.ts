@@ -85,9 +85,11 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
     if (!list) active.set(workspaceId, (list = [...endpoints().values()].filter((e) => e.workspace_id === workspaceId && e.status === 'active')));
     return list;
   };
+  // Every change to an endpoint or its attempts is signalled (`webhooks`) for the inbox page, after the commit.
   const changed = () => {
     byId = null;
     active.clear();
+    deps.changes.notify('webhooks');
   };
   // Bodies of recent events, serialized once for all their deliveries.
   const bodies = new Map<string, { body: string; type: string }>();
@@ -253,6 +255,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         attempt: delivery.attempt, at: plan.at, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs,
         ok: ok ? 1 : 0,
       });
+      deps.changes.notify('webhooks');
       const e = endpoints().get(delivery.endpoint_id);
       if (!e || e.status !== 'active') return;
       const first = delivery.first_attempt_at ?? plan.at;

@@ -59,6 +59,8 @@ export interface AppDeps {
   extra?: (app: Hono<any>) => void;
   /** How much body the server buffers at once and how long a body may stall (defaults: 48 MiB, 15 s). */
   bodyLimits?: BodyLimits;
+  /** True once the server is shutting down: no connection is kept for another request. */
+  stopping?: () => boolean;
 }
 
 type Route = { method: string; pattern: RegExp };
@@ -167,10 +169,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
     c.res.headers.set(VERSION_HEADER, SERVICE_VERSION);
     c.res.headers.set('X-Request-Id', requestId);
     // Answered before its body was read (refused before authentication, too large, stalled): the rest of the body
-    // is not waited for, and the connection is not reused.
+    // is not waited for, and the connection is not reused. Nor is any while the server shuts down: a client that
+    // asks again at once (a long poll) would otherwise keep the server up on its open connection.
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     const hasBody = Number(incoming?.headers['content-length'] ?? 0) > 0 || incoming?.headers['transfer-encoding'] !== undefined;
-    if (incoming && hasBody && !incoming.readableEnded) {
+    if ((incoming && hasBody && !incoming.readableEnded) || deps.stopping?.()) {
       c.res.headers.set('Connection', 'close');
     }
     deps.log.info('request', {

@@ -25,11 +25,30 @@ export function inboxClient(): void {
     size: number;
     content_id: string | null;
   }
+  interface Attempt {
+    delivery_id: number;
+    endpoint_id: string;
+    event_id: string;
+    event_type: string;
+    attempt: number;
+    at: string;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    ok: boolean;
+  }
+  interface Delivery {
+    delivery_id: number;
+    endpoint_id: string;
+    url: string | null;
+    attempts: Attempt[];
+  }
   interface TimelineEvent {
     id: string;
     type: string;
     occurred_at: string;
     detail: Record<string, unknown>;
+    deliveries: Delivery[];
   }
   interface Message extends Summary {
     envelope: { mail_from: string | null; rcpt_to: string[] };
@@ -45,16 +64,21 @@ export function inboxClient(): void {
     now: string;
     mode: 'real' | 'manual';
   }
-  interface WebhookEndpointView {
+  /** An endpoint as the panel shows it: its secret is left out of everything the page keeps. */
+  interface Endpoint {
     id: string;
     workspace_id: string;
     url: string;
-    status: string;
-    recent_attempts: { event_type: string; attempt: number; at: string; status_code: number | null; error: string | null; ok: boolean }[];
+    events: string[] | null;
+    status: 'active' | 'disabled_by_failures';
+    disabled_at: string | null;
+    recent_attempts: Attempt[];
   }
   type Tab = 'html' | 'text' | 'headers' | 'raw';
 
   const PAGE_SIZE = 50;
+  /** Attempts shown for each endpoint in the panel, newest first. */
+  const PANEL_ATTEMPTS = 5;
   const RAW_SHOWN = 2 * 1024 * 1024;
   const el = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
   const rowsEl = el<HTMLOListElement>('rows');
@@ -66,6 +90,9 @@ export function inboxClient(): void {
   const older = el<HTMLButtonElement>('older');
   const newer = el<HTMLButtonElement>('newer');
   const narrow = window.matchMedia('(max-width: 759px)');
+  const webhooksPanel = el('webhooks-panel');
+  /** Whether the server manages webhook endpoints: the panel, and deliveries under the events of a message. */
+  const hooksServed = webhooksPanel.hasAttribute('data-served');
 
   const state = {
     q: '',
@@ -81,6 +108,7 @@ export function inboxClient(): void {
     remote: false,
     newMail: 0,
     clock: { now: 0, mode: 'real' as Clock['mode'], at: 0 },
+    endpoints: null as { endpoints: Endpoint[]; workspaces: Workspace[] } | null,
   };
 
   /** An element with attributes (false and null ones left out) and children; strings become text, never markup. */
@@ -145,7 +173,10 @@ export function inboxClient(): void {
     const days = Math.round(hours / 24);
     return days < 30 ? `${days} d ago` : iso.slice(0, 10);
   }
-  const time = (iso: string) => h('time', { datetime: iso, title: exact(iso) }, relative(iso));
+  const time = (iso: string) => h('time', { datetime: iso, title: exact(iso), 'data-relative': true }, relative(iso));
+  const refreshTimes = () => {
+    for (const t of document.querySelectorAll<HTMLTimeElement>('time[data-relative]')) t.textContent = relative(t.dateTime);
+  };
   function size(n: number): string {
     if (n < 1024) return `${n} B`;
     if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
@@ -586,6 +617,60 @@ export function inboxClient(): void {
       .join(' · ');
   }
 
+  /** One webhook attempt: outcome, attempt number, time, status code or error, duration (and the event type). */
+  function attemptOf(a: Attempt, when: Node, withType: boolean): HTMLLIElement {
+    return h(
+      'li',
+      { class: 'attempt', 'data-attempt': String(a.attempt), 'data-ok': String(a.ok) },
+      h('span', { class: `result ${a.ok ? 'ok' : 'failed'}` }, a.ok ? 'ok' : 'failed'),
+      withType ? ` ${a.event_type}` : null,
+      ` #${a.attempt} · `,
+      when,
+      // No-break spaces: a narrow panel wraps between the parts, not inside "HTTP 500" or "12 ms".
+      ` · ${(a.error ?? String(a.status_code)).replace(/ /g, '\u00a0')} · ${a.duration_ms}\u00a0ms`,
+    );
+  }
+
+  /** An event's webhook deliveries: one entry per endpoint, then each delivery's attempts, oldest first. */
+  function deliveriesOf(e: TimelineEvent): HTMLElement | null {
+    if (!e.deliveries.length) return null;
+    const byEndpoint = new Map<string, Delivery[]>();
+    for (const d of e.deliveries) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
+    return h(
+      'ul',
+      { class: 'deliveries', 'aria-label': `Webhook deliveries of ${e.type}` },
+      ...[...byEndpoint].map(([endpointId, deliveries]) =>
+        h(
+          'li',
+          { 'data-endpoint-id': endpointId },
+          deliveries[0]!.url ? h('code', { class: 'url' }, deliveries[0]!.url) : h('span', {}, `removed endpoint ${endpointId}`),
+          ...deliveries.flatMap((d, n) => [
+            deliveries.length > 1 ? h('span', { class: 'nth' }, `delivery ${n + 1} of ${deliveries.length}`) : null,
+            h(
+              'ol',
+              { class: 'attempts', 'data-delivery-id': String(d.delivery_id) },
+              ...d.attempts.map((a) => attemptOf(a, h('time', { datetime: a.at, title: exact(a.at) }, a.at.slice(11, 19)), false)),
+            ),
+          ]),
+        ),
+      ),
+    );
+  }
+
+  function redeliverButton(e: TimelineEvent): HTMLButtonElement {
+    const button = h('button', { type: 'button', class: 'small', 'data-redeliver': e.id }, 'Redeliver', h('span', { class: 'vh' }, ` ${e.type}`));
+    button.addEventListener('click', async () => {
+      try {
+        const r = await api<{ endpoint_ids: string[] }>('POST', `/sandbox/events/${encodeURIComponent(e.id)}/redeliver`, {});
+        const n = r.endpoint_ids.length;
+        say(n ? `Delivering ${e.type} again to ${n} endpoint${n === 1 ? '' : 's'}.` : `No active webhook endpoint takes ${e.type} events.`);
+      } catch (err) {
+        say((err as Error).message);
+      }
+    });
+    return button;
+  }
+
   function timelineOf(m: Message): HTMLElement | null {
     if (!m.events) return null;
     return h(
@@ -605,6 +690,9 @@ export function inboxClient(): void {
                 h('strong', {}, e.type),
                 ' ',
                 h('span', { class: 'detail' }, detailText(e.detail)),
+                hooksServed ? ' ' : null,
+                hooksServed ? redeliverButton(e) : null,
+                deliveriesOf(e),
               ),
             ),
           )
@@ -675,7 +763,9 @@ export function inboxClient(): void {
       Object.assign(m, { status: fresh.status, events: fresh.events, read: fresh.read });
       el('meta').replaceWith(metaOf(m));
       const timeline = timelineOf(m);
+      const focused = (document.activeElement as HTMLElement | null)?.closest?.('#timeline [data-redeliver]')?.getAttribute('data-redeliver');
       if (timeline) document.getElementById('timeline')?.replaceWith(timeline);
+      if (focused) timeline?.querySelector<HTMLElement>(`[data-redeliver="${CSS.escape(focused)}"]`)?.focus();
     }, 100);
   }
 
@@ -716,37 +806,91 @@ export function inboxClient(): void {
     }
   });
 
-  /** Webhook endpoints with their status and recent attempts, when the server manages them (GET /sandbox/webhooks). */
+  /** Webhook endpoints by workspace with their status and recent attempts, when the server manages them. */
   async function loadWebhooks() {
-    if (!el('webhooks-panel').hasAttribute('data-served')) return;
-    const res = await fetch('/sandbox/webhooks', { credentials: 'same-origin' }).catch(() => null);
-    if (!res?.ok) return;
-    const { data } = (await res.json()) as { data: WebhookEndpointView[] };
-    el('webhooks').replaceChildren(
-      data.length
+    if (!hooksServed) return;
+    let list: { data: Endpoint[]; workspaces: Workspace[] };
+    try {
+      list = await api('GET', '/sandbox/webhooks');
+    } catch {
+      return;
+    }
+    // Only what the panel shows is kept: not the endpoints' secrets.
+    const endpoints = list.data.map(({ id, workspace_id, url, events, status, disabled_at, recent_attempts }): Endpoint => ({
+      id, workspace_id, url, events, status, disabled_at, recent_attempts,
+    }));
+    state.endpoints = { endpoints, workspaces: list.workspaces };
+    renderWebhooks();
+    webhooksPanel.hidden = false;
+  }
+
+  let webhooksTimer: ReturnType<typeof setTimeout> | undefined;
+  /** At most one reload of the panel every 200 ms, however busy the receivers are. */
+  function webhooksSoon() {
+    if (webhooksTimer !== undefined) return;
+    webhooksTimer = setTimeout(() => {
+      webhooksTimer = undefined;
+      void loadWebhooks();
+    }, 200);
+  }
+
+  async function enable(e: Endpoint) {
+    try {
+      await api('POST', `/sandbox/webhooks/${encodeURIComponent(e.id)}/enable`);
+    } catch (err) {
+      return say((err as Error).message);
+    }
+    say(`Webhook endpoint ${e.url} enabled.`);
+    await loadWebhooks();
+    document.querySelector<HTMLElement>(`#webhooks [data-endpoint-id="${CSS.escape(e.id)}"]`)?.focus();
+  }
+
+  function endpointOf(e: Endpoint): HTMLLIElement {
+    const disabled = e.status === 'disabled_by_failures';
+    const enableButton = disabled ? h('button', { type: 'button', class: 'small', 'data-enable': e.id }, 'Enable', h('span', { class: 'vh' }, ` ${e.url}`)) : null;
+    enableButton?.addEventListener('click', () => void enable(e));
+    const attempts = e.recent_attempts.slice(0, PANEL_ATTEMPTS);
+    return h(
+      'li',
+      { class: 'endpoint', 'data-endpoint-id': e.id, tabindex: '-1' },
+      h('code', { class: 'url' }, e.url),
+      h(
+        'p',
+        { class: 'state' },
+        h('span', { class: `badge ${e.status}` }, e.status.replace(/_/g, ' ')),
+        ' ',
+        h('span', { class: 'filter' }, e.events ? e.events.join(', ') : 'all events'),
+      ),
+      disabled ? h('p', { class: 'state' }, 'Disabled ', e.disabled_at ? time(e.disabled_at) : '', ' after seven failed attempts. ', enableButton) : null,
+      attempts.length
         ? h(
-            'ul',
-            {},
-            ...data.map((w) =>
-              h(
-                'li',
-                {},
-                h('code', {}, w.url),
-                ' ',
-                h('span', { class: 'tag' }, w.status),
-                h(
-                  'ul',
-                  {},
-                  ...w.recent_attempts.map((a) =>
-                    h('li', {}, time(a.at), ` ${a.event_type} #${a.attempt}: ${a.ok ? 'ok' : 'failed'} ${a.status_code ?? a.error ?? ''}`),
-                  ),
-                ),
-              ),
+            'ol',
+            { class: 'attempts', 'aria-label': `Recent attempts to ${e.url}, newest first` },
+            ...attempts.map((a) => attemptOf(a, time(a.at), true)),
+          )
+        : h('p', { class: 'state' }, 'No attempts yet.'),
+    );
+  }
+
+  function renderWebhooks() {
+    const { endpoints, workspaces } = state.endpoints!;
+    const focused = (document.activeElement as HTMLElement | null)?.closest?.('#webhooks [data-enable]')?.getAttribute('data-enable');
+    const names = new Map(workspaces.map((w) => [w.id, w.name]));
+    const byWorkspace = new Map<string, Endpoint[]>();
+    for (const e of endpoints) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
+    el('webhooks').replaceChildren(
+      ...(endpoints.length
+        ? [...byWorkspace].map(([id, list]) =>
+            h(
+              'section',
+              { class: 'hooks', 'aria-labelledby': `hooks-${id}` },
+              h('h3', { id: `hooks-${id}` }, names.get(id) ?? id),
+              h('ul', { class: 'endpoints' }, ...list.map(endpointOf)),
             ),
           )
-        : h('p', {}, 'No webhook endpoints.'),
+        : [h('p', {}, 'No webhook endpoints: add one with ', h('code', {}, 'POST /sandbox/webhooks'), '.')]),
     );
-    el('webhooks-panel').hidden = false;
+    if (focused) document.querySelector<HTMLElement>(`#webhooks [data-enable="${CSS.escape(focused)}"]`)?.focus();
   }
 
   // ---- live -------------------------------------------------------------------------------------------------
@@ -759,6 +903,7 @@ export function inboxClient(): void {
       live.textContent = 'Live';
       void loadList();
       void loadClock().catch(() => {});
+      void loadWebhooks();
     });
     source.addEventListener('error', () => {
       if (live.textContent !== 'Signed out') live.textContent = 'Reconnecting…';
@@ -795,7 +940,15 @@ export function inboxClient(): void {
       const r = state.rows.find((x) => x.id === d.id);
       if (r && r.read !== d.read) replaceRow({ ...r, read: d.read });
     });
-    source.addEventListener('clock', (e) => setClock(JSON.parse((e as MessageEvent).data) as Clock));
+    source.addEventListener('clock', (e) => {
+      setClock(JSON.parse((e as MessageEvent).data) as Clock);
+      refreshTimes();
+    });
+    source.addEventListener('webhooks', (e) => {
+      const d = JSON.parse((e as MessageEvent).data) as { event_ids: string[] };
+      webhooksSoon();
+      if (state.open?.events?.some((ev) => d.event_ids.includes(ev.id))) refreshOpen();
+    });
   }
 
   // ---- keys -------------------------------------------------------------------------------------------------
@@ -837,9 +990,7 @@ export function inboxClient(): void {
   setInterval(() => {
     if (state.clock.mode === 'real') renderClock();
   }, 1000);
-  setInterval(() => {
-    for (const t of document.querySelectorAll<HTMLTimeElement>('.rows time')) t.textContent = relative(t.dateTime);
-  }, 30_000);
+  setInterval(refreshTimes, 30_000);
 
   readLocation();
   void loadClock().catch(() => {});

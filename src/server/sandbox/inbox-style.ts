@@ -73,6 +73,22 @@ main { display: grid; grid-template-columns: 1fr; gap: 1rem; min-width: 0; }
 .badge.bounced, .badge.failed { background: #fde7e8; color: #a1161b; }
 .badge.complained { background: #fff1dc; color: #8a4b00; }
 .badge.suppressed, .badge.cancelled { background: #eef0f3; color: #454d5a; }
+.badge.active { background: #e3f5e8; color: #0b6b2f; }
+.badge.disabled_by_failures { background: #fde7e8; color: #a1161b; }
+button.small { font-size: .8rem; padding: .05rem .45rem; }
+
+.hooks h3 { font-size: .85rem; margin: .5rem 0 .2rem; color: var(--muted); }
+.endpoints { list-style: none; margin: 0; padding: 0; }
+.endpoint { border-top: 1px solid var(--line); padding: .4rem 0; }
+.endpoint .state { font-size: .85rem; margin: .2rem 0; }
+.endpoint .filter { color: var(--muted); overflow-wrap: anywhere; }
+code.url { overflow-wrap: anywhere; }
+.attempts { list-style: none; margin: .2rem 0 0; padding: 0; font-size: .82rem; }
+.attempts li { margin: .1rem 0; overflow-wrap: anywhere; }
+.result { font-weight: 600; }
+.result.ok { color: #0b6b2f; }
+.result.failed { color: var(--danger); }
+.attempts time { font-variant-numeric: tabular-nums; }
 
 .view-head h2 { font-size: 1.1rem; margin: 0; flex: 1 1 14rem; overflow-wrap: anywhere; }
 .view-head .actions { display: flex; gap: .4rem; flex-wrap: wrap; }
@@ -97,6 +113,9 @@ pre.body, pre.raw { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; m
 .timeline li { margin: .2rem 0; }
 .timeline time { font-variant-numeric: tabular-nums; color: var(--muted); }
 .timeline .detail { color: var(--muted); font-size: .88rem; overflow-wrap: anywhere; }
+.section .deliveries { list-style: none; margin: .2rem 0 .4rem; padding: 0 0 0 .8rem; border-left: 2px solid var(--line); }
+.section .deliveries .attempts { padding: 0; }
+.deliveries .nth { display: block; font-size: .82rem; color: var(--muted); }
 .dkim-pass { color: #0b6b2f; font-weight: 600; }
 .dkim-fail { color: var(--danger); font-weight: 600; }
 dialog { border: 1px solid var(--line); border-radius: 8px; max-width: 28rem; }

@@ -4,7 +4,7 @@ import type { Core } from '../core/index.js';
 import { ServiceError, fail, unknownCursor } from '../core/errors.js';
 import type { CaughtReader } from '../smtp/sink.js';
 import type { SandboxHandlers } from '../http/app.js';
-import { attachmentHeaders, dkimDomain, mediaType, messageCsp, messageDocument, parseFull, summaryOf } from './caught.js';
+import { attachmentHeaders, deliveriesByEvent, dkimDomain, mediaType, messageCsp, messageDocument, parseFull, summaryOf } from './caught.js';
 import { parseSearch } from './search.js';
 import type { InboxStream } from './stream.js';
 
@@ -19,7 +19,7 @@ export function sandboxRoutes(
   caught: CaughtReader,
   stream: Pick<InboxStream, 'publish'>,
 ): SandboxHandlers {
-  const { accounts, sink, domains, domainStore, eventStore, webhooks } = core;
+  const { accounts, accountStore, sink, domains, domainStore, eventStore, webhooks } = core;
   const manual = () =>
     clock.mode === 'manual'
       ? (clock as ManualClock)
@@ -43,13 +43,17 @@ export function sandboxRoutes(
     getMessage: async ({ params }) => {
       const r = sink.get(params.id!) ?? noMessage();
       const headers: CaughtMessage['headers'] = JSON.parse(r.headers);
-      const events = r.svc_message_id
-        ? eventStore.ofMessage(r.svc_message_id).map((e): CaughtMessageEvent => {
-            // The same timeline entries as GET /v1/emails/{id}, with the event ids.
-            const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
-            return { id: e.id, type: e.type, occurred_at: iso(e.created_at), detail };
-          })
-        : null;
+      let events: CaughtMessageEvent[] | null = null;
+      if (r.svc_message_id) {
+        const rows = eventStore.ofMessage(r.svc_message_id);
+        const urls = new Map(r.workspace_id ? webhooks.list(r.workspace_id).map((e) => [e.id, e.url]) : []);
+        const deliveries = deliveriesByEvent(webhooks.attemptsOfEvents(rows.map((e) => e.id)), urls);
+        events = rows.map((e) => {
+          // The same timeline entries as GET /v1/emails/{id}, with the event ids and their webhook deliveries.
+          const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
+          return { id: e.id, type: e.type, occurred_at: iso(e.created_at), detail, deliveries: deliveries.get(e.id) ?? [] };
+        });
+      }
       const body: CaughtMessage = {
         ...summaryOf(sink.summary(r.id)!),
         envelope: { mail_from: r.mail_from, rcpt_to: JSON.parse(r.rcpt_to) },
@@ -138,7 +142,11 @@ export function sandboxRoutes(
     },
 
     createWebhook: async ({ body }) => ({ status: 201, body: await webhooks.create(body) }),
-    listWebhooks: ({ query }) => ({ body: { data: webhooks.list(query.workspace_id) } }),
+    listWebhooks: ({ query }) => {
+      const data = webhooks.list(query.workspace_id);
+      const workspaces = [...new Set(data.map((e) => e.workspace_id))].map((id) => ({ id, name: accountStore.workspaceById(id)?.name ?? id }));
+      return { body: { data, workspaces } };
+    },
     deleteWebhook: async ({ params }) => {
       await webhooks.remove(params.id!);
     },

@@ -1,11 +1,13 @@
-// GET /sandbox/stream: the inbox's live feed as server-sent events. Caught mail and status changes are read from the
-// store when the change signal says the sink or the events changed (after their commit), once for every open
-// stream; deletions, read marks and clock moves are published by the sandbox routes that make them.
+// GET /sandbox/stream: the inbox's live feed as server-sent events. Caught mail, status changes and webhook attempts
+// are read from the store when the change signal says the sink, the events or the webhooks changed (after their
+// commit), once for every open stream; deletions, read marks and clock moves are published by the sandbox routes that
+// make them.
 import type { Context } from 'hono';
 import type { InboxEvent } from '../../contract/sandbox.js';
 import type { Changes } from '../../lib/changes.js';
 import { ServiceError } from '../core/errors.js';
 import type { SinkStore } from '../store/sink.js';
+import type { WebhookStore } from '../store/webhooks.js';
 import type { SandboxAuth } from './auth.js';
 import { summaryOf } from './caught.js';
 
@@ -31,13 +33,19 @@ export function bearerOf(req: Request): string | null {
   return /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? '';
 }
 
-export function inboxStream(deps: { sink: SinkStore; changes: Changes; auth: SandboxAuth }): InboxStream {
-  const { sink, changes } = deps;
+export function inboxStream(deps: {
+  sink: SinkStore;
+  webhooks: Pick<WebhookStore, 'attemptedAfter' | 'lastAttemptId'>;
+  changes: Changes;
+  auth: SandboxAuth;
+}): InboxStream {
+  const { sink, webhooks, changes } = deps;
   const encoder = new TextEncoder();
   const clients = new Set<ReadableStreamDefaultController<Uint8Array>>();
   let closed = false;
   let lastSeq = 0;
   let lastEventSeq = 0;
+  let lastAttemptId = 0;
   let stopWatching: (() => void) | null = null;
 
   const send = (text: string) => {
@@ -69,11 +77,24 @@ export function inboxStream(deps: { sink: SinkStore; changes: Changes; auth: San
     }
   };
 
+  // One message for the attempts of a turn (a busy receiver gets hundreds a second): the page reads what it shows again.
+  const onWebhooks = () => {
+    const eventIds = new Set<string>();
+    for (;;) {
+      const rows = webhooks.attemptedAfter(lastAttemptId, BATCH);
+      for (const r of rows) eventIds.add(r.event_id);
+      if (rows.length) lastAttemptId = rows[rows.length - 1]!.id;
+      if (rows.length < BATCH) break;
+    }
+    publish({ event: 'webhooks', data: { event_ids: [...eventIds] } });
+  };
+
   // One watcher for all streams, while any is open: each change is read once, whatever the number of tabs.
   const watch = () => {
     lastSeq = sink.lastSeq();
     lastEventSeq = sink.lastEventSeq();
-    const unsubscribe = [changes.subscribe('sink', onCaught), changes.subscribe('events', onEvents)];
+    lastAttemptId = webhooks.lastAttemptId();
+    const unsubscribe = [changes.subscribe('sink', onCaught), changes.subscribe('events', onEvents), changes.subscribe('webhooks', onWebhooks)];
     const keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);
     keepalive.unref();
     stopWatching = () => {

@@ -297,4 +297,30 @@ UPDATE sink_messages SET preview = nullif(substr(trim(replace(replace(text, char
   WHERE parsed = 1;
 `,
   },
+  {
+    version: 4,
+    name: 'sink content',
+    sql: `
+-- A caught message's header fields, source and what is parsed from it when it is first read, apart from the columns
+-- the listing reads. In one row, the listing's columns after raw (and after a large html) made SQLite walk that
+-- value's overflow pages for every row listed: a page of 50 messages cost as much as their size.
+CREATE TABLE sink_content (
+  seq INTEGER PRIMARY KEY, -- sink_messages.seq
+  parsed INTEGER NOT NULL DEFAULT 0,
+  headers TEXT NOT NULL,
+  text TEXT,
+  html TEXT,
+  attachments TEXT NOT NULL,
+  raw BLOB NOT NULL
+);
+INSERT INTO sink_content (seq, parsed, headers, text, html, attachments, raw)
+  SELECT seq, parsed, headers, text, html, attachments, raw FROM sink_messages;
+ALTER TABLE sink_messages DROP COLUMN raw;
+ALTER TABLE sink_messages DROP COLUMN html;
+ALTER TABLE sink_messages DROP COLUMN text;
+ALTER TABLE sink_messages DROP COLUMN attachments;
+ALTER TABLE sink_messages DROP COLUMN headers;
+ALTER TABLE sink_messages DROP COLUMN parsed;
+`,
+  },
 ];

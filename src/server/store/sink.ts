@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 
+/** A caught message: its listing's columns (sink_messages) and its content (sink_content), stored apart. */
 export interface SinkRow {
   seq?: number;
   id: string;
@@ -68,11 +69,14 @@ export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
     `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
-       cc_addrs, subject, text, html, headers, attachments, dkim, size, raw, received_at, preview, has_attachments)
+       cc_addrs, subject, dkim, size, received_at, preview, has_attachments)
      SELECT @id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
-       @cc_addrs, @subject, @text, @html, @headers, @attachments, @dkim, @size, @raw, @received_at, @preview, @has_attachments
+       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments
      WHERE NOT (@from_service = 1 AND @message_id_header IS NOT NULL AND EXISTS (
        SELECT 1 FROM sink_messages WHERE message_id_header = @message_id_header AND from_service = 1))`,
+  );
+  const insertContent = db.prepare(
+    'INSERT INTO sink_content (seq, parsed, headers, text, html, attachments, raw) VALUES (?, 0, ?, ?, ?, ?, ?)',
   );
   const index = db.prepare('INSERT INTO sink_search (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)');
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
@@ -82,6 +86,7 @@ export function createSinkStore(db: Db) {
     insert(row: SinkRow, text: SinkIndexText): boolean {
       const r = insert.run(row);
       if (r.changes !== 1) return false;
+      insertContent.run(r.lastInsertRowid, row.headers, row.text, row.html, row.attachments, row.raw);
       const recipients = [...JSON.parse(row.to_addrs), ...JSON.parse(row.cc_addrs), ...JSON.parse(row.rcpt_to)].join(' ');
       index.run(r.lastInsertRowid, row.subject ?? '', `${row.from_addr ?? ''} ${row.mail_from ?? ''}`, recipients, text.body);
       return true;
@@ -138,7 +143,13 @@ export function createSinkStore(db: Db) {
         ORDER BY ${key} DESC LIMIT ?`;
       return db.prepare(sql).all(...args, opts.limit + 1) as SinkSummaryRow[];
     },
-    get: (id: string) => db.prepare('SELECT * FROM sink_messages WHERE id = ?').get(id) as SinkRow | undefined,
+    get: (id: string) =>
+      db
+        .prepare(
+          `SELECT s.*, c.parsed, c.headers, c.text, c.html, c.attachments, c.raw
+           FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?`,
+        )
+        .get(id) as SinkRow | undefined,
     /** One message as the listing shows it. */
     summary: (id: string) => summaryById.get(id) as SinkSummaryRow | undefined,
     /** Messages caught after `seq`, oldest first (the inbox's live stream). */
@@ -170,7 +181,10 @@ export function createSinkStore(db: Db) {
     lastEventSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
     setBody: (id: string, body: { text: string | null; html: string | null; attachments: string }) =>
       void db
-        .prepare('UPDATE sink_messages SET text = @text, html = @html, attachments = @attachments, parsed = 1 WHERE id = @id')
+        .prepare(
+          `UPDATE sink_content SET text = @text, html = @html, attachments = @attachments, parsed = 1
+           WHERE seq = (SELECT seq FROM sink_messages WHERE id = @id)`,
+        )
         .run({ id, ...body }),
     setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') => void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
     /** Marks a message read at `at`, or unread (null); false when there is no such message. */
@@ -180,12 +194,16 @@ export function createSinkStore(db: Db) {
     remove: (id: string): boolean =>
       db.transaction(() => {
         const row = db.prepare('DELETE FROM sink_messages WHERE id = ? RETURNING seq').get(id) as { seq: number } | undefined;
-        if (row) db.prepare('DELETE FROM sink_search WHERE rowid = ?').run(row.seq);
+        if (row) {
+          db.prepare('DELETE FROM sink_content WHERE seq = ?').run(row.seq);
+          db.prepare('DELETE FROM sink_search WHERE rowid = ?').run(row.seq);
+        }
         return row !== undefined;
       })(),
     clear: (): number =>
       db.transaction(() => {
         const n = db.prepare('DELETE FROM sink_messages').run().changes;
+        db.prepare('DELETE FROM sink_content').run();
         db.prepare("INSERT INTO sink_search (sink_search) VALUES ('delete-all')").run();
         return n;
       })(),

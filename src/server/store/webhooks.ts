@@ -77,6 +77,11 @@ export function createWebhookStore(db: Db) {
         : (db
             .prepare('SELECT * FROM webhook_attempts WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id')
             .all(JSON.stringify(eventIds)) as AttemptRow[]),
+    /** The events of the attempts recorded after attempt `id`, in order, with their ids (the inbox's live stream). */
+    attemptedAfter: (id: number, limit: number) =>
+      db.prepare('SELECT id, event_id FROM webhook_attempts WHERE id > ? ORDER BY id LIMIT ?').all(id, limit) as { id: number; event_id: string }[],
+    /** The id of the newest attempt (0 for none). */
+    lastAttemptId: () => (db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_attempts').get() as { id: number }).id,
   };
 }
 export type WebhookStore = ReturnType<typeof createWebhookStore>;

@@ -38,17 +38,17 @@ export interface Scheduler {
   runDue(): Promise<number>;
 }
 
-export function createScheduler(deps: {
+/** What every scheduler runs on. */
+export interface SchedulerDeps {
   jobs: JobStore;
   clock: Clock;
   log: Logger;
   handlers: Record<string, JobHandler>;
-  concurrency?: number;
   /** Group commit for finishing jobs; direct writes when absent. */
   commit?: GroupCommit;
-  /** The queue whose jobs it runs. */
-  queue?: string;
-}): Scheduler {
+}
+
+export function createScheduler(deps: SchedulerDeps & { concurrency?: number; queue?: string }): Scheduler {
   const { jobs, clock, log, handlers } = deps;
   const queue = deps.queue ?? DEFAULT_QUEUE;
   const concurrency = deps.concurrency ?? 32;
@@ -178,14 +178,7 @@ export interface Schedulers {
  * One scheduler per job queue: the default queue, and one per webhook endpoint (`concurrency` names a queue's
  * concurrency, the default queue's by default), so a receiver that hangs holds up only its own deliveries.
  */
-export function createSchedulers(deps: {
-  jobs: JobStore;
-  clock: Clock;
-  log: Logger;
-  handlers: Record<string, JobHandler>;
-  commit?: GroupCommit;
-  concurrency?: (queue: string) => number | undefined;
-}): Schedulers {
+export function createSchedulers(deps: SchedulerDeps & { concurrency?: (queue: string) => number | undefined }): Schedulers {
   const all = new Map<string, Scheduler>();
   let running = false;
   const get = (queue: string) => {

@@ -4,15 +4,13 @@ import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
 import { printJson, printMore, printTable } from '../../output.js';
-import { isTo, summaryColumns, untilInterrupted } from './shared.js';
+import { isTo, summaryColumns } from './shared.js';
 
 export interface InboxListOptions {
   to?: string;
   follow?: boolean;
   limit?: number;
   after?: string;
-  /** Ends `--follow` (Ctrl-C). */
-  signal?: AbortSignal;
 }
 
 export function inboxListCommand(runner: Runner): Command {
@@ -22,10 +20,9 @@ export function inboxListCommand(runner: Runner): Command {
     .option('--follow', 'keep running and print each new message as it arrives, until Ctrl-C')
     .option('--limit <n>', 'how many (1–100; with --follow, how many recent ones first)', int('--limit', 1, 100))
     .option('--after <id>', 'the page after this message')
-    .action((o: Omit<InboxListOptions, 'signal'>, c: Command) => {
+    .action((o: InboxListOptions, c: Command) => {
       if (o.follow && o.after) throw new UsageError('--after pages back through older mail; it does not go with --follow');
-      const opts: InboxListOptions = { to: o.to, follow: o.follow, limit: o.limit, after: o.after };
-      return runner(c, inboxListRun, o.follow ? { ...opts, signal: untilInterrupted() } : opts);
+      return runner(c, inboxListRun, { to: o.to, follow: o.follow, limit: o.limit, after: o.after });
     });
   return examples(cmd, 'svc inbox', 'svc inbox --to ada@example.org', 'svc inbox --follow', 'svc inbox --follow --json | jq -r .subject');
 }
@@ -41,9 +38,11 @@ export async function inboxListRun(ctx: Context, o: InboxListOptions): Promise<v
 /**
  * `--follow`: the recent mail oldest first, then each message as the server's stream (GET /sandbox/stream, server-sent
  * events) reports it; nothing polls. The stream is opened before the recent mail is read, so no message falls between.
+ * Ctrl-C (or SIGTERM) ends it as a success.
  */
 async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
   const { io } = ctx;
+  const signal = io.interrupt();
   const client = await ctx.client();
   const line = (m: CaughtMessageSummary) => {
     if (ctx.json) return io.print(JSON.stringify(m));
@@ -53,7 +52,7 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
     io.print(`${io.out.dim(time!)}  ${id}  ${from} → ${to}  ${io.out.bold(subject!)}  ${status}`);
   };
   try {
-    const stream = await client.inboxStream({ signal: o.signal });
+    const stream = await client.inboxStream({ signal });
     const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: o.limit } })).body.data;
     for (const m of [...recent].reverse()) line(m);
     if (io.stderrIsTTY) io.info(io.err.dim(`Waiting for mail${o.to ? ` to ${o.to}` : ''}… (Ctrl-C stops)`));
@@ -65,9 +64,9 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
       line(e.data);
     }
   } catch (err) {
-    if (o.signal?.aborted) return;
+    if (signal.aborted) return;
     throw err;
   }
-  if (o.signal?.aborted) return;
+  if (signal.aborted) return;
   throw new CommandError('the server ended the inbox stream: it stopped', 'start it again with `svc serve`, then run this again');
 }

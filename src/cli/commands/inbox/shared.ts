@@ -12,17 +12,6 @@ export const summaryColumns: Column<CaughtMessageSummary>[] = [
   { header: 'STATUS', value: (m) => m.status },
 ];
 
-/**
- * Ctrl-C as an AbortSignal, for a command that runs until it is interrupted (`--follow`) and then ends as a success;
- * also when the reader of stdout goes away (`svc inbox --follow | head -1`), since nothing more can be shown.
- */
-export function untilInterrupted(): AbortSignal {
-  const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
-  process.stdout.once('error', () => stop.abort());
-  return stop.signal;
-}
-
 /** Whether `--subject` matches: a substring of the subject, case-insensitively. */
 export function subjectMatches(m: CaughtMessageSummary, subject: string | undefined): boolean {
   return subject === undefined || (m.subject ?? '').toLowerCase().includes(subject.toLowerCase());
