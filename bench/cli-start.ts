@@ -1,6 +1,7 @@
 // bench/cli-start: how long the built `svc` takes from spawn to exit, against `node -e 0` (the floor any Node CLI
-// pays), as medians of interleaved runs. The target: under 2× for `svc --version` and for `svc emails send` (a
-// whole send to a local server). `BENCH_RUNS=N` changes the number of runs (default 30).
+// pays), as medians of interleaved runs. The target: under 2× for `svc --version`, for `svc emails send` (a whole
+// send to a local server) and for `svc inbox` (its caught mail, listed with the admin token). `BENCH_RUNS=N` changes
+// the number of runs (default 30).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ const SHEBANG_FLAGS = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/
 
 const machineBefore = await machineTicks();
 const server = await spawnServe(['--send-rate', '100000']);
-const { api, seed } = server.ready;
+const { api, seed, admin_token } = server.ready;
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-cli-'));
 const base = { PATH: process.env.PATH!, HOME: home, SVC_BASE_URL: api, SVC_CONFIG_DIR: join(home, 'config') };
 const send = ['emails', 'send', '--from', `Shop <orders@${seed.domain}>`, '--to', 'delivered@simulator.test', '--subject', 'Bench', '--text', 'hello'];
@@ -30,6 +31,7 @@ const cases: Case[] = [
   { name: 'svc --version', args: svc('--version') },
   { name: 'svc emails send (SVC_API_KEY)', args: svc(...send), env: { SVC_API_KEY: seed.api_key_test } },
   { name: 'svc emails send (key saved in the profile)', args: svc(...send), env: { SVC_CREDENTIAL_STORE: 'file' } },
+  { name: 'svc inbox (SVC_ADMIN_TOKEN)', args: svc('inbox'), env: { SVC_ADMIN_TOKEN: admin_token } },
 ];
 
 function once(c: Case): number {

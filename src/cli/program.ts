@@ -16,6 +16,7 @@ import { webhooksCommand } from './commands/webhooks/index.js';
 import { sandboxCommand } from './commands/sandbox/index.js';
 import { doctorCommand } from './commands/doctor.js';
 import { completionCommand } from './commands/completion.js';
+import { inboxCommand } from './commands/inbox/index.js';
 import { serveCommand } from './commands/serve.js';
 import type { GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
@@ -48,7 +49,7 @@ export function buildProgram(o: ProgramOptions): Command {
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
   }
   for (const make of [signupCommand, loginCommand, logoutCommand, whoamiCommand, verifyEmailCommand, sessionsCommand, keysCommand,
-    domainsCommand, emailsCommand, eventsCommand, webhooksCommand, sandboxCommand, doctorCommand, completionCommand]) {
+    domainsCommand, emailsCommand, eventsCommand, webhooksCommand, inboxCommand, sandboxCommand, doctorCommand, completionCommand]) {
     program.addCommand(make(o.runner));
   }
   const serve = examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { Problem, SERVICE_VERSION, VERSION_HEADER } from '../contract/common.js';
 import { IDEMPOTENCY_HEADER } from '../contract/emails.js';
 import { endpoints, fillPath, type AuthKind, type EndpointName } from '../contract/endpoints.js';
-import { sandboxEndpoints, type SandboxEndpointName } from '../contract/sandbox.js';
+import { sandboxEndpoints, type InboxEvent, type SandboxEndpointName } from '../contract/sandbox.js';
 import { backoffDelay, retryAfterMs, sleep as realSleep } from './backoff.js';
 import { isInsecureBaseUrl, parseBaseUrl } from './base-url.js';
 import {
@@ -20,6 +20,7 @@ import {
   ResponseHeaders,
   SessionEndedError,
 } from './errors.js';
+import { inboxEvents } from './inbox-stream.js';
 import { expiresSoon, type SessionStore } from './session.js';
 
 export * from './errors.js';
@@ -53,8 +54,10 @@ export interface Reply<T> {
   body: T;
   /** The body exactly as received (JSON), for printing it unchanged. */
   raw: unknown;
-  /** The body's text (the only form of a non-JSON answer such as a raw message). */
+  /** The body's text (UTF-8). */
   text: string;
+  /** The body's bytes, exactly as received (a raw message need not be UTF-8). */
+  bytes: Uint8Array;
   headers: ResponseHeaders;
 }
 
@@ -96,11 +99,15 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNRE
 const HOPELESS = new Set(['ENOTFOUND']);
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The inbox stream sends a comment every 25 s: this long without a byte means the connection is gone. */
+const STREAM_IDLE_MS = 60_000;
+const utf8 = new TextDecoder();
 
 interface Exchange {
   status: number;
   headers: ResponseHeaders;
   text: string;
+  bytes: Uint8Array;
 }
 
 interface Endpointish {
@@ -141,7 +148,8 @@ export function createClient(opts: ClientOptions) {
           headersTimeout: timeout,
           bodyTimeout: timeout,
         });
-        res = { status: r.statusCode, headers: new ResponseHeaders(r.headers), text: await r.body.text() };
+        const bytes = new Uint8Array(await r.body.arrayBuffer());
+        res = { status: r.statusCode, headers: new ResponseHeaders(r.headers), text: utf8.decode(bytes), bytes };
       } catch (err) {
         if (o.signal?.aborted) throw o.signal.reason ?? err;
         const code = errorCode(err) ?? '';
@@ -197,14 +205,14 @@ export function createClient(opts: ClientOptions) {
     const json = parseJson(res.text);
     if (res.status >= 200 && res.status < 300) {
       const schema = e.success[1];
-      if (!schema) return { status: res.status, body: undefined as T, raw: json, text: res.text, headers: res.headers };
+      if (!schema) return { status: res.status, body: undefined as T, raw: json, text: res.text, bytes: res.bytes, headers: res.headers };
       const checked = schema.safeParse(json);
       if (!checked.success) {
         const issue = checked.error.issues[0];
         const where = issue?.path.length ? issue.path.join('.') : 'body';
         throw new ContractError(name, res.status, json === undefined ? 'not JSON' : `${where}: ${issue?.message}`, base);
       }
-      return { status: res.status, body: checked.data as T, raw: json, text: res.text, headers: res.headers };
+      return { status: res.status, body: checked.data as T, raw: json, text: res.text, bytes: res.bytes, headers: res.headers };
     }
     const problem = Problem.safeParse(json);
     throw new ApiError(
@@ -304,7 +312,38 @@ export function createClient(opts: ClientOptions) {
     return finish(name, e, await exchange(e.method, target(sandboxBase, e, o), headers, body, o), 'admin');
   }
 
-  return { baseUrl: base, call, sandbox };
+  /**
+   * `GET /sandbox/stream` of a local server, with the admin token: the inbox's changes as they are committed, until
+   * `signal` aborts or the server ends the stream. Resolves once the server has answered, by when it has subscribed
+   * this reader, so nothing caught after that is missed. Opened once: a stream is no request to retry.
+   */
+  async function inboxStream(o: { signal?: AbortSignal } = {}): Promise<AsyncIterable<InboxEvent>> {
+    const e: Endpointish = { method: 'GET', path: '/sandbox/stream', success: [200, null] };
+    const adminToken = await reveal(opts.adminToken);
+    const { headers } = requestHeaders({ headers: { accept: 'text/event-stream' } }, 'inboxStream');
+    if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+    let r: Dispatcher.ResponseData;
+    try {
+      r = await request(target(sandboxBase, e, {}), {
+        method: 'GET',
+        headers,
+        dispatcher: opts.dispatcher,
+        signal: o.signal,
+        headersTimeout: DEFAULT_TIMEOUT_MS,
+        bodyTimeout: STREAM_IDLE_MS,
+      });
+    } catch (err) {
+      if (o.signal?.aborted) throw o.signal.reason ?? err;
+      throw new ConnectionError(base, err);
+    }
+    if (r.statusCode < 200 || r.statusCode >= 300) {
+      const bytes = new Uint8Array(await r.body.arrayBuffer());
+      finish('inboxStream', e, { status: r.statusCode, headers: new ResponseHeaders(r.headers), text: utf8.decode(bytes), bytes }, 'admin');
+    }
+    return inboxEvents(r.body, base, o.signal);
+  }
+
+  return { baseUrl: base, call, sandbox, inboxStream };
 }
 export type Client = ReturnType<typeof createClient>;
 

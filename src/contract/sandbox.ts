@@ -4,7 +4,7 @@ import { Id, InputTimestamp, PageLimit, Timestamp, listOf } from './common.js';
 import { RecordKind } from './domains.js';
 import { EventType } from './events.js';
 
-/** The demo account `svc serve` creates in a fresh data directory. */
+/** The demo account `svc serve` creates in a fresh data directory (and on every start with `--memory`). */
 export const Seed = z.object({
   email: z.string(),
   password: z.string(),
@@ -17,6 +17,13 @@ export const Seed = z.object({
 });
 export type Seed = z.infer<typeof Seed>;
 
+/**
+ * The seed as the ready line reports it: on every start while the seeded account exists (its secrets are kept in the
+ * data directory), with a key that was revoked since reported as null.
+ */
+export const ReadySeed = Seed.extend({ api_key_test: z.string().nullable(), api_key_live: z.string().nullable() });
+export type ReadySeed = z.infer<typeof ReadySeed>;
+
 /** The one JSON line `svc serve` prints on stdout once both listeners are up. */
 export const ReadyLine = z.object({
   ready: z.literal(true),
@@ -24,7 +31,7 @@ export const ReadyLine = z.object({
   smtp: z.string(),
   inbox: z.string(),
   admin_token: z.string(),
-  seed: Seed.nullable(),
+  seed: ReadySeed.nullable(),
 });
 export type ReadyLine = z.infer<typeof ReadyLine>;
 

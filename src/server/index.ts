@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
-import type { Seed } from '../contract/sandbox.js';
+import type { ReadyLine, ReadySeed, Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
 import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
@@ -25,7 +25,7 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
 import { inboxStream } from './sandbox/stream.js';
-import { loadSecrets } from './secrets.js';
+import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { createComposer, type ComposerOptions } from './smtp/compose.js';
@@ -91,7 +91,10 @@ export interface RunningServer {
   port: number;
   smtpPort: number;
   adminToken: string;
+  /** The demo account created by this start (a fresh data directory, or `--memory`); null when none was. */
   seed: Seed | null;
+  /** The line `svc serve` prints once both listeners are up; its seed is the kept one on a later start. */
+  ready: ReadyLine;
   clock: Clock;
   core: Core;
   changes: Changes;
@@ -249,20 +252,31 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   config.publicOrigin = `${scheme}://${urlHost}:${port}`;
 
   let seed: Seed | null = null;
-  if (fresh && opts.seed !== false) seed = await seedSandbox(core, opts.dns !== 'system');
+  let reported: ReadySeed | null = null;
+  if (opts.seed !== false) {
+    if (fresh) {
+      seed = await seedSandbox(core, opts.dns !== 'system');
+      if (!memory) saveSeed(opts.dataDir!, seed);
+    }
+    reported = seed ?? (memory ? null : keptSeed(core, loadSeed(opts.dataDir!)));
+  }
 
   scheduler.start();
   let closing: Promise<void> | undefined;
   let stopping = false;
+  const api = `${config.publicOrigin}/v1`;
+  const smtp = `smtp://${urlHost}:${smtpPort}`;
+  const inbox = `${config.publicOrigin}/?token=${adminToken}`;
   return {
-    api: `${config.publicOrigin}/v1`,
+    api,
     origin: config.publicOrigin,
-    smtp: `smtp://${urlHost}:${smtpPort}`,
-    inbox: `${config.publicOrigin}/?token=${adminToken}`,
+    smtp,
+    inbox,
     port,
     smtpPort,
     adminToken,
     seed,
+    ready: { ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported },
     clock,
     core,
     changes,
@@ -306,4 +320,14 @@ async function seedSandbox(core: Core, sandboxDns: boolean): Promise<Seed> {
     email, password, user_id: user.id, workspace_id: workspace.id, domain: domain.name, domain_id: domain.id,
     api_key_test: test.key, api_key_live: live.key,
   };
+}
+
+/**
+ * The seed kept from an earlier start, as the ready line reports it: null once its account is gone (the database was
+ * replaced), and a key that no longer works (revoked) as null.
+ */
+function keptSeed(core: Core, kept: Seed | null): ReadySeed | null {
+  if (!kept || !core.accountStore.userById(kept.user_id)) return null;
+  const working = (key: string) => (core.keys.active(key) ? key : null);
+  return { ...kept, api_key_test: working(kept.api_key_test), api_key_live: working(kept.api_key_live) };
 }

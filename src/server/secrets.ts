@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_TOKEN_PREFIX } from '../contract/sandbox.js';
+import { ADMIN_TOKEN_PREFIX, Seed } from '../contract/sandbox.js';
 import { base62 } from '../lib/ids.js';
 import type { Secrets } from './core/deps.js';
+
+/** The files of a data directory that hold secrets, each readable only by the user. */
+export const SECRETS_FILE = 'secrets.json';
+export const ADMIN_TOKEN_FILE = 'admin-token';
+export const SEED_FILE = 'seed.json';
 
 /** Server secrets and the admin token: generated once per data directory and kept in 0600 files. */
 export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminToken: string } {
@@ -11,8 +16,8 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
   let stored = fresh();
   let adminToken = `${ADMIN_TOKEN_PREFIX}${base62(32)}`;
   if (dataDir) {
-    const secretsFile = join(dataDir, 'secrets.json');
-    const tokenFile = join(dataDir, 'admin-token');
+    const secretsFile = join(dataDir, SECRETS_FILE);
+    const tokenFile = join(dataDir, ADMIN_TOKEN_FILE);
     if (existsSync(secretsFile)) stored = JSON.parse(readFileSync(secretsFile, 'utf8'));
     else writeFileSync(secretsFile, JSON.stringify(stored), { mode: 0o600 });
     if (existsSync(tokenFile)) adminToken = readFileSync(tokenFile, 'utf8').trim();
@@ -22,4 +27,30 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
     secrets: { jwtKey: new Uint8Array(Buffer.from(stored.jwt, 'base64')), hashKey: Buffer.from(stored.hash, 'base64') },
     adminToken,
   };
+}
+
+/**
+ * Keeps the seed (its password and keys: the database holds only their hashes) beside the admin token, so that every
+ * later start can report it again (sandbox.md: a restart never strands anyone).
+ */
+export function saveSeed(dataDir: string, seed: Seed): void {
+  const file = join(dataDir, SEED_FILE);
+  writeFileSync(file, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
+  // `mode` applies only when the file is created; one left by an earlier database must not keep looser bits.
+  chmodSync(file, 0o600);
+}
+
+/** The seed kept in the data directory; null when there is none (a data directory of an older version, --no-seed). */
+export function loadSeed(dataDir: string): Seed | null {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, SEED_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    return Seed.parse(JSON.parse(text));
+  } catch {
+    return null;
+  }
 }

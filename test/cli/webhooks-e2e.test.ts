@@ -55,7 +55,7 @@ describe('svc webhooks and events, the built binary', () => {
     let server: Served = await serve(['--data-dir', data, '--clock', 'manual']);
     const api = server.ready.api;
     const seed = server.ready.seed!;
-    const env = { SVC_BASE_URL: api, SVC_API_KEY: seed.api_key_test };
+    const env = { SVC_BASE_URL: api, SVC_API_KEY: seed.api_key_test! };
 
     const printed = await svc(home, ['webhooks', 'listen', '--print-secret'], env);
     expect(printed.exitCode, printed.stderr).toBe(0);

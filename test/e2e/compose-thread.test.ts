@@ -33,7 +33,7 @@ describe('svc serve composes on its worker thread', () => {
     // Small messages: their bytes sit in Node's shared buffer pool, which the thread must copy out, not transfer.
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const sent = await call('POST', '/v1/emails', s.ready.seed!.api_key_test, {
+      const sent = await call('POST', '/v1/emails', s.ready.seed!.api_key_test!, {
         from: 'orders@example.test',
         to: `first-${i}@example.com`,
         subject: `Hello ${i}`,
@@ -46,7 +46,7 @@ describe('svc serve composes on its worker thread', () => {
     const caught = await call('GET', '/sandbox/messages?limit=100', s.ready.admin_token);
     expect(caught.body.data.map((m: { message_id: string }) => m.message_id).sort()).toEqual([...ids].sort());
     for (const id of ids) {
-      const m = await call('GET', `/v1/emails/${id}`, s.ready.seed!.api_key_test);
+      const m = await call('GET', `/v1/emails/${id}`, s.ready.seed!.api_key_test!);
       expect(m.body.status, JSON.stringify(m.body.events)).toBe('delivered');
     }
   });
@@ -54,7 +54,7 @@ describe('svc serve composes on its worker thread', () => {
   it('delivers a message with an inline image and a PDF, DKIM pass, bytes intact', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
     const pdf = Buffer.from('%PDF-1.4\n% a tiny test file\n');
-    const sent = await call('POST', '/v1/emails', s.ready.seed!.api_key_test, {
+    const sent = await call('POST', '/v1/emails', s.ready.seed!.api_key_test!, {
       from: 'Shop <orders@example.test>',
       to: 'thread@example.com',
       subject: 'Receipt ünïcode',

@@ -151,8 +151,8 @@ describe('svc serve under kill -9 while sending', () => {
     const lastOfRound: string[] = [];
     for (const [i, round] of rounds.entries()) {
       const s = await serve(args);
-      if (i === 0) apiKey = s.ready.seed!.api_key_test;
-      else expect(s.ready.seed).toBeNull();
+      if (i === 0) apiKey = s.ready.seed!.api_key_test!;
+      else expect(s.ready.seed?.api_key_test).toBe(apiKey);
       const before = out.accepted.size;
       await sendAndKill(s, apiKey, `r${i}`, round.killAfter, round.delayMs, out);
       expect(out.unexpected, s.stderr().slice(-2000)).toEqual([]);

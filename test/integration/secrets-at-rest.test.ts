@@ -1,6 +1,7 @@
 // Secrets at rest (service-spec §5.3, decisions.md "API keys" storage, "Accounts and sessions" passwords and
 // refresh tokens, sandbox.md admin-token 0600): with a real data directory, no full API key, refresh token or
-// password is written to any file, and the secret files are private.
+// password is written to any file but the seed's own (sandbox.md: the seeded login and keys are kept beside the admin
+// token, so every start can report them), and the secret files are private.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +84,7 @@ describe('secrets at rest', () => {
 
   it('keeps its data in the data directory', () => {
     const names = afterClose.map((f) => f.path.slice(dataDir.length + 1));
-    expect(names).toEqual(expect.arrayContaining(['svc.sqlite', 'secrets.json', 'admin-token']));
+    expect(names).toEqual(expect.arrayContaining(['svc.sqlite', 'secrets.json', 'admin-token', 'seed.json']));
     expect(whileRunning.some((f) => f.path.endsWith('svc.sqlite-wal'))).toBe(true);
     const db = afterClose.find((f) => f.path.endsWith('svc.sqlite'))!;
     expect(db.bytes.length).toBeGreaterThan(0);
@@ -92,17 +93,24 @@ describe('secrets at rest', () => {
     expect(all.includes(Buffer.from('at-rest@example.org'))).toBe(true);
   });
 
-  it('writes no full API key, refresh token or password to any file (database, WAL, shm, secrets)', () => {
+  it('writes no full API key, refresh token or password to any file (database, WAL, shm, secrets) but the seed\'s', () => {
     expect(Object.keys(secrets).length).toBe(9);
+    const seedOnly = new Set(['seedPassword', 'seedTestKey', 'seedLiveKey']);
+    const seedFile = join(dataDir, 'seed.json');
     for (const [phase, files] of [['while running', whileRunning], ['after close', afterClose]] as const) {
       for (const f of files) {
         for (const [name, secret] of Object.entries(secrets)) {
+          if (f.path === seedFile && seedOnly.has(name)) {
+            expect(f.bytes.includes(Buffer.from(secret)), `${name} kept in ${f.path}`).toBe(true);
+            continue;
+          }
           for (const needle of encodings(secret)) {
             expect(f.bytes.includes(needle), `${name} found in ${f.path} (${phase})`).toBe(false);
           }
         }
         // Nor the random part of any key on its own.
         for (const name of ['apiKey', 'seedTestKey', 'seedLiveKey']) {
+          if (f.path === seedFile && seedOnly.has(name)) continue;
           expect(f.bytes.includes(Buffer.from(secrets[name]!.slice(13))), `${name} body in ${f.path} (${phase})`).toBe(false);
         }
       }
@@ -110,7 +118,7 @@ describe('secrets at rest', () => {
   });
 
   it('keeps the admin token and the server secrets in 0600 files, in a private directory', () => {
-    for (const name of ['admin-token', 'secrets.json']) {
+    for (const name of ['admin-token', 'secrets.json', 'seed.json']) {
       expect((statSync(join(dataDir, name)).mode & 0o777).toString(8), name).toBe('600');
     }
     expect(readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()).toBe(s.adminToken);

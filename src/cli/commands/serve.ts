@@ -1,6 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReadyLine } from '../../contract/sandbox.js';
-import { UsageError } from '../errors.js';
+import type { Logger } from '../../lib/log.js';
+import { DEFAULT_BASE_URL } from '../config.js';
+import { CommandError, UsageError } from '../errors.js';
+import { processIO, type IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
 
 function intArg(name: string, min: number, max: number) {
@@ -30,19 +33,24 @@ export interface ServeFlags {
   allowInsecureHttp?: boolean;
   trustProxy?: boolean;
   json?: boolean;
+  /** Empty the data directory first (after a confirmation, or `yes`). */
+  reset?: boolean;
+  yes?: boolean;
 }
 
 /** `svc serve`: loads the server lazily, so client commands never load SQLite or the SMTP stack. */
-export async function serveRun(flags: ServeFlags): Promise<void> {
+export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
+  const { reset, yes, ...options } = flags;
+  const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
+  if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
+  const { createLogger } = await import('../../lib/log.js');
+  const held = holdUntilReady(createLogger({ json: flags.json }));
   let server;
   try {
-    server = await startServer({
-      ...flags,
-      dataDir: flags.memory ? undefined : (flags.dataDir ?? defaultDataDir()),
-      memory: flags.memory,
-    });
+    server = await startServer({ ...options, dataDir, memory: flags.memory, log: held.log });
   } catch (err) {
+    held.release();
     if (err instanceof ServeUsageError) throw new UsageError(err.message);
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
@@ -50,23 +58,99 @@ export async function serveRun(flags: ServeFlags): Promise<void> {
     }
     throw err;
   }
-  const ready: ReadyLine = {
-    ready: true,
-    api: server.api,
-    smtp: server.smtp,
-    inbox: server.inbox,
-    admin_token: server.adminToken,
-    seed: server.seed,
-  };
-  process.stdout.write(JSON.stringify(ready) + '\n');
-  await new Promise<void>((resolve) => {
+  // Handled before the ready line is out: whoever reads it may signal at once.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      process.stderr.write(`${signal}: draining and closing…\n`);
+      io.info(`${signal}: draining and closing…`);
       server.close().then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  io.print(JSON.stringify(server.ready));
+  held.release();
+  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir);
+  await stopped;
+}
+
+/**
+ * `--reset`: removes what svc keeps in the data directory (database, secrets, admin token, seed) and nothing else,
+ * after asking on a terminal; a script says `--yes`, since nothing can answer a question there.
+ */
+async function resetDataDir(io: IO, dir: string, yes: boolean): Promise<void> {
+  if (!yes && !io.canPrompt) {
+    throw new UsageError(`--reset asks before it empties ${dir}, and there is no terminal to ask on`, 'add --yes to reset without asking');
+  }
+  const { dataFilesIn, databaseInUse, removeDataFiles } = await import('../../server/data-dir.js');
+  if (dataFilesIn(dir).length === 0) {
+    io.info(`Nothing to reset: ${dir} holds no svc data.`);
+    return;
+  }
+  if (databaseInUse(dir)) {
+    throw new CommandError(`another svc serve is using ${dir}; nothing was removed`, 'stop that server first (Ctrl-C where it runs), then reset');
+  }
+  if (!yes) {
+    const sure = await (await io.prompts()).select(
+      `Empty ${dir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
+      [
+        { name: 'No, keep everything', value: false },
+        { name: 'Yes, remove them and start fresh', value: true },
+      ],
+    );
+    if (!sure) throw new CommandError('reset declined; nothing was removed');
+  }
+  io.info(`Removed ${removeDataFiles(dir).join(', ')} from ${dir}.`);
+}
+
+/** Log lines wait until the ready line is out: it is the first line on stdout, also with --json logs. */
+function holdUntilReady(log: Logger): { log: Logger; release(): void } {
+  let held: (() => void)[] | null = [];
+  const level =
+    (name: keyof Logger): Logger[keyof Logger] =>
+    (msg, fields) =>
+      held ? held.push(() => log[name](msg, fields)) : log[name](msg, fields);
+  return {
+    log: { info: level('info'), warn: level('warn'), error: level('error') },
+    release() {
+      const lines = held ?? [];
+      held = null;
+      for (const line of lines) line();
+    },
+  };
+}
+
+/** On a terminal, the ready line for a person (stderr: stdout keeps only the line itself). */
+function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): void {
+  const { bold, dim } = io.err;
+  const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
+  const lines = [
+    '',
+    `${bold('svc serve')} is running, ${dataDir ? `its data in ${dataDir}` : 'in memory (nothing is kept)'}.`,
+    '',
+    row('Inbox', ready.inbox),
+    row('API', ready.api),
+    row('SMTP', ready.smtp),
+  ];
+  const seed = ready.seed;
+  if (seed) {
+    lines.push(row('Login', `${seed.email}  password ${seed.password}`));
+    lines.push(row('Test key', seed.api_key_test ?? 'revoked (svc keys create makes another)'));
+  }
+  lines.push('', `Try: ${tryNext(io, ready, dataDir)}`, dim('Ctrl-C stops it.'), '');
+  for (const line of lines) io.info(line);
+}
+
+/** One command to run next, with the environment it needs when this server is not where svc looks by default. */
+function tryNext(io: IO, ready: ReadyLine, dataDir: string | undefined): string {
+  const base = ready.api === DEFAULT_BASE_URL ? '' : `SVC_BASE_URL=${ready.api} `;
+  const seed = ready.seed;
+  if (seed?.api_key_test) {
+    return `${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`;
+  }
+  if (seed) return `${base}svc login --email ${seed.email}`;
+  // The client finds the admin token itself only in the default data directory.
+  const admin = dataDir === defaultDataDir(io.env) ? '' : `SVC_ADMIN_TOKEN=${ready.admin_token} `;
+  return `${base}${admin}svc inbox --follow`;
 }
 
 export function serveCommand(): Command {
@@ -100,5 +184,11 @@ export function serveCommand(): Command {
     .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
     .option('--trust-proxy', 'take the client address from X-Forwarded-For')
     .option('--json', 'log as JSON lines on stdout')
-    .action(async (flags: ServeFlags) => serveRun(flags));
+    .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
+    .option('--yes', 'with --reset: do not ask')
+    .action(async (flags: ServeFlags) => {
+      if (flags.yes && !flags.reset) throw new UsageError('--yes goes with --reset');
+      if (flags.reset && flags.memory) throw new UsageError('--reset empties a data directory; with --memory nothing is kept to reset');
+      return serveRun(flags, await processIO());
+    });
 }

@@ -72,6 +72,14 @@ export function ipAllowed(ip: string, allowlist: string[]): boolean {
 export function createKeys(deps: Deps & { store: KeyStore }) {
   const { store, clock, secrets } = deps;
 
+  /** The key's row when the key is known, not revoked and not expired. */
+  const usable = (presented: string, now: number): ApiKeyRow | undefined => {
+    const h = keyedHash(secrets, presented);
+    const row = store.byHash(h);
+    if (!row || !safeEqual(row.key_hash, h) || row.revoked_at != null || (row.expires_at != null && row.expires_at <= now)) return undefined;
+    return row;
+  };
+
   return {
     /** POST /api-keys: the full key is in this response only; the store keeps a keyed hash. */
     create(workspaceId: string, userId: string | null, input: CreateApiKeyRequest): CreatedApiKey {
@@ -117,9 +125,8 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
     /** Authenticates a presented key: unknown, revoked or expired → 401 `invalid_api_key`. */
     authenticate(presented: string): KeyPrincipal & { ipAllowlist: string[] } {
       const now = clock.now();
-      const h = keyedHash(secrets, presented);
-      const row = store.byHash(h);
-      if (!row || !safeEqual(row.key_hash, h) || row.revoked_at != null || (row.expires_at != null && row.expires_at <= now)) {
+      const row = usable(presented, now);
+      if (!row) {
         throw new ServiceError('invalid_api_key', 'The API key is unknown, revoked or expired; create a new one with `svc keys create`.');
       }
       // last_used_at is written at most once a minute per key: skip the write when the row already says so.
@@ -129,6 +136,9 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
         domainId: row.domain_id, ipAllowlist: JSON.parse(row.ip_allowlist),
       };
     },
+
+    /** Whether a key would be accepted now, without counting this as a use (the ready line's seed). */
+    active: (presented: string): boolean => usable(presented, clock.now()) !== undefined,
 
     toApiKey,
   };

@@ -6,7 +6,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 const db = new Database(workerData.file as string);
 // Never wait for a lock: the main thread may be waiting on this connection (a checkpoint that cannot have its
 // locks at once is tried again on the next round).
-db.pragma('busy_timeout = 0');
+db.exec('PRAGMA busy_timeout = 0');
+// Prepared once rather than by `db.pragma` each round: a garbage statement can abort the process on Node 24 (db.ts).
+const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
 const every = workerData.intervalMs as number;
 
 const restartFrames = workerData.restartFrames as number;
@@ -15,11 +18,11 @@ let timer: NodeJS.Timeout;
 const run = () => {
   try {
     // PASSIVE never blocks the writer: it copies what no reader still needs and leaves the rest for next time.
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    const r = passive.get() as { log: number; checkpointed: number } | undefined;
     // Under a steady stream of commits the log never becomes fully copied at a moment when a writer could start it
     // over, so it would only grow. Past a size, RESTART copies the little that is left, holding writers back for
     // that long, and the next commit writes from the start of the file again.
-    if (r && r.log > restartFrames) db.pragma('wal_checkpoint(RESTART)');
+    if (r && r.log > restartFrames) restart.run();
   } catch (err) {
     // A busy database is checkpointed on the next round; anything else is reported to the server's log.
     const code = (err as { code?: string }).code;

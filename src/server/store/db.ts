@@ -5,13 +5,16 @@ import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
 
+/** The database's file in a data directory (SQLite adds `-wal` and `-shm` beside it while it is open). */
+export const DB_FILE = 'svc.sqlite';
+
 /** Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database. */
 export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; fresh: boolean } {
   let file = ':memory:';
   if (!opts.memory) {
     if (!opts.dataDir) throw new Error('dataDir is required unless memory is set');
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    file = join(opts.dataDir, 'svc.sqlite');
+    file = join(opts.dataDir, DB_FILE);
   }
   const db = new Database(file);
   cacheStatements(db);
@@ -26,6 +29,11 @@ export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; 
 /**
  * Makes `db.prepare` return one compiled statement per SQL text, so store functions can say their SQL where they
  * use it without recompiling it on every call (compiling was the largest cost of a send).
+ *
+ * `db.pragma` goes through the same cache, so that no statement is ever garbage: better-sqlite3 12 prepares a new
+ * one for each pragma, and on Node 24 one that the garbage collector frees at the wrong moment (a collection run
+ * from a stream's read callback) aborts the process in its destructor (`Assertion failed: (env) != nullptr`;
+ * better-sqlite3 13 fixes it but needs Node 22).
  */
 function cacheStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
@@ -38,6 +46,17 @@ function cacheStatements(db: Db): void {
     }
     return stmt;
   }) as Db['prepare'];
+  db.pragma = ((source: string, options?: { simple?: boolean }) => cachedPragma(db, source, options)) as Db['pragma'];
+}
+
+/** `db.pragma` through `db.prepare`: a setting that answers nothing is run; one that answers is read. */
+function cachedPragma(db: Db, source: string, options?: { simple?: boolean }): unknown {
+  const stmt = db.prepare(`PRAGMA ${source}`);
+  if (!stmt.reader) {
+    stmt.run();
+    return options?.simple ? undefined : [];
+  }
+  return options?.simple ? stmt.pluck(true).get() : stmt.pluck(false).all();
 }
 
 /** Applies pending migrations; returns the version found before. */

@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+import { examples, type Runner } from '../../command.js';
+import { inboxListCommand } from './list.js';
+import { inboxShowCommand } from './show.js';
+import { inboxWaitCommand } from './wait.js';
+
+export function inboxCommand(runner: Runner): Command {
+  return examples(
+    new Command('inbox').description('Caught mail of a local server (`svc serve`): list, follow, show, or wait for the next message'),
+    'svc inbox --follow',
+    'svc inbox show eml_…',
+    'svc inbox wait --to ada@example.org --extract code',
+  )
+    .addCommand(inboxListCommand(runner), { isDefault: true })
+    .addCommand(inboxShowCommand(runner))
+    .addCommand(inboxWaitCommand(runner));
+}

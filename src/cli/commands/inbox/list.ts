@@ -1,0 +1,72 @@
+import { Command } from 'commander';
+import type { CaughtMessageSummary } from '../../../contract/sandbox.js';
+import { examples, int, type Runner } from '../../command.js';
+import type { Context } from '../../context.js';
+import { CommandError, UsageError } from '../../errors.js';
+import { printJson, printMore, printTable } from '../../output.js';
+import { isTo, summaryColumns } from './shared.js';
+
+export interface InboxListOptions {
+  to?: string;
+  follow?: boolean;
+  limit?: number;
+  after?: string;
+}
+
+export function inboxListCommand(runner: Runner): Command {
+  const cmd = new Command('list')
+    .description('List caught mail, newest first; --follow then prints each new message as it arrives (what `svc inbox` does)')
+    .option('--to <address>', 'only mail to this address (an envelope recipient, To or Cc)')
+    .option('--follow', 'keep running and print each new message as it arrives, until Ctrl-C')
+    .option('--limit <n>', 'how many (1–100; with --follow, how many recent ones first)', int('--limit', 1, 100))
+    .option('--after <id>', 'the page after this message')
+    .action((o: InboxListOptions, c: Command) => {
+      if (o.follow && o.after) throw new UsageError('--after pages back through older mail; it does not go with --follow');
+      return runner(c, inboxListRun, { to: o.to, follow: o.follow, limit: o.limit, after: o.after });
+    });
+  return examples(cmd, 'svc inbox', 'svc inbox --to ada@example.org', 'svc inbox --follow', 'svc inbox --follow --json | jq -r .subject');
+}
+
+export async function inboxListRun(ctx: Context, o: InboxListOptions): Promise<void> {
+  if (o.follow) return follow(ctx, o);
+  const r = await (await ctx.client()).sandbox('listMessages', { query: { to: o.to, limit: o.limit, after: o.after } });
+  if (ctx.json) return printJson(ctx.io, r.raw);
+  await printTable(ctx.io, r.body.data, summaryColumns);
+  printMore(ctx.io, r.body, o.to ? `svc inbox --to ${o.to}` : 'svc inbox');
+}
+
+/**
+ * `--follow`: the recent mail oldest first, then each message as the server's stream (GET /sandbox/stream, server-sent
+ * events) reports it; nothing polls. The stream is opened before the recent mail is read, so no message falls between.
+ * Ctrl-C (or SIGTERM) ends it as a success.
+ */
+async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
+  const { io } = ctx;
+  const signal = io.interrupt();
+  const client = await ctx.client();
+  const line = (m: CaughtMessageSummary) => {
+    if (ctx.json) return io.print(JSON.stringify(m));
+    const cells = summaryColumns.map((c) => String(c.value(m) ?? '-'));
+    if (!io.stdoutIsTTY) return io.print(cells.map((v) => v.replace(/[\t\r\n]+/g, ' ')).join('\t'));
+    const [id, time, from, to, subject, status] = cells;
+    io.print(`${io.out.dim(time!)}  ${id}  ${from} → ${to}  ${io.out.bold(subject!)}  ${status}`);
+  };
+  try {
+    const stream = await client.inboxStream({ signal });
+    const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: o.limit } })).body.data;
+    for (const m of [...recent].reverse()) line(m);
+    if (io.stderrIsTTY) io.info(io.err.dim(`Waiting for mail${o.to ? ` to ${o.to}` : ''}… (Ctrl-C stops)`));
+    // Caught between the stream's start and the listing: shown already.
+    const shown = new Set(recent.map((m) => m.id));
+    for await (const e of stream) {
+      if (e.event !== 'message' || shown.has(e.data.id)) continue;
+      if (o.to && !(await isTo(client, o.to, e.data))) continue;
+      line(e.data);
+    }
+  } catch (err) {
+    if (signal.aborted) return;
+    throw err;
+  }
+  if (signal.aborted) return;
+  throw new CommandError('the server ended the inbox stream: it stopped', 'start it again with `svc serve`, then run this again');
+}
