@@ -84,11 +84,17 @@ export function createScheduler(deps: SchedulerDeps & { concurrency?: number; qu
       }
       return;
     }
-    await write(() => {
-      const then = result && 'finish' in result ? result.finish() : result;
-      if (then) jobs.defer(job.id, then.retryAt, then.payload);
-      else jobs.complete(job.id);
-    }).catch((err: unknown) => log.error('finishing a job failed; it runs again once its claim expires', { job: job.id, kind: job.kind, error: String(err) }));
+    // try/catch, not .catch(): with a .catch() chained onto the group commit's promise, the drain bench's arriving run
+    // fell from 1,750 to 1,350 messages/s (alternating runs).
+    try {
+      await write(() => {
+        const then = result && 'finish' in result ? result.finish() : result;
+        if (then) jobs.defer(job.id, then.retryAt, then.payload);
+        else jobs.complete(job.id);
+      });
+    } catch (err) {
+      log.error('finishing a job failed; it runs again once its claim expires', { job: job.id, kind: job.kind, error: String(err) });
+    }
   }
 
   const canClaim = () => inflight.size === 0 || concurrency - inflight.size >= batch;
