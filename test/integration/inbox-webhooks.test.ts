@@ -7,6 +7,7 @@ import { CaughtMessage, WebhookAttempt } from '../../src/contract/sandbox.js';
 import { expectProblem } from '../helpers/problems.js';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { eventsOf } from '../helpers/sse.js';
 
 let s: TestServer;
 const receivers: Receiver[] = [];
@@ -121,39 +122,6 @@ describe('GET /sandbox/webhooks for the page', () => {
     expect((await s.admin('GET', '/sandbox/webhooks')).body).toEqual({ data: [], workspaces: [] });
   });
 });
-
-/** Reads server-sent events from a response body. */
-function eventsOf(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  return {
-    async next(): Promise<{ event: string; data: any }> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) return { event, data: JSON.parse(data) };
-          continue;
-        }
-        const { done, value } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-    /** The next event of this name, skipping others. */
-    async nextOf(name: string): Promise<any> {
-      for (;;) {
-        const e = await this.next();
-        if (e.event === name) return e.data;
-      }
-    },
-    close: () => reader.cancel(),
-  };
-}
 
 describe('the live stream', () => {
   it('tells a new endpoint, and each recorded attempt with the event it delivered', async () => {

@@ -6,6 +6,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem } from '../helpers/problems.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { eventsOf } from '../helpers/sse.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
@@ -257,37 +258,6 @@ describe('inbox routes', () => {
     });
   });
 });
-
-/** Reads server-sent events from a response body. */
-function eventsOf(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  return {
-    /** The next event (comments skipped). */
-    async next(): Promise<{ event: string; data: any }> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) return { event, data: JSON.parse(data) };
-          continue;
-        }
-        const { done, value } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-    close: () => reader.cancel(),
-    /** Resolves when the server ends the stream. */
-    async ended(): Promise<void> {
-      for (;;) if ((await reader.read()).done) return;
-    },
-  };
-}
 
 describe('GET /sandbox/stream', () => {
   let s: TestServer;
