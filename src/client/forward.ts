@@ -1,7 +1,7 @@
-// Forwarding an event to a local receiver the way the service delivers it (§6): POST, the raw body, signed with a
-// secret, the event id and attempt headers; a failed attempt is tried again a few times.
-import { request, type Dispatcher } from 'undici';
-import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../contract/signature.js';
+// Forwarding an event to a local receiver the way the service delivers it (§6), with the service's own attempt
+// (lib/post-event.ts); a failed attempt is tried again a few times.
+import type { Dispatcher } from 'undici';
+import { postEvent } from '../lib/post-event.js';
 import { backoffDelay } from './backoff.js';
 
 export interface ForwardOptions {
@@ -60,40 +60,9 @@ export async function forwardEvent(o: ForwardOptions): Promise<ForwardAttempt> {
 }
 
 async function attemptOnce(o: ForwardOptions, attempt: number, timeoutMs: number): Promise<ForwardAttempt> {
-  const started = performance.now();
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const done = (status: number | null, error: string | null): ForwardAttempt => ({
-    attempt, ok: error === null, status, error, durationMs: Math.round(performance.now() - started),
+  const r = await postEvent({
+    url: o.url, body: o.body, eventId: o.eventId, attempt, secret: o.secret, userAgent: o.userAgent, timeoutMs,
+    dispatcher: o.dispatcher, signal: o.signal,
   });
-  try {
-    const res = await request(o.url, {
-      method: 'POST',
-      dispatcher: o.dispatcher,
-      signal: o.signal ? AbortSignal.any([o.signal, timeout]) : timeout,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': o.userAgent,
-        [SIGNATURE_HEADER]: signWebhook({ secret: o.secret, body: o.body }),
-        [EVENT_ID_HEADER]: o.eventId,
-        [ATTEMPT_HEADER]: String(attempt),
-      },
-      body: o.body,
-    });
-    // Only the status matters; the connection goes back to the pool.
-    await res.body.dump();
-    const s = res.statusCode;
-    if (s >= 200 && s < 300) return done(s, null);
-    return done(s, s >= 300 && s < 400 ? `redirect (${s}) not followed` : `HTTP ${s}`);
-  } catch (err) {
-    return done(null, timeout.aborted ? `no response within ${timeoutMs / 1000} s` : describe(err));
-  }
-}
-
-function describe(err: unknown): string {
-  const e = err as Error & { code?: string; cause?: { code?: string } };
-  const code = e.code ?? e.cause?.code;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection closed by the receiver';
-  return code ? `${code}: ${e.message}` : e.message;
+  return { attempt, ok: r.error === null, status: r.status, error: r.error, durationMs: r.durationMs };
 }

@@ -3,6 +3,7 @@ import type { WebhookAttempt, WebhookEndpoint } from '../../contract/sandbox.js'
 import { newWebhookSecret } from '../../contract/signature.js';
 import { DAY, HOUR, MINUTE, SECOND, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import type { PostEventResult } from '../../lib/post-event.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { EventRow, EventStore } from '../store/events.js';
 import type { AttemptRow, EndpointRow, WebhookStore } from '../store/webhooks.js';
@@ -47,12 +48,8 @@ export interface AttemptPlan {
   at: number;
 }
 
-export interface AttemptOutcome {
-  statusCode: number | null;
-  /** Why it failed; null on a 2xx. */
-  error: string | null;
-  durationMs: number;
-}
+/** What one attempt came to (lib/post-event.ts makes it). */
+export type AttemptOutcome = PostEventResult;
 
 /** How long a success is remembered before it is written again (an endpoint taking thousands of events a second). */
 const SUCCESS_WRITE_INTERVAL = SECOND;
@@ -252,7 +249,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       const ok = outcome.error === null;
       store.insertAttempt({
         delivery_id: plan.deliveryId, endpoint_id: delivery.endpoint_id, event_id: delivery.event_id, event_type: plan.eventType,
-        attempt: delivery.attempt, at: plan.at, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs,
+        attempt: delivery.attempt, at: plan.at, status_code: outcome.status, error: outcome.error, duration_ms: outcome.durationMs,
         ok: ok ? 1 : 0,
       });
       deps.changes.notify('webhooks');
