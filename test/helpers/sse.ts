@@ -1,25 +1,14 @@
-/** Reads a server-sent events response (`GET /sandbox/stream`) one event at a time; comments are skipped. */
+import { serverSentEvents } from '../../src/client/inbox-stream.js';
+
+/** Reads a server-sent events response (`GET /sandbox/stream`) one event at a time, with the client's own parser. */
 export function eventsOf(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
+  const events = serverSentEvents(res.body!);
   return {
     /** The next event. */
     async next(): Promise<{ event: string; data: any }> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) return { event, data: JSON.parse(data) };
-          continue;
-        }
-        const { done, value } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
+      const { done, value } = await events.next();
+      if (done) throw new Error('the stream ended');
+      return { event: value.event, data: JSON.parse(value.data) };
     },
     /** The next event of this name, skipping others. */
     async nextOf(name: string): Promise<any> {
@@ -28,10 +17,10 @@ export function eventsOf(res: Response) {
         if (e.event === name) return e.data;
       }
     },
-    close: () => reader.cancel(),
+    close: () => events.return(undefined),
     /** Resolves when the server ends the stream. */
     async ended(): Promise<void> {
-      for (;;) if ((await reader.read()).done) return;
+      while (!(await events.next()).done);
     },
   };
 }
