@@ -167,6 +167,22 @@ describe('scheduler', () => {
     expect(handler.mock.calls.length).toBeLessThanOrEqual(20);
   });
 
+  it("calls a kind's exhausted clean-up once after the last attempt, and drops the job even when the clean-up throws", async () => {
+    const exhausted = vi.fn((_payload: unknown, _err: unknown) => {
+      throw new Error('clean-up broken too');
+    });
+    const r = rig({ broken: { run: () => { throw new Error('always broken'); }, exhausted } });
+    r.enqueue('broken', { id: 7 });
+    for (let i = 0; i < 20 && r.jobs.count() > 0; i++) {
+      await r.scheduler.runDue();
+      r.clock.advance(HOUR);
+    }
+    expect(r.jobs.count()).toBe(0);
+    expect(exhausted).toHaveBeenCalledTimes(1);
+    expect(exhausted.mock.calls[0]![0]).toEqual({ id: 7 });
+    expect(String(exhausted.mock.calls[0]![1])).toContain('always broken');
+  });
+
   it('a recurring job that has run many times still gets retried when one run fails', async () => {
     // Like a domain's background check: it answers {retryAt} run after run, then one check throws.
     const runs: string[] = [];

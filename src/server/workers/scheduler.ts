@@ -72,9 +72,12 @@ export function createScheduler(deps: SchedulerDeps & { concurrency?: number; qu
       if (job.attempts >= MAX_ATTEMPTS) {
         log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
         if (handler && typeof handler !== 'function' && handler.exhausted) {
-          await Promise.resolve(handler.exhausted(JSON.parse(job.payload), err)).catch((e: unknown) =>
-            log.error('job clean-up failed', { job: job.id, kind: job.kind, error: String(e) }),
-          );
+          // try/catch: a clean-up that throws at once is logged like one that rejects, and the job is still dropped.
+          try {
+            await handler.exhausted(JSON.parse(job.payload), err);
+          } catch (e) {
+            log.error('job clean-up failed', { job: job.id, kind: job.kind, error: String(e) });
+          }
         }
         await write(() => jobs.complete(job.id));
       } else {
