@@ -1,5 +1,5 @@
 // Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the schedulers.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
@@ -12,8 +12,8 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { createCore, type Core } from './core/index.js';
 import { jobsFor } from './core/deps.js';
 import { createApp } from './http/app.js';
-import type { BodyLimits } from './http/body.js';
-import { createServer, type HttpTimeouts } from './http/server.js';
+import { DEFAULT_BODY_LIMITS, type BodyLimits } from './http/body.js';
+import { createServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/server.js';
 import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { domainRoutes } from './http/routes/domains.js';
@@ -46,6 +46,9 @@ import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
 import { docsRoutes } from './http/docs.js';
+import { healthRoutes } from './http/health.js';
+import { lockDataDir } from './data-dir.js';
+import { isDiskFull } from '../lib/disk-full.js';
 
 export interface ServeOptions {
   host?: string;
@@ -80,6 +83,8 @@ export interface ServeOptions {
   webhookTimeoutMs?: number;
   /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
   bodyLimits?: BodyLimits;
+  /** The largest the database may grow, in bytes; writes beyond it are refused as on a full disk (507). */
+  maxDbSize?: number;
 }
 
 
@@ -123,20 +128,54 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     );
   }
   const memory = opts.memory || !opts.dataDir;
-  const { db, fresh } = openDb({ dataDir: opts.dataDir, memory });
+  const dataDir = memory ? null : opts.dataDir!;
+  // What a write that finds no room is told, and what a start that finds none says.
+  const storage = !dataDir
+    ? 'the in-memory database is full'
+    : opts.maxDbSize
+      ? `the database in ${dataDir} has reached its size limit (--max-db-size), or the disk holding it is full`
+      : `the disk holding the data directory ${dataDir} is full`;
+  // What has been opened so far, closed in reverse order when starting fails part-way: nothing may keep a process
+  // that failed to start alive (a thread, a listener), or a supervisor would never see it exit.
+  const opened: (() => Promise<void> | void)[] = [];
+  const unwind = async () => {
+    for (let close = opened.pop(); close; close = opened.pop()) {
+      try {
+        await close();
+      } catch {
+        // The rest is still closed.
+      }
+    }
+  };
+  try {
+    return await start();
+  } catch (err) {
+    await unwind();
+    if (isDiskFull(err)) throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
+    throw err;
+  }
+
+  async function start(): Promise<RunningServer> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // One server per data directory: a second one is refused here, before it opens the database.
+  const lock = dataDir ? lockDataDir(dataDir) : null;
+  if (lock) opened.push(() => lock.release());
+  const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory, maxBytes: opts.maxDbSize });
+  opened.push(() => void db.close());
   const log = opts.log ?? createLogger({ json: opts.json });
   const checkpointer = startCheckpointer(db, log);
-  const closeStore = async () => {
-    await checkpointer.close();
-    db.close();
-  };
-  const { secrets, adminToken } = loadSecrets(memory ? null : opts.dataDir!);
+  opened.push(() => checkpointer.close());
+  const { secrets, adminToken } = loadSecrets(dataDir);
   const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
   const jobStore = createJobStore(db);
+  // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
+  jobStore.probe();
   const released = jobStore.releaseAll();
   if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
 
   let scheduler: Schedulers | undefined;
+  let listening = false;
+  let stopping = false;
   const jobs = jobsFor(jobStore, clock, (queue) => scheduler?.kick(queue), (queue) => scheduler?.retire(queue));
   const scheme = tls ? 'https' : 'http';
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -167,14 +206,18 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     onStored: () => changes.notify('sink'),
     origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
   });
-  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch(async (err: unknown) => {
-    await closeStore();
-    throw err;
-  });
+  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
+  opened.push(() => sink.close());
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   const relay = opts.relay ? createRelaySender(opts.relay) : null;
   const composer = createComposer({ thread: opts.composeThread ?? true, log, resourceLimits: opts.composeResourceLimits });
   const webhookAgent = createWebhookAgent(opts.webhookTimeoutMs);
+  opened.push(async () => {
+    sender.close();
+    relay?.close();
+    await webhookAgent.close();
+    await composer.close();
+  });
   scheduler = createSchedulers({
     jobs: jobStore,
     commit,
@@ -197,13 +240,26 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       domain_check: domainCheckWorker(core.domains),
     },
   });
+  opened.push(() => scheduler!.stop());
+
+  // The demo account is made before the API listens: a request never meets a server half set up.
+  let seed: Seed | null = null;
+  let reported: ReadySeed | null = null;
+  if (opts.seed !== false) {
+    if (fresh) {
+      seed = await seedSandbox(core, opts.dns !== 'system');
+      if (dataDir) saveSeed(dataDir, seed);
+    }
+    reported = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
+  }
 
   const admin = sandboxAuth(adminToken);
   const stream = inboxStream({ sink: core.sink, webhooks: createWebhookStore(db), changes, auth: admin });
   const app = createApp({
     log,
-    bodyLimits: opts.bodyLimits,
+    bodyLimits: { ...DEFAULT_BODY_LIMITS, deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs, ...opts.bodyLimits },
     stopping: () => stopping,
+    storage,
     trustProxy: Boolean(opts.trustProxy),
     origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
@@ -218,6 +274,16 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught, stream),
     extra: (a) => {
+      healthRoutes(a, {
+        listening: () => listening && sink.listening(),
+        stopping: () => stopping,
+        probeWrite: async () => {
+          jobStore.probe();
+          if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
+        },
+        storage,
+        origin: () => config.publicOrigin,
+      });
       pages(a, { auth: admin, sink: core.sink, stream, webhooks: true });
       trackingRoutes(a, core, Boolean(opts.trustProxy));
       docsRoutes(a);
@@ -230,41 +296,30 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
     timeouts: opts.httpTimeouts,
   });
-  const listening = new Promise<Server>((resolve, reject) => {
+  const server = await new Promise<Server>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(opts.port ?? 4010, host, () => resolve(http));
+    http.listen(opts.port ?? 4010, host, () => {
+      http.off('error', reject);
+      resolve(http);
+    });
   });
-  /** Everything behind the HTTP listener: the outbound side, the compose thread, the sink, the store. */
-  const closeBackend = async () => {
-    sender.close();
-    relay?.close();
-    await webhookAgent.close();
-    await composer.close();
-    await sink.close();
-    await closeStore();
-  };
-  const server = await listening.catch(async (err: unknown) => {
-    // Nothing may keep a process that failed to start alive: the sink already listens, the store is open.
-    await closeBackend();
-    throw err;
-  });
+  // Stops taking requests and lets those in flight finish (held long polls are answered at once, and every answer from
+  // now on closes its connection); only then do the workers stop.
+  opened.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  );
   const port = (server.address() as { port: number }).port;
   config.publicOrigin = `${scheme}://${urlHost}:${port}`;
-
-  let seed: Seed | null = null;
-  let reported: ReadySeed | null = null;
-  if (opts.seed !== false) {
-    if (fresh) {
-      seed = await seedSandbox(core, opts.dns !== 'system');
-      if (!memory) saveSeed(opts.dataDir!, seed);
-    }
-    reported = seed ?? (memory ? null : keptSeed(core, loadSeed(opts.dataDir!)));
-  }
+  listening = true;
 
   scheduler.start();
   let closing: Promise<void> | undefined;
-  let stopping = false;
   const api = `${config.publicOrigin}/v1`;
+  lock?.listening(api);
   const smtp = `smtp://${urlHost}:${smtpPort}`;
   const inbox = `${config.publicOrigin}/?token=${adminToken}`;
   return {
@@ -283,23 +338,17 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     scheduler,
     close() {
       closing ??= (async () => {
-        // Stop taking requests and let those in flight finish (held long polls are answered at once, every answer
-        // from now on closes its connection), then the workers, then the sink and the store.
+        // In the reverse order of opening: the API, the workers, the outbound side, the sink, the store, the lock.
         stopping = true;
         changes.close();
         stream.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-        await scheduler!.stop();
-        await closeBackend();
+        await unwind();
       })();
       return closing;
     },
   };
+  }
 }
-
 
 /**
  * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`

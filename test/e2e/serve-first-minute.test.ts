@@ -177,7 +177,10 @@ describe('svc serve, the first minute', () => {
     const running = await serve(['--data-dir', dataDir]);
     const underIt = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--reset', '--yes']);
     expect((await within(10_000, underIt.exited, 'exit of --reset under a running server')).code).toBe(1);
-    expect(underIt.stderr()).toContain(`another svc serve is using ${dataDir}; nothing was removed; hint: stop that server first`);
+    // It names the running server: its pid and API address.
+    expect(underIt.stderr()).toContain(
+      `another svc serve (pid ${running.proc.pid}, ${running.ready.api}) is running on the data directory ${dataDir}; nothing was removed; hint: stop that server first`,
+    );
     expect((await http(running, 'GET', '/sandbox/clock', running.ready.admin_token)).status).toBe(200);
     expect(await stop(running)).toEqual({ code: 0, signal: null });
     expect(existsSync(join(dataDir, 'seed.json'))).toBe(true);

@@ -5,6 +5,8 @@ import { DEFAULT_BASE_URL } from '../config.js';
 import { CommandError, UsageError } from '../errors.js';
 import { processIO, type IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
+import { isDiskFull } from '../../lib/disk-full.js';
+import { parseSize } from '../../lib/size.js';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
@@ -33,6 +35,8 @@ export interface ServeFlags {
   allowInsecureHttp?: boolean;
   trustProxy?: boolean;
   json?: boolean;
+  /** The largest the database may grow, in bytes (`--max-db-size`). */
+  maxDbSize?: number;
   /** Empty the data directory first (after a confirmation, or `yes`). */
   reset?: boolean;
   yes?: boolean;
@@ -44,6 +48,7 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
   if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
+  const { DataDirInUse } = await import('../../server/data-dir.js');
   const { createLogger } = await import('../../lib/log.js');
   const held = holdUntilReady(createLogger({ json: flags.json }));
   let server;
@@ -55,6 +60,12 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
       throw new Error(`${e.message}: another program uses that port; pick another with --port/--smtp-port (0 picks a free one).`);
+    }
+    if (err instanceof DataDirInUse) {
+      throw new CommandError(err.message, 'stop that server first (Ctrl-C where it runs), or give this one another --data-dir');
+    }
+    if (isDiskFull(err)) {
+      throw new CommandError((err as Error).message, 'free space there (or give another --data-dir), then start again');
     }
     throw err;
   }
@@ -81,25 +92,35 @@ async function resetDataDir(io: IO, dir: string, yes: boolean): Promise<void> {
   if (!yes && !io.canPrompt) {
     throw new UsageError(`--reset asks before it empties ${dir}, and there is no terminal to ask on`, 'add --yes to reset without asking');
   }
-  const { dataFilesIn, databaseInUse, removeDataFiles } = await import('../../server/data-dir.js');
+  const { dataFilesIn, lockDataDir, DataDirInUse, removeDataFiles, LOCK_FILE, HOLDER_FILE } = await import('../../server/data-dir.js');
   if (dataFilesIn(dir).length === 0) {
     io.info(`Nothing to reset: ${dir} holds no svc data.`);
     return;
   }
-  if (databaseInUse(dir)) {
-    throw new CommandError(`another svc serve is using ${dir}; nothing was removed`, 'stop that server first (Ctrl-C where it runs), then reset');
+  let lock;
+  try {
+    lock = lockDataDir(dir);
+  } catch (err) {
+    if (!(err instanceof DataDirInUse)) throw err;
+    throw new CommandError(`${err.message}; nothing was removed`, 'stop that server first (Ctrl-C where it runs), then reset');
   }
-  if (!yes) {
-    const sure = await (await io.prompts()).select(
-      `Empty ${dir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
-      [
-        { name: 'No, keep everything', value: false },
-        { name: 'Yes, remove them and start fresh', value: true },
-      ],
-    );
-    if (!sure) throw new CommandError('reset declined; nothing was removed');
+  try {
+    if (!yes) {
+      const sure = await (await io.prompts()).select(
+        `Empty ${dir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
+        [
+          { name: 'No, keep everything', value: false },
+          { name: 'Yes, remove them and start fresh', value: true },
+        ],
+      );
+      if (!sure) throw new CommandError('reset declined; nothing was removed');
+    }
+    // Removed under the lock, so no server can start on the directory half-way through.
+    const removed = removeDataFiles(dir).filter((name) => name !== LOCK_FILE && name !== HOLDER_FILE);
+    io.info(`Removed ${removed.join(', ')} from ${dir}.`);
+  } finally {
+    lock.release();
   }
-  io.info(`Removed ${removeDataFiles(dir).join(', ')} from ${dir}.`);
 }
 
 /** Log lines wait until the ready line is out: it is the first line on stdout, also with --json logs. */
@@ -183,6 +204,11 @@ export function serveCommand(): Command {
     .option('--tls-key <file>', 'private key for --tls-cert')
     .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
     .option('--trust-proxy', 'take the client address from X-Forwarded-For')
+    .option('--max-db-size <size>', 'largest the database may grow (50MB, 2GiB…); writes past it are refused like on a full disk', (v: string) => {
+      const n = parseSize(v);
+      if (n === null || n < 1_000_000) throw new InvalidArgumentError('give a size of at least 1MB, such as 500MB or 2GiB.');
+      return n;
+    })
     .option('--json', 'log as JSON lines on stdout')
     .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
     .option('--yes', 'with --reset: do not ask')

@@ -11,10 +11,11 @@ import { Empty } from '../../contract/common.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { Caller } from '../core/access.js';
-import { ServiceError } from '../core/errors.js';
+import { ServiceError, storageFull } from '../core/errors.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 import { problemResponse } from './problem.js';
 import { validate } from './validate.js';
-import { createBodyBudget, DEFAULT_BODY_LIMITS, readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
+import { ClientGone, createBodyBudget, DEFAULT_BODY_LIMITS, readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
 
 
 export interface Reply {
@@ -61,6 +62,8 @@ export interface AppDeps {
   bodyLimits?: BodyLimits;
   /** True once the server is shutting down: no connection is kept for another request. */
   stopping?: () => boolean;
+  /** What is full when a write finds no room ("the disk holding the data directory … is full"). */
+  storage?: string;
 }
 
 type Route = { method: string; pattern: RegExp };
@@ -94,9 +97,9 @@ function bearerOf(c: Context): string | null {
  * The request's body, read straight from the socket's IncomingMessage (building a web ReadableStream per request cost
  * more than the rest of a send), or from the Request when the app is called in-process.
  */
-function bodyReader(c: Context, limit: number, budget: BodyBudget, idleMs: number): { body: Promise<Buffer>; release: () => void } {
+function bodyReader(c: Context, limit: number, budget: BodyBudget, limits: BodyLimits): { body: Promise<Buffer>; release: () => void } {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming) return readIncoming(incoming, limit, budget, idleMs);
+  if (incoming) return readIncoming(incoming, limit, budget, limits.idleMs, limits.deadlineMs);
   const body = c.req.raw.arrayBuffer().then((b) => {
     if (b.byteLength > limit) throw tooLarge(limit);
     return Buffer.from(b);
@@ -198,7 +201,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       // Before authentication: a declared length over the limit is refused without reading a byte.
       if (Number(c.req.header('content-length') ?? '0') > limit) throw tooLarge(limit);
       const caller = await authorize(c, ip);
-      const read = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : bodyReader(c, limit, budget, limits.idleMs);
+      const read = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : bodyReader(c, limit, budget, limits);
       try {
         const rawBody = read ? utf8(await read.body) : '';
         const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
@@ -263,6 +266,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
         headers['WWW-Authenticate'] = 'Bearer';
       }
       return problemResponse(err, requestId, deps.origin(), headers);
+    }
+    if (err instanceof ClientGone) {
+      // Nothing reaches the client; the answer only closes the exchange.
+      deps.log.info('request abandoned by the client', { request_id: requestId });
+      return problemResponse(new ServiceError('invalid_request', err.message), requestId, deps.origin());
+    }
+    if (isDiskFull(err)) {
+      deps.log.warn('write refused: no room', { request_id: requestId, full: deps.storage });
+      return problemResponse(storageFull(deps.storage ?? 'the disk holding the data is full'), requestId, deps.origin());
     }
     deps.log.error('unhandled error', { request_id: requestId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     return problemResponse(

@@ -15,7 +15,7 @@ import { problemBody, problemResponse } from './problem.js';
 export interface HttpTimeouts {
   /** The request line and headers must arrive within this (ms). */
   headersMs: number;
-  /** The whole request, body included, must arrive within this (ms). */
+  /** The body must arrive within this (ms) once the headers have (408 otherwise). */
   requestMs: number;
 }
 
@@ -80,7 +80,9 @@ export function createServer(
     // A request without Host reaches the adapter, which refuses it with a Problem like any other bad URL.
     requireHostHeader: false,
     headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.requestMs,
+    // A backstop only: the app answers a body that has not arrived within requestMs with a 408 (http/body.ts) while
+    // the client is still there; node's own limit would drop the connection without a word.
+    requestTimeout: timeouts.headersMs + timeouts.requestMs,
     // How often node looks for connections past those timeouts (its default, 30 s, would triple a 10 s limit).
     connectionsCheckingInterval: Math.min(2_000, timeouts.headersMs),
   };

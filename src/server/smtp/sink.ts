@@ -5,12 +5,16 @@ import { simpleParser } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
 import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
 import type { CaughtOrigin } from '../core/message-ids.js';
 import { glanceBody, previewOf } from './body-text.js';
 import { headerBlock, parseHeaders } from './headers.js';
+
+/** The sink's answer when it has no room to store a message. */
+export const SINK_FULL_REPLY = 'Insufficient system storage: the disk holding the data is full; try again later';
 
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
@@ -140,6 +144,8 @@ export function caughtReader(deps: Pick<SinkDeps, 'store' | 'resolver'>): Caught
 
 export interface Sink {
   listen(port: number, host: string): Promise<number>;
+  /** Whether the sink is taking connections. */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -173,6 +179,11 @@ export function createSink(deps: SinkDeps): Sink {
         ingest(deps, Buffer.concat(chunks), envelope).then(
           () => callback(null, 'Caught'),
           (err: Error) => {
+            // 452 4.3.1 (RFC 3463 "mail system full"): the sender keeps the message and tries again later.
+            if (isDiskFull(err)) {
+              deps.log.warn('sink could not store a message: the disk is full');
+              return callback(Object.assign(new Error(SINK_FULL_REPLY), { responseCode: 452 }));
+            }
             deps.log.error('sink could not store a message', { error: err.message });
             callback(Object.assign(new Error('Could not store the message; try again'), { responseCode: 451 }));
           },
@@ -193,6 +204,7 @@ export function createSink(deps: SinkDeps): Sink {
         });
       });
     },
+    listening: () => server.server.listening,
     close() {
       return new Promise((resolve) => server.close(() => resolve()));
     },

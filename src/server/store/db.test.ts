@@ -54,4 +54,26 @@ describe('groupCommit', () => {
     expect(values()).toEqual([1, 2, 3, 4]);
     expect(counter.commits).toBe(2);
   });
+
+  it('a write that finds no room fails alone with SQLITE_FULL, the others of its commit are kept, and it says so until one fits', async () => {
+    const { db, commit, values } = setup();
+    db.exec('CREATE TABLE blobs (b BLOB)');
+    db.pragma(`max_page_count = ${(db.pragma('page_count', { simple: true }) as number) + 8}`);
+    const big = () => db.prepare('INSERT INTO blobs (b) VALUES (?)').run(Buffer.alloc(64 * 1024)).changes;
+    const results = await Promise.allSettled([
+      commit(() => db.prepare('INSERT INTO t (v) VALUES (1)').run().changes),
+      commit(big),
+      commit(() => db.prepare('INSERT INTO t (v) VALUES (2)').run().changes),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_FULL' });
+    expect(values()).toEqual([1, 2]);
+    expect(db.inTransaction).toBe(false);
+    // Only the big write alone: the commit reports the lack of room, until a write commits again.
+    await expect(commit(big)).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect(commit.full).toBe(true);
+    await commit(() => db.prepare('INSERT INTO t (v) VALUES (3)').run().changes);
+    expect(commit.full).toBe(false);
+    expect(values()).toEqual([1, 2, 3]);
+  });
 });

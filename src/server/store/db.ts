@@ -1,20 +1,25 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrations } from './migrations.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 
 export type Db = Database.Database;
 
 /** The database's file in a data directory (SQLite adds `-wal` and `-shm` beside it while it is open). */
 export const DB_FILE = 'svc.sqlite';
 
-/** Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database. */
-export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; fresh: boolean } {
+/**
+ * Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database;
+ * `maxBytes` caps its size.
+ */
+export function openDb(opts: { dataDir?: string; memory?: boolean; maxBytes?: number }): { db: Db; fresh: boolean } {
   let file = ':memory:';
   if (!opts.memory) {
     if (!opts.dataDir) throw new Error('dataDir is required unless memory is set');
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     file = join(opts.dataDir, DB_FILE);
+    keepPrivate(file);
   }
   const db = new Database(file);
   cacheStatements(db);
@@ -22,8 +27,23 @@ export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; 
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // A cap on the file's size: a write past it fails as on a full disk (SQLITE_FULL). It is a setting of this
+  // connection, not of the file, so it applies from this start on.
+  if (opts.maxBytes) db.pragma(`max_page_count = ${Math.max(1, Math.floor(opts.maxBytes / (db.pragma('page_size', { simple: true }) as number)))}`);
   const fresh = migrate(db) === 0;
   return { db, fresh };
+}
+
+/**
+ * The database holds webhook signing secrets and keyed hashes: it is readable only by the user whatever the umask.
+ * SQLite creates its `-wal` and `-shm` files with the mode of the database file, so creating that file 0600 first
+ * covers all three; files an older version left readable by others are narrowed.
+ */
+function keepPrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f)) chmodSync(f, 0o600);
+  }
 }
 
 /**
@@ -95,20 +115,63 @@ export type GroupCommit = <T>(fn: () => T) => Promise<T>;
  * went from 988–1,170 to 1,045–1,238 messages/s (alternating runs). A server that has been quiet for that long
  * commits on the next turn, as before.
  */
-export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): GroupCommit {
+/** A group commit that also tells whether its last commit failed for lack of room (cleared by the next that succeeds). */
+export type WatchedCommit = GroupCommit & { readonly full: boolean };
+
+export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): WatchedCommit {
   // Plain statements rather than db.transaction() wrappers: building a wrapper per item was a visible cost.
   // IMMEDIATE: the write lock is taken before the first read, so a transaction never has to upgrade a read.
   const [begin, commit, rollback] = ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'].map((sql) => db.prepare(sql));
   const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) => db.prepare(sql));
-  let queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  type Item = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  let queue: Item[] = [];
   let lastCommit = -Infinity;
-  const flush = () => {
-    const items = queue;
-    queue = [];
-    const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  let full = false;
+  // A transaction a failed commit or rollback left open is rolled back before the next one begins.
+  const abandon = () => {
     try {
+      if (db.inTransaction) rollback!.run();
+    } catch {
+      // Left open: the next flush tries again before it begins.
+    }
+  };
+  const flush = () => {
+    let items = queue;
+    queue = [];
+    try {
+      // A write that finds no room makes SQLite roll back the whole transaction (SQLITE_FULL, like I/O errors, is
+      // not undone by the savepoint alone): that write fails, and the others run again without it, so a message too
+      // big for the space left does not take a job's small bookkeeping down with it.
+      for (;;) {
+        const outcome = run(items);
+        if (outcome.committed) {
+          full = false;
+          settle(items, outcome.results);
+          return;
+        }
+        full ||= isDiskFull(outcome.error);
+        if (outcome.culprit === undefined) {
+          for (const item of items) item.reject(outcome.error);
+          return;
+        }
+        items[outcome.culprit]!.reject(outcome.error);
+        items = items.filter((_, i) => i !== outcome.culprit);
+        if (items.length === 0) return;
+      }
+    } finally {
+      lastCommit = performance.now();
+    }
+  };
+  type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+  /** One transaction of the items; when it could not commit, the error and the item that caused it (if one did). */
+  const run = (items: Item[]): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: number } => {
+    const results: Result[] = [];
+    let current: number | undefined;
+    try {
+      abandon();
       begin!.run();
-      for (const item of items) {
+      for (const [i, item] of items.entries()) {
+        current = i;
         savepoint!.run();
         try {
           const value = item.fn();
@@ -116,26 +179,29 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Gro
           release!.run();
           results.push({ ok: true, value });
         } catch (error) {
+          if (!db.inTransaction) throw error;
           rollbackTo!.run();
           release!.run();
           results.push({ ok: false, error });
         }
       }
+      current = undefined;
       commit!.run();
+      return { committed: true, results };
     } catch (error) {
-      if (db.inTransaction) rollback!.run();
-      for (const item of items) item.reject(error);
-      return;
-    } finally {
-      lastCommit = performance.now();
+      // This runs from a timer: nothing may escape it, or the process ends. A rollback that fails too leaves the
+      // transaction open; the next BEGIN tries it again.
+      abandon();
+      return { committed: false, error, culprit: current };
     }
+  };
+  const settle = (items: Item[], results: Result[]) =>
     items.forEach((item, i) => {
       const r = results[i]!;
       if (r.ok) item.resolve(r.value);
       else item.reject(r.error);
     });
-  };
-  return <T>(fn: () => T) =>
+  const enqueue = <T>(fn: () => T) =>
     new Promise<T>((resolve, reject) => {
       if (queue.length === 0) {
         const wait = lastCommit + minIntervalMs - performance.now();
@@ -144,4 +210,5 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Gro
       }
       queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
     });
+  return Object.defineProperty(enqueue, 'full', { get: () => full }) as WatchedCommit;
 }

@@ -12,6 +12,7 @@ import { MAX_ATTEMPTS, type JobHandler } from './scheduler.js';
 import { messageIdHeader } from '../core/message-ids.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
+const SINK = 'The sandbox sink';
 const MAX_FETCH_BYTES = 40 * 1024 * 1024;
 
 export interface DeliveryWorkerDeps {
@@ -102,7 +103,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   /** Hands the message to the sink, and live mail to the relay; throws the SMTP error of the one that refused. */
   async function handOver(out: OutgoingMessage, mail: OutgoingMail): Promise<void> {
     await deps.sender.send(mail).catch((err: SmtpError) => {
-      throw Object.assign(err, { who: 'The sandbox sink' });
+      throw Object.assign(err, { who: SINK });
     });
     if (out.row.mode === 'live' && deps.relay) {
       await deps.relay.send(mail).catch((err: SmtpError) => {
@@ -141,6 +142,8 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
           return;
         }
         await deps.delivery.requeue(message_id);
+        // The sink's 452 says its disk is full: the message waits for space without using up its attempts.
+        if (e.responseCode === 452 && e.who === SINK) throw Object.assign(e, { diskFull: true });
         throw err;
       }
       await deps.delivery.sent(out);
