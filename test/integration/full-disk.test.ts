@@ -108,7 +108,7 @@ describe('a full disk', () => {
       token: key, body: { from: 'orders@example.test', to: 'delivered@simulator.test', subject: 'After', text: 'Room again.' },
     });
     expect(again.status).toBe(202);
-  });
+  }, 90_000);
 
   it('refuses to start on a database with no room, saying where, and leaves nothing running', async () => {
     const dir = dataDir();
