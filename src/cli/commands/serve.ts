@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReadyLine } from '../../contract/sandbox.js';
 import type { Logger } from '../../lib/log.js';
+import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
 import { CommandError, UsageError } from '../errors.js';
 import { processIO, type IO } from '../io.js';
@@ -10,6 +11,18 @@ function intArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+/** The largest `--max-message-size`: SQLite (as better-sqlite3 builds it) stores no value over 512 MiB. */
+const LARGEST_MESSAGE = 500 * 1024 * 1024;
+
+function sizeArg(name: string) {
+  return (v: string) => {
+    const n = parseSize(v);
+    if (n === null) throw new InvalidArgumentError(`${name} takes a size such as 50MB, 10MiB, 500KB or a number of bytes.`);
+    if (n < 1 || n > LARGEST_MESSAGE) throw new InvalidArgumentError(`${name} must be from 1 byte to 500MiB.`);
     return n;
   };
 }
@@ -26,6 +39,9 @@ export interface ServeFlags {
   openSignup?: boolean;
   seed: boolean;
   sendRate: number;
+  /** Bytes (parsed from `50MB`, `10MiB`, …); the sink's default when not given. */
+  maxMessageSize?: number;
+  smtpMaxConnections?: number;
   relay?: string;
   blockPattern?: string[];
   tlsCert?: string;
@@ -159,6 +175,16 @@ export function serveCommand(): Command {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <n>', 'HTTP port (0 picks a free one)', intArg('--port', 0, 65535), 4010)
     .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
+    .option(
+      '--max-message-size <size>',
+      'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',
+      sizeArg('--max-message-size'),
+    )
+    .option(
+      '--smtp-max-connections <n>',
+      'SMTP connections open at once; more are refused with 421 (default: 100)',
+      intArg('--smtp-max-connections', 1, 100_000),
+    )
     .option('--data-dir <dir>', 'where the SQLite database and secrets live (default: the user data directory)')
     .option('--memory', 'keep everything in memory; nothing on disk')
     .addOption(new Option('--clock <mode>', 'service clock').choices(['real', 'manual']).default('real'))
