@@ -10,7 +10,7 @@ import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
 import type { CaughtOrigin } from '../core/message-ids.js';
 import { glanceBody, previewOf } from './body-text.js';
-import { greetAtOnce } from './greeting.js';
+import { useSinkConnections } from './connection.js';
 import { headerBlock, parseHeaders } from './headers.js';
 
 /** The largest message the sink takes by default (`--max-message-size`): 50 MB. */
@@ -184,7 +184,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
     maxClients: limits.maxConnections ?? MAX_CONNECTIONS,
     logger: false,
     // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
-    // later; answering at once sends the greeting before anything is read from the socket (greeting.ts) and saves
+    // later; answering at once sends the greeting before anything is read from the socket (connection.ts) and saves
     // two turns a message.
     onConnect: (_session, callback) => callback(),
     onMailFrom: (_address, _session, callback) => callback(),
@@ -228,7 +228,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
       });
     },
   });
-  greetAtOnce(server);
+  useSinkConnections(server);
   server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
 
   return {

@@ -1,4 +1,4 @@
-// greeting.ts replaces a method of smtp-server and mirrors another. These tests hold it to the library it was written
+// connection.ts replaces a method of smtp-server and mirrors another. These tests hold it to the library it was written
 // against: the pinned version, the text of both methods, and the library still waiting where the sink does not.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -7,11 +7,11 @@ import { SMTPServer } from 'smtp-server';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { smtpTalk, type SmtpTalk } from '../../../test/helpers/smtp.js';
-import { greetAtOnce } from './greeting.js';
+import { useSinkConnections } from './connection.js';
 
 const oneLine = (f: { toString(): string }) => f.toString().replace(/\s+/g, ' ');
 
-describe('smtp-server as greeting.ts knows it', () => {
+describe('smtp-server as connection.ts knows it', () => {
   it('is the version package.json pins exactly', () => {
     const installed = createRequire(import.meta.url)('smtp-server/package.json').version as string;
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
@@ -20,7 +20,7 @@ describe('smtp-server as greeting.ts knows it', () => {
     expect(lock.packages[''].dependencies['smtp-server']).toBe(installed);
   });
 
-  it('has the init() that greeting.ts replaces: the connection limit, then a 100 ms timer before connectionReady()', () => {
+  it('has the init() that connection.ts replaces: the connection limit, then a 100 ms timer before connectionReady()', () => {
     expect(oneLine(SMTPConnection.prototype.init)).toBe(
       oneLine(`init() {
         // Setup event handlers for the socket
@@ -38,7 +38,7 @@ describe('smtp-server as greeting.ts knows it', () => {
     );
   });
 
-  it('has the connect() that greeting.ts mirrors', () => {
+  it('has the connect() that connection.ts mirrors', () => {
     expect(oneLine(SMTPServer.prototype.connect)).toBe(
       oneLine(`connect(socket, socketOptions) {
         let connection = new SMTPConnection(this, socket, socketOptions);
@@ -51,7 +51,7 @@ describe('smtp-server as greeting.ts knows it', () => {
   });
 });
 
-describe('the greeting', () => {
+describe('the sink\'s connections', () => {
   const cleanup: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     vi.useRealTimers();
@@ -76,7 +76,7 @@ describe('the greeting', () => {
     return server;
   }
 
-  /** A server as smtp-server makes it, or (`prompt`) as greeting.ts changes it; counts the messages it takes. */
+  /** A server as smtp-server makes it, or (`prompt`) as connection.ts changes it; counts the messages it takes. */
   async function start(prompt: boolean): Promise<{ server: SMTPServer; taken: () => number }> {
     let taken = 0;
     const server = new SMTPServer({
@@ -84,7 +84,10 @@ describe('the greeting', () => {
       disabledCommands: ['STARTTLS', 'AUTH'],
       disableReverseLookup: true,
       logger: false,
+      // As the sink answers them: at once.
       onConnect: (_session, callback) => callback(),
+      onMailFrom: (_address, _session, callback) => callback(),
+      onRcptTo: (_address, _session, callback) => callback(),
       onData(stream, _session, callback) {
         stream.resume();
         stream.on('end', () => {
@@ -93,7 +96,7 @@ describe('the greeting', () => {
         });
       },
     });
-    if (prompt) greetAtOnce(server);
+    if (prompt) useSinkConnections(server);
     return { server: await listening(server), taken: () => taken };
   }
 
@@ -112,7 +115,7 @@ describe('the greeting', () => {
     expect(await early.reply()).toMatch(/^421 .*You talk too soon/);
   });
 
-  it('greetAtOnce makes it greet at once, with no timer to wait for, and answers a client that talks first in order', async () => {
+  it('useSinkConnections makes it greet at once, with no timer to wait for, and answers a client that talks first in order', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { server, taken } = await start(true);
 
@@ -137,5 +140,31 @@ describe('the greeting', () => {
     vi.advanceTimersByTime(1000);
     patient.write('NOOP\r\n');
     expect(await patient.reply()).toMatch(/^250 /);
+  });
+
+  it('answer the commands of one read in one write', async () => {
+    const { server } = await start(true);
+    const talk = await connectTo(server);
+    expect(await talk.reply()).toMatch(/^220 /);
+    talk.write('EHLO client.example.test\r\n');
+    await talk.reply();
+
+    // What the connection's socket is asked to write, write by write.
+    const socket = [...server.connections][0]!._socket;
+    const writes: string[][] = [];
+    const [write, writev] = [socket._write, socket._writev!];
+    socket._write = function (chunk, encoding, cb) {
+      writes.push([String(chunk)]);
+      return write.call(this, chunk, encoding, cb);
+    };
+    socket._writev = function (chunks, cb) {
+      writes.push(chunks.map((c) => String(c.chunk)));
+      return writev.call(this, chunks, cb);
+    };
+    talk.write('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n');
+    const codes = [(await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3)];
+    expect(codes).toEqual(['250', '250', '354']);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.join('')).toMatch(/^250 .*\r\n250 .*\r\n354 .*\r\n$/);
   });
 });
