@@ -64,6 +64,10 @@ export interface ServeOptions {
   openSignup?: boolean;
   seed?: boolean;
   sendRate?: number;
+  /** The largest message the SMTP sink takes, in bytes (default 50 MB; 552 beyond it). */
+  maxMessageSize?: number;
+  /** SMTP connections open at once (default 100; 421 beyond them). */
+  smtpMaxConnections?: number;
   relay?: string;
   /** Operator patterns (regular expressions) the abuse filter refuses with 451. */
   blockPattern?: string[];
@@ -197,15 +201,18 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
 
   const mailauthResolver = (name: string, rrtype: string) => resolver.resolve(name, rrtype);
   const caught = caughtReader({ store: core.sink, resolver: mailauthResolver });
-  const sink = createSink({
-    store: core.sink,
-    commit,
-    clock,
-    log,
-    resolver: mailauthResolver,
-    onStored: () => changes.notify('sink'),
-    origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
-  });
+  const sink = createSink(
+    {
+      store: core.sink,
+      commit,
+      clock,
+      log,
+      resolver: mailauthResolver,
+      onStored: () => changes.notify('sink'),
+      origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
+    },
+    { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
+  );
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
   opened.push(() => sink.close());
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });

@@ -1,17 +1,29 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReadyLine } from '../../contract/sandbox.js';
 import type { Logger } from '../../lib/log.js';
+import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
 import { CommandError, UsageError } from '../errors.js';
 import { processIO, type IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
 import { isDiskFull } from '../../lib/disk-full.js';
-import { parseSize } from '../../lib/size.js';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+/** The largest `--max-message-size`: SQLite (as better-sqlite3 builds it) stores no value over 512 MiB. */
+const LARGEST_MESSAGE = 500 * 1024 * 1024;
+
+function sizeArg(name: string, min: number, max: number, range: string) {
+  return (v: string) => {
+    const n = parseSize(v);
+    if (n === null) throw new InvalidArgumentError(`${name} takes a size such as 50MB, 10MiB, 500KB or a number of bytes.`);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be ${range}.`);
     return n;
   };
 }
@@ -28,6 +40,9 @@ export interface ServeFlags {
   openSignup?: boolean;
   seed: boolean;
   sendRate: number;
+  /** Bytes (parsed from `50MB`, `10MiB`, …); the sink's default when not given. */
+  maxMessageSize?: number;
+  smtpMaxConnections?: number;
   relay?: string;
   blockPattern?: string[];
   tlsCert?: string;
@@ -180,6 +195,16 @@ export function serveCommand(): Command {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <n>', 'HTTP port (0 picks a free one)', intArg('--port', 0, 65535), 4010)
     .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
+    .option(
+      '--max-message-size <size>',
+      'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',
+      sizeArg('--max-message-size', 1, LARGEST_MESSAGE, 'from 1 byte to 500MiB'),
+    )
+    .option(
+      '--smtp-max-connections <n>',
+      'SMTP connections open at once; more are refused with 421 (default: 100)',
+      intArg('--smtp-max-connections', 1, 100_000),
+    )
     .option('--data-dir <dir>', 'where the SQLite database and secrets live (default: the user data directory)')
     .option('--memory', 'keep everything in memory; nothing on disk')
     .addOption(new Option('--clock <mode>', 'service clock').choices(['real', 'manual']).default('real'))
@@ -204,11 +229,11 @@ export function serveCommand(): Command {
     .option('--tls-key <file>', 'private key for --tls-cert')
     .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
     .option('--trust-proxy', 'take the client address from X-Forwarded-For')
-    .option('--max-db-size <size>', 'largest the database may grow (50MB, 2GiB…); writes past it are refused like on a full disk', (v: string) => {
-      const n = parseSize(v);
-      if (n === null || n < 1_000_000) throw new InvalidArgumentError('give a size of at least 1MB, such as 500MB or 2GiB.');
-      return n;
-    })
+    .option(
+      '--max-db-size <size>',
+      'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',
+      sizeArg('--max-db-size', 1_000_000, Number.MAX_SAFE_INTEGER, 'at least 1MB'),
+    )
     .option('--json', 'log as JSON lines on stdout')
     .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
     .option('--yes', 'with --reset: do not ask')

@@ -1,8 +1,8 @@
 // The service's outbound side. Every message is composed and signed before it gets here, so a sender only moves
 // bytes: an envelope and the raw message.
 //
-// To the sink: a small pool of nodemailer SMTP connections kept open and reused (the sink greets each new
-// connection after a delay), driven directly rather than through nodemailer's mailer, which would wrap every
+// To the sink: a small pool of nodemailer SMTP connections kept open and reused (a new connection costs a greeting
+// and an EHLO before its first message), driven directly rather than through nodemailer's mailer, which would wrap every
 // raw message in a MIME node and a stream pipeline again. To a relay (`--relay`): nodemailer's pooled transport,
 // which also handles the URL's TLS and credentials.
 import nodemailer, { type Transporter } from 'nodemailer';

@@ -11,12 +11,18 @@ import type { SinkRow, SinkStore } from '../store/sink.js';
 import type { GroupCommit } from '../store/db.js';
 import type { CaughtOrigin } from '../core/message-ids.js';
 import { glanceBody, previewOf } from './body-text.js';
+import { useSinkConnections } from './connection.js';
 import { headerBlock, parseHeaders } from './headers.js';
 
 /** The sink's answer when it has no room to store a message. */
 export const SINK_FULL_REPLY = 'Insufficient system storage: the disk holding the data is full; try again later';
 
-export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
+/** The largest message the sink takes by default (`--max-message-size`): 50 MB. */
+export const MAX_MESSAGE_BYTES = 50_000_000;
+/** How long a whole DATA phase may take by default: from the 354 until the final dot. */
+export const DATA_TIMEOUT_MS = 5 * 60_000;
+/** How many SMTP connections may be open at once by default (`--smtp-max-connections`). */
+export const MAX_CONNECTIONS = 100;
 
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
@@ -149,31 +155,73 @@ export interface Sink {
   close(): Promise<void>;
 }
 
-export function createSink(deps: SinkDeps): Sink {
-  const server = new SMTPServer({
+export interface SinkLimits {
+  /** The largest message taken, in bytes: advertised with SIZE, and a larger one is refused with 552 (default 50 MB). */
+  maxMessageBytes?: number;
+  /**
+   * How long a whole DATA phase may take, from the 354 until the final dot (default 5 min). A client still sending
+   * then is answered 421 and disconnected, and nothing of that message is kept. The idle limit (60 s without a byte)
+   * alone would let a client that drips a byte a minute hold a connection and the message's memory for ever.
+   */
+  dataTimeoutMs?: number;
+  /** SMTP connections open at once (default 100); a connection beyond them is answered 421 and closed. */
+  maxConnections?: number;
+}
+
+/** `50000000` → `50 MB`, `10485760` → `10 MiB`: the limit as the refusal names it. */
+function sizeInWords(bytes: number): string {
+  for (const [unit, n] of [['GiB', 1024 ** 3], ['GB', 1e9], ['MiB', 1024 ** 2], ['MB', 1e6], ['KiB', 1024], ['KB', 1e3]] as const) {
+    if (bytes >= n && bytes % n === 0) return `${bytes / n} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
+  const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
+  const server: SMTPServer = new SMTPServer({
     name: 'svc-sink',
     banner: 'svc SMTP sink: every message is caught, none is delivered',
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     hideSTARTTLS: true,
     disableReverseLookup: true,
-    size: MAX_MESSAGE_BYTES,
+    size: maxBytes,
+    maxClients: limits.maxConnections ?? MAX_CONNECTIONS,
     logger: false,
+    // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
+    // later; answering at once sends the greeting before anything is read from the socket (connection.ts) and saves
+    // two turns a message.
+    onConnect: (_session, callback) => callback(),
+    onMailFrom: (_address, _session, callback) => callback(),
+    onRcptTo: (_address, _session, callback) => callback(),
     onData(stream, session, callback) {
       // smtp-server resets the envelope after the callback: copy it first.
       const envelope = {
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
-      const chunks: Buffer[] = [];
+      let chunks: Buffer[] = [];
       let size = 0;
+      let timedOut = false;
+      const deadline = setTimeout(() => {
+        timedOut = true;
+        chunks = [];
+        // A 421 closes the connection (smtp-server); the message's stream then ends in an error, ignored below.
+        const connection = [...server.connections].find((c) => c.session === session);
+        connection?.send(421, `The message did not arrive within ${dataTimeoutMs / 1000} s; closing the connection`);
+      }, dataTimeoutMs);
+      deadline.unref();
+      stream.on('error', () => clearTimeout(deadline));
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk);
+        if (size <= maxBytes && !timedOut) chunks.push(chunk);
       });
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > MAX_MESSAGE_BYTES) {
-          const err = Object.assign(new Error('Message exceeds the 50 MiB limit of this sink'), { responseCode: 552 });
+        clearTimeout(deadline);
+        if (timedOut) return;
+        if (stream.sizeExceeded || size > maxBytes) {
+          const err = Object.assign(new Error(`Message exceeds the ${sizeInWords(maxBytes)} limit of this sink`), { responseCode: 552 });
           return callback(err);
         }
         ingest(deps, Buffer.concat(chunks), envelope).then(
@@ -191,6 +239,7 @@ export function createSink(deps: SinkDeps): Sink {
       });
     },
   });
+  useSinkConnections(server);
   server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
 
   return {

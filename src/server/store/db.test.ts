@@ -76,4 +76,14 @@ describe('groupCommit', () => {
     expect(commit.full).toBe(false);
     expect(values()).toEqual([1, 2, 3]);
   });
+
+  it('under a steady stream, a turn that brings no new write commits at once instead of waiting out the interval', async () => {
+    const { commit, counter, insert, values } = setup(60_000);
+    await commit(insert(1));
+    const second = commit(insert(2)); // within the interval of the first commit
+    for (let turn = 0; turn < 3 && counter.commits < 2; turn++) await nextTurn();
+    expect(counter.commits).toBe(2);
+    await second;
+    expect(values()).toEqual([1, 2]);
+  });
 });
