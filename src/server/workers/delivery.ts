@@ -54,12 +54,15 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   async function build(out: OutgoingMessage): Promise<Mail.Options> {
     const m = out.row;
     const attachments: Mail.Attachment[] = [];
-    for (const a of out.attachments) {
+    const stored = deps.delivery.attachmentChunks(m.id);
+    for (const [i, a] of out.attachments.entries()) {
       const content = a.url
         ? await fetchAttachment(a.url, doFetch).catch((err: Error) => {
             throw new Error(`attachment ${a.filename} could not be fetched from ${a.url} (${err.message})`);
           })
-        : Buffer.from(a.content!, 'base64');
+        : a.content !== undefined
+          ? Buffer.from(a.content, 'base64')
+          : Buffer.concat(stored.get(i) ?? []);
       attachments.push({ filename: a.filename, content, contentType: a.content_type, ...(a.content_id ? { cid: a.content_id } : {}) });
     }
     const origin = deps.origin();
