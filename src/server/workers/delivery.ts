@@ -1,6 +1,7 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
 // to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import type { ByteBudget } from '../../lib/byte-budget.js';
 import { ComposeThreadDied, type Composer, type ComposeRequest } from '../smtp/compose.js';
 import { EICAR } from '../core/emails.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
@@ -14,6 +15,13 @@ import { messageIdHeader } from '../core/message-ids.js';
 const FETCH_TIMEOUT_MS = 10_000;
 const MAX_FETCH_BYTES = 40 * 1024 * 1024;
 
+/**
+ * Bytes of messages between their claim and the sink's answer, as the body budget holds the requests that bring them
+ * (http/body.ts): each is held as its attachments read back, then as its signed MIME on the compose thread, on the
+ * socket and in the sink, a few times over at moments, so a few dozen big messages at once would hold gigabytes.
+ */
+export const DELIVERY_BUDGET_BYTES = 48 * 1024 * 1024;
+
 export interface DeliveryWorkerDeps {
   delivery: Delivery;
   domains: Domains;
@@ -22,6 +30,8 @@ export interface DeliveryWorkerDeps {
   sender: Sender;
   relay: Sender | null;
   composer: Composer;
+  /** Bytes of messages in delivery at once (DELIVERY_BUDGET_BYTES); a message waits for room before it is claimed. */
+  budget: ByteBudget;
   /** The server's origin (`http://127.0.0.1:4010`), for tracking links without a tracking host. */
   origin: () => string;
   fetch?: typeof fetch;
@@ -118,6 +128,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
     }
   }
 
+  /** A message's way from its claim to the sink (and relay), holding its size of the budget until it is over. */
   async function deliver(message_id: string): Promise<void> {
     const out = await deps.delivery.claim(message_id);
     if (!out) return;
@@ -153,7 +164,15 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   }
 
   return {
-    run: ({ message_id }: { message_id: string }) => deliver(message_id),
+    async run({ message_id }: { message_id: string }) {
+      // Room is taken before the claim: a message waiting for it is still `queued`, and can be cancelled.
+      const give = await deps.budget.take(deps.delivery.sizeOf(message_id));
+      try {
+        await deliver(message_id);
+      } finally {
+        give();
+      }
+    },
     /** Every attempt met a temporary refusal or no connection: the message ends `failed`, saying why. */
     async exhausted({ message_id }: { message_id: string }, err: unknown) {
       const e = err as SmtpError;
