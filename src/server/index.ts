@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
 import type { ReadyLine, ReadySeed, Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
+import { createByteBudget } from '../lib/byte-budget.js';
 import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
@@ -39,7 +40,7 @@ import { eventRoutes } from './http/routes/events.js';
 import { DEFAULT_QUEUE } from './store/jobs.js';
 import { VERSION } from '../lib/version.js';
 import { systemMailWorker } from './workers/system-mail.js';
-import { deliveryWorker } from './workers/delivery.js';
+import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
 import { caughtOrigin } from './core/message-ids.js';
@@ -89,6 +90,8 @@ export interface ServeOptions {
   bodyLimits?: BodyLimits;
   /** The largest the database may grow, in bytes; writes beyond it are refused as on a full disk (507). */
   maxDbSize?: number;
+  /** Bytes of messages in delivery at once, from their claim to the sink's answer (default 48 MiB). */
+  deliveryBudgetBytes?: number;
 }
 
 
@@ -240,7 +243,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       system_mail: systemMailWorker(sender, composer, config.systemFrom),
       deliver: deliveryWorker({
         delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
-        composer,
+        composer, budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
         origin: () => config.publicOrigin,
       }),
       outcome: outcomeWorker(core.delivery),
