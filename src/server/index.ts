@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
-import type { ReadyLine, ReadySeed, Seed } from '../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES, type ReadyLine, type ReadySeed, type Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
 import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
@@ -42,6 +42,8 @@ import { systemMailWorker } from './workers/system-mail.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
+import { retentionWorker } from './workers/retention.js';
+import { RETENTION_JOB } from './core/retention.js';
 import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
@@ -80,6 +82,10 @@ export interface ServeOptions {
   webhookTimeoutMs?: number;
   /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
   bodyLimits?: BodyLimits;
+  /** Caught messages kept, the newest (default 10,000); null keeps them all. */
+  maxMessages?: number | null;
+  /** Milliseconds of service clock after which caught mail and `/v1` messages and events go (default: null, none). */
+  maxAge?: number | null;
 }
 
 
@@ -122,6 +128,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         'or --allow-insecure-http if you really mean it.',
     );
   }
+  const retention = { maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages, maxAge: opts.maxAge ?? null };
+  if (retention.maxMessages !== null && !(Number.isInteger(retention.maxMessages) && retention.maxMessages >= 1)) {
+    throw new ServeUsageError('--max-messages must be a whole number of at least 1, or off.');
+  }
+  if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
+    throw new ServeUsageError('--max-age must be at least one second, or off.');
+  }
   const memory = opts.memory || !opts.dataDir;
   const { db, fresh } = openDb({ dataDir: opts.dataDir, memory });
   const log = opts.log ?? createLogger({ json: opts.json });
@@ -153,7 +166,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const changes = createChanges();
   const core = createCore(
     { db, commit, clock, log, secrets, config, jobs, resolver, changes },
-    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')) },
+    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')), retention },
   );
 
   const mailauthResolver = (name: string, rrtype: string) => resolver.resolve(name, rrtype);
@@ -164,7 +177,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     clock,
     log,
     resolver: mailauthResolver,
-    onStored: () => changes.notify('sink'),
+    onStored: () => {
+      changes.notify('sink');
+      core.retention.caught();
+    },
     origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
   });
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch(async (err: unknown) => {
@@ -195,6 +211,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       }),
       outcome: outcomeWorker(core.delivery),
       domain_check: domainCheckWorker(core.domains),
+      [RETENTION_JOB]: retentionWorker({
+        retention: core.retention, clock, log, onPruned: (ids) => stream.publish({ event: 'deleted', data: { ids } }),
+      }),
     },
   });
 
@@ -261,6 +280,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     reported = seed ?? (memory ? null : keptSeed(core, loadSeed(opts.dataDir!)));
   }
 
+  core.retention.schedule();
   scheduler.start();
   let closing: Promise<void> | undefined;
   let stopping = false;
@@ -276,7 +296,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     smtpPort,
     adminToken,
     seed,
-    ready: { ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported },
+    ready: {
+      ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported,
+      retention: { max_messages: retention.maxMessages, max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000) },
+    },
     clock,
     core,
     changes,

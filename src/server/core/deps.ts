@@ -44,6 +44,10 @@ export interface Jobs {
   enqueue(kind: string, payload: unknown, runAt?: number, queue?: string): void;
   /** Drops every job of a queue (call inside a transaction). */
   dropQueue(queue: string): void;
+  /** The id of the default queue's job of this kind, added (due at `runAt`, default now) if there is none: a recurring job. */
+  ensure(kind: string, payload: unknown, runAt?: number): number;
+  /** Makes a job of the default queue that waits for a later time due now. */
+  hasten(id: number): void;
 }
 
 export interface Deps {
@@ -71,6 +75,15 @@ export function jobsFor(store: JobStore, clock: Clock, kick: (queue: string) => 
     dropQueue(queue) {
       store.dropQueue(queue);
       retire(queue);
+    },
+    ensure(kind, payload, runAt) {
+      const now = clock.now();
+      const id = store.ensure(kind, payload, runAt ?? now, now);
+      kick(DEFAULT_QUEUE);
+      return id;
+    },
+    hasten(id) {
+      if (store.hasten(id, clock.now())) kick(DEFAULT_QUEUE);
     },
   };
 }
