@@ -8,6 +8,7 @@
 //   BENCH_MAX_AGE (default 1m; `off` keeps the /v1 history, which then grows with every message).
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
+import { Agent, fetch, type RequestInit } from 'undici';
 import { join } from 'node:path';
 import { html2k, machineTicks, rssMb, spawnServe, speedLine, stealLine } from './common.js';
 
@@ -42,6 +43,9 @@ const body = JSON.stringify({
   text: 'Thanks for your order.',
 });
 
+// A bounded pool: when the server falls behind, requests wait here (and show in `slowest`) instead of opening a
+// connection each and piling up inside the server.
+const dispatcher = new Agent({ connections: 32 });
 let sent = 0;
 let refused = 0;
 let slowest = 0;
@@ -52,7 +56,7 @@ async function timed(url: string, init: RequestInit): Promise<boolean> {
   const t = performance.now();
   let why: string | null = null;
   try {
-    const res = await fetch(url, init);
+    const res = await fetch(url, { ...init, dispatcher });
     await res.arrayBuffer();
     if (!res.ok) why = String(res.status);
   } catch (err) {
@@ -125,5 +129,6 @@ verdict('db file', half.db, last.db, 5, 2, 'MB');
 verdict('rss', half.rss, last.rss, 10, 10, 'MB');
 console.log(`  CPU steal: ${stealLine(machineBefore, machineAfter)}`);
 db.close();
+await dispatcher.close();
 await svc.stop();
 console.log(`  machine speed: ${await speedLine()}`);

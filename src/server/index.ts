@@ -43,7 +43,7 @@ import { deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
 import { retentionWorker } from './workers/retention.js';
-import { RETENTION_JOB } from './core/retention.js';
+import { RETENTION_JOB, RETENTION_QUEUE } from './core/retention.js';
 import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
@@ -198,7 +198,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     log,
     // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
     // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
-    concurrency: (queue) => (queue === DEFAULT_QUEUE ? undefined : 64),
+    concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
     handlers: {
       webhook: webhookWorker({
         webhooks: core.webhooks, agent: webhookAgent, userAgent: `svc-webhooks/${VERSION}`, timeoutMs: opts.webhookTimeoutMs,

@@ -44,10 +44,10 @@ export interface Jobs {
   enqueue(kind: string, payload: unknown, runAt?: number, queue?: string): void;
   /** Drops every job of a queue (call inside a transaction). */
   dropQueue(queue: string): void;
-  /** The id of the default queue's job of this kind, added (due at `runAt`, default now) if there is none: a recurring job. */
-  ensure(kind: string, payload: unknown, runAt?: number): number;
-  /** Makes a job of the default queue that waits for a later time due now. */
-  hasten(id: number): void;
+  /** The id of the queue's job of this kind, added (due now) if there is none: a recurring job. */
+  ensure(kind: string, payload: unknown, queue?: string): number;
+  /** Makes a job of the queue that waits for a later time due now. */
+  hasten(id: number, queue?: string): void;
 }
 
 export interface Deps {
@@ -76,14 +76,14 @@ export function jobsFor(store: JobStore, clock: Clock, kick: (queue: string) => 
       store.dropQueue(queue);
       retire(queue);
     },
-    ensure(kind, payload, runAt) {
+    ensure(kind, payload, queue = DEFAULT_QUEUE) {
       const now = clock.now();
-      const id = store.ensure(kind, payload, runAt ?? now, now);
-      kick(DEFAULT_QUEUE);
+      const id = store.ensure(kind, payload, now, now, queue);
+      kick(queue);
       return id;
     },
-    hasten(id) {
-      if (store.hasten(id, clock.now())) kick(DEFAULT_QUEUE);
+    hasten(id, queue = DEFAULT_QUEUE) {
+      if (store.hasten(id, clock.now())) kick(queue);
     },
   };
 }

@@ -11,8 +11,9 @@ export interface RetentionPolicy {
   maxAge: number | null;
 }
 
-/** The recurring job that runs the passes. */
+/** The recurring job that runs the passes, in a queue of its own: a backlog of deliveries never holds it back. */
 export const RETENTION_JOB = 'retention';
+export const RETENTION_QUEUE = 'retention';
 
 /** Passes run this often on the service clock, and sooner when caught mail piles up (see `caught`). */
 export const RETENTION_INTERVAL = MINUTE;
@@ -76,8 +77,8 @@ export function createRetention(deps: Pick<Deps, 'commit' | 'clock' | 'jobs' | '
 
     /** At start: the recurring job is written if missing and made due now, so a lower limit applies at once. */
     schedule(): void {
-      job = jobs.ensure(RETENTION_JOB, {});
-      jobs.hasten(job);
+      job = jobs.ensure(RETENTION_JOB, {}, RETENTION_QUEUE);
+      jobs.hasten(job, RETENTION_QUEUE);
     },
 
     /** The sink caught a message: every `slack` catches the next pass is made due now. */
@@ -85,7 +86,7 @@ export function createRetention(deps: Pick<Deps, 'commit' | 'clock' | 'jobs' | '
       if (++caughtSincePass < slack || job === null) return;
       caughtSincePass = 0;
       const id = job;
-      commit(() => jobs.hasten(id)).catch((err: unknown) =>
+      commit(() => jobs.hasten(id, RETENTION_QUEUE)).catch((err: unknown) =>
         deps.log.warn('could not bring the retention pass forward; it runs at its time', { error: String(err) }),
       );
     },
