@@ -25,6 +25,9 @@ const dataDir = svc.proc.spawnargs[svc.proc.spawnargs.indexOf('--data-dir') + 1]
 const file = join(dataDir, 'svc.sqlite');
 const db = new Database(file, { readonly: true, fileMustExist: true });
 const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+// Accepted messages not yet handed to the sink: a backlog here means the machine does not keep up with the rate, and
+// what waits is kept (it is not history yet), so the file grows with it.
+const backlog = () => (db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE kind = 'deliver'`).get() as { n: number }).n;
 const mb = (path: string) => {
   try {
     return statSync(path).size / 2 ** 20;
@@ -71,7 +74,7 @@ async function timed(url: string, init: RequestInit): Promise<boolean> {
 console.log(
   `bench/soak  (${RATE} messages/s through POST /v1/emails for ${SECONDS} s; svc serve --max-messages ${MAX_MESSAGES} --max-age ${MAX_AGE})`,
 );
-console.log('      s     sent   caught  /v1 kept   db MB  wal MB  rss MB  slowest ms');
+console.log('      s     sent  backlog   caught  /v1 kept   db MB  wal MB  rss MB  slowest ms');
 const machineBefore = await machineTicks();
 const started = performance.now();
 const inflight = new Set<Promise<void>>();
@@ -100,7 +103,8 @@ while (performance.now() - started < SECONDS * 1000) {
     const sample = { s, db: mb(file), rss: await rssMb(pid) };
     samples.push(sample);
     console.log(
-      `  ${s.toFixed(0).padStart(5)}  ${String(sent).padStart(7)}  ${String(count('sink_messages')).padStart(7)}  ${String(count('messages')).padStart(8)}` +
+      `  ${s.toFixed(0).padStart(5)}  ${String(sent).padStart(7)}  ${String(backlog()).padStart(7)}  ${String(count('sink_messages')).padStart(7)}` +
+        `  ${String(count('messages')).padStart(8)}` +
         `  ${sample.db.toFixed(1).padStart(6)}  ${mb(`${file}-wal`).toFixed(1).padStart(6)}  ${sample.rss.toFixed(0).padStart(6)}  ${slowest.toFixed(0).padStart(10)}`,
     );
     slowest = 0;

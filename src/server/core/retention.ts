@@ -23,7 +23,7 @@ export const RETENTION_INTERVAL = MINUTE;
  */
 const CAUGHT_BATCH = 200;
 const CAUGHT_BATCH_BYTES = 32 * 1024 * 1024;
-/** Rows of each other kind a pass removes at most. */
+/** Rows of each other kind a pass removes at most; fewer `/v1` messages, each of which goes with its events. */
 const BATCH = 500;
 const MESSAGE_BATCH = 200;
 /**

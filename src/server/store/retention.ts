@@ -14,7 +14,7 @@ export interface CaughtVictim {
  * removes, not the size of what stays.
  */
 export function createRetentionStore(db: Db) {
-  // The seq of the `keep`-th newest caught message; everything before it goes. NULL while the sink holds fewer.
+  // The caught messages older than the `keep`-th newest (OFFSET keep - 1), oldest first; none while the sink holds fewer.
   const beyondCount = db.prepare(
     `SELECT seq, id, size FROM sink_messages
      WHERE seq < (SELECT seq FROM sink_messages ORDER BY seq DESC LIMIT 1 OFFSET ?)
