@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
-import type { ReadyLine, ReadySeed, Seed } from '../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES, type ReadyLine, type ReadySeed, type Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import { createChanges, type Changes } from '../lib/changes.js';
@@ -43,6 +43,8 @@ import { systemMailWorker } from './workers/system-mail.js';
 import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
+import { retentionWorker } from './workers/retention.js';
+import { RETENTION_JOB, RETENTION_QUEUE } from './core/retention.js';
 import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
@@ -92,6 +94,10 @@ export interface ServeOptions {
   maxDbSize?: number;
   /** Bytes of messages in delivery at once, from their claim to the sink's answer (default 48 MiB). */
   deliveryBudgetBytes?: number;
+  /** Caught messages kept, the newest (default 10,000); null keeps them all. */
+  maxMessages?: number | null;
+  /** Milliseconds of service clock after which caught mail and `/v1` messages and events go (default: null, none). */
+  maxAge?: number | null;
 }
 
 
@@ -133,6 +139,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       `Refusing to serve plain HTTP on ${host}, which is not a loopback address: give --tls-cert and --tls-key, ` +
         'or --allow-insecure-http if you really mean it.',
     );
+  }
+  const retention = { maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages, maxAge: opts.maxAge ?? null };
+  if (retention.maxMessages !== null && !(Number.isInteger(retention.maxMessages) && retention.maxMessages >= 1)) {
+    throw new ServeUsageError('--max-messages must be a whole number of at least 1, or off.');
+  }
+  if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
+    throw new ServeUsageError('--max-age must be at least one second, or off.');
   }
   const memory = opts.memory || !opts.dataDir;
   const dataDir = memory ? null : opts.dataDir!;
@@ -199,7 +212,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const changes = createChanges();
   const core = createCore(
     { db, commit, clock, log, secrets, config, jobs, resolver, changes },
-    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')) },
+    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')), retention },
   );
 
   const mailauthResolver = (name: string, rrtype: string) => resolver.resolve(name, rrtype);
@@ -211,7 +224,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       clock,
       log,
       resolver: mailauthResolver,
-      onStored: () => changes.notify('sink'),
+      onStored: () => {
+        changes.notify('sink');
+        core.retention.caught();
+      },
       origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
     },
     { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
@@ -235,7 +251,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     log,
     // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
     // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
-    concurrency: (queue) => (queue === DEFAULT_QUEUE ? undefined : 64),
+    concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
     handlers: {
       webhook: webhookWorker({
         webhooks: core.webhooks, agent: webhookAgent, userAgent: `svc-webhooks/${VERSION}`, timeoutMs: opts.webhookTimeoutMs,
@@ -248,6 +264,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       }),
       outcome: outcomeWorker(core.delivery),
       domain_check: domainCheckWorker(core.domains),
+      [RETENTION_JOB]: retentionWorker({
+        retention: core.retention, clock, log, onPruned: (ids) => stream.publish({ event: 'deleted', data: { ids } }),
+      }),
     },
   });
   opened.push(() => scheduler!.stop());
@@ -326,6 +345,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   config.publicOrigin = `${scheme}://${urlHost}:${port}`;
   listening = true;
 
+  core.retention.schedule();
   scheduler.start();
   let closing: Promise<void> | undefined;
   const api = `${config.publicOrigin}/v1`;
@@ -341,7 +361,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     smtpPort,
     adminToken,
     seed,
-    ready: { ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported },
+    ready: {
+      ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported,
+      retention: { max_messages: retention.maxMessages, max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000) },
+    },
     clock,
     core,
     changes,

@@ -110,6 +110,7 @@ describe('svc serve, the first minute', () => {
     expect(run.screen).toMatch(new RegExp(`\\n {2}Inbox {5}${escape(ready.inbox)}\\r?\\n {2}API {7}${escape(ready.api)}\\r?\\n {2}SMTP {6}${escape(ready.smtp)}`));
     expect(run.screen).toContain(`Login     ${seed.email}  password ${seed.password}`);
     expect(run.screen).toContain(`Test key  ${seed.api_key_test}`);
+    expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
     expect(run.screen).toContain('SIGINT: draining and closing…');
     expect(run.raw).not.toMatch(/\x1b\[1m/);
     const tryLine = lines.find((l) => l.startsWith('Try: '))!.slice(5);
@@ -128,11 +129,12 @@ describe('svc serve, the first minute', () => {
     expect(sent.stdout).toMatch(/^msg_\w{24}\tqueued$/);
     expect(await stop(again)).toEqual({ code: 0, signal: null });
 
-    // In colour without NO_COLOR; with --memory it says nothing is kept.
-    const coloured = await inTerminal(['--memory'], {}, [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)]);
+    // In colour without NO_COLOR; with --memory it says nothing is kept; what it keeps follows the flags.
+    const coloured = await inTerminal(['--memory', '--max-messages', 'off', '--max-age', '7d'], {}, [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)]);
     expect(coloured.code).toBe(0);
     expect(coloured.raw).toMatch(/\x1b\[1mInbox/);
     expect(coloured.screen).toContain('svc serve is running, in memory (nothing is kept).');
+    expect(coloured.screen).toContain('every caught message, none older than 7 days; /v1 messages and events for 7 days');
   }, 60_000);
 
   it('--reset asks on a terminal: "No" keeps everything (exit 1), "Yes" removes only what svc keeps and starts fresh', async () => {

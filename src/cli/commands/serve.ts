@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { ReadyLine } from '../../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES, type ReadyLine } from '../../contract/sandbox.js';
 import type { Logger } from '../../lib/log.js';
 import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
@@ -28,6 +28,29 @@ function sizeArg(name: string, min: number, max: number, range: string) {
   };
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `--max-messages N` or `off`: a count of at least 1 (0 would keep nothing; `off` keeps everything). */
+function parseMaxMessages(v: string): number | 'off' {
+  if (v === 'off') return v;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('give a whole number of messages of at least 1 (e.g. 10000), or off to keep every one.');
+  }
+  return n;
+}
+
+/** `--max-age 7d|12h|30m|90s|3600` (seconds without a unit) or `off`, in milliseconds. */
+function parseMaxAge(v: string): number | 'off' {
+  if (v === 'off') return v;
+  const m = /^(\d+)([smhd]?)$/.exec(v);
+  const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2] || 's']! : NaN;
+  if (!m || !(seconds >= 1) || seconds > 100 * 365 * 86_400) {
+    throw new InvalidArgumentError('give a duration such as 7d, 12h, 30m, 90s or a number of seconds, or off.');
+  }
+  return seconds * 1000;
+}
+
 export interface ServeFlags {
   host: string;
   port: number;
@@ -52,6 +75,10 @@ export interface ServeFlags {
   json?: boolean;
   /** The largest the database may grow, in bytes (`--max-db-size`). */
   maxDbSize?: number;
+  /** Caught messages kept (`off`: all). Commander turns a parser's null into '', hence the word. */
+  maxMessages: number | 'off';
+  /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
+  maxAge?: number | 'off';
   /** Empty the data directory first (after a confirmation, or `yes`). */
   reset?: boolean;
   yes?: boolean;
@@ -59,7 +86,7 @@ export interface ServeFlags {
 
 /** `svc serve`: loads the server lazily, so client commands never load SQLite or the SMTP stack. */
 export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
-  const { reset, yes, ...options } = flags;
+  const { reset, yes, maxMessages, maxAge, ...options } = flags;
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
   if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
@@ -68,7 +95,10 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
   const held = holdUntilReady(createLogger({ json: flags.json }));
   let server;
   try {
-    server = await startServer({ ...options, dataDir, memory: flags.memory, log: held.log });
+    server = await startServer({
+      ...options, dataDir, memory: flags.memory, log: held.log,
+      maxMessages: maxMessages === 'off' ? null : maxMessages, maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
+    });
   } catch (err) {
     held.release();
     if (err instanceof ServeUsageError) throw new UsageError(err.message);
@@ -166,6 +196,7 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): vo
     row('Inbox', ready.inbox),
     row('API', ready.api),
     row('SMTP', ready.smtp),
+    row('Keeps', keeps(ready.retention)),
   ];
   const seed = ready.seed;
   if (seed) {
@@ -174,6 +205,23 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): vo
   }
   lines.push('', `Try: ${tryNext(io, ready, dataDir)}`, dim('Ctrl-C stops it.'), '');
   for (const line of lines) io.info(line);
+}
+
+/** What the server keeps, in words: "the newest 10,000 caught messages; /v1 messages and events until a reset". */
+function keeps(r: ReadyLine['retention']): string {
+  const age = r.max_age_seconds == null ? null : durationWords(r.max_age_seconds);
+  const caught = r.max_messages == null ? 'every caught message' : `the newest ${r.max_messages.toLocaleString('en-US')} caught messages`;
+  return age == null
+    ? `${caught}; /v1 messages and events until a reset`
+    : `${caught}, none older than ${age}; /v1 messages and events for ${age}`;
+}
+
+/** 604800 → "7 days", 5400 → "90 minutes": the largest unit that divides the duration. */
+function durationWords(seconds: number): string {
+  const units: [string, number][] = [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]];
+  const [name, size] = units.find(([, size]) => seconds % size === 0)!;
+  const n = seconds / size;
+  return `${n.toLocaleString('en-US')} ${name}${n === 1 ? '' : 's'}`;
 }
 
 /** One command to run next, with the environment it needs when this server is not where svc looks by default. */
@@ -234,6 +282,8 @@ export function serveCommand(): Command {
       'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',
       sizeArg('--max-db-size', 1_000_000, Number.MAX_SAFE_INTEGER, 'at least 1MB'),
     )
+    .option('--max-messages <n|off>', 'caught messages kept; the oldest go first', parseMaxMessages, DEFAULT_MAX_MESSAGES)
+    .option('--max-age <duration|off>', 'remove caught mail, /v1 messages and events older than this: 7d, 12h, 30m, seconds (default: off)', parseMaxAge)
     .option('--json', 'log as JSON lines on stdout')
     .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
     .option('--yes', 'with --reset: do not ask')

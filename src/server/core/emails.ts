@@ -31,7 +31,8 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
  */
 const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
 const MAX_SCHEDULE_AHEAD = 30 * DAY;
-const IDEMPOTENCY_WINDOW = DAY;
+/** How long an Idempotency-Key answers with its first response. */
+export const IDEMPOTENCY_WINDOW = DAY;
 
 export interface StoredAttachment {
   filename: string;

@@ -74,6 +74,13 @@ export function createJobStore(db: Db) {
     defer(id: number, runAt: number, payload?: unknown): void {
       defer.run(runAt, payload === undefined ? null : JSON.stringify(payload), id);
     },
+    /** The id of the job of this kind in the queue, added first if there is none (a recurring job, written once). */
+    ensure(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE): number {
+      const found = db.prepare('SELECT id FROM jobs WHERE kind = ? AND queue = ? ORDER BY id LIMIT 1').get(kind, queue) as { id: number } | undefined;
+      return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue).lastInsertRowid);
+    },
+    /** Makes a job that waits for a later time due at `now`; true when it did. */
+    hasten: (id: number, now: number): boolean => db.prepare('UPDATE jobs SET run_at = ? WHERE id = ? AND run_at > ?').run(now, id, now).changes === 1,
     nextRunAt(queue = DEFAULT_QUEUE): number | null {
       return (next.get(queue) as { t: number } | undefined)?.t ?? null;
     },

@@ -340,4 +340,17 @@ CREATE TABLE attachment_chunks (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'retention',
+    sql: `
+-- What the retention passes (store/retention.ts) walk to find what has aged out, oldest first, without a scan.
+CREATE INDEX messages_created ON messages(created_at);
+CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+-- Events that belong to no message (domain.*, tenant.*): few, so a partial index costs the sends nothing.
+CREATE INDEX events_unlinked ON events(created_at) WHERE message_id IS NULL;
+-- A workspace's newest event of each type is kept whatever its age: it is where a caught-up listener's cursor points.
+CREATE INDEX events_ws_type ON events(workspace_id, type, seq);
+`,
+  },
 ];
