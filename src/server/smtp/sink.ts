@@ -96,7 +96,18 @@ export async function ingest(
     has_attachments: glance.hasAttachments ? 1 : 0,
   } as const;
   const index = { body: glance.text };
-  const stored = deps.commit ? await deps.commit(() => deps.store.insert(row, index)) : deps.store.insert(row, index);
+  const commit = deps.commit;
+  const stored = commit
+    ? await commit(() => {
+        const seq = deps.store.add(row);
+        // The search entry is written at the end of the transaction, with those of the other messages it commits.
+        // FTS5 writes out what it holds at every savepoint, and each write of a group commit has its own, so entries
+        // written with their messages made one index segment (and merges) a message: replaying the sink's writes
+        // eight messages a commit, the index cost 75–84 µs a message that way and 36–43 µs at the end.
+        if (seq !== null) commit.atEnd(() => deps.store.index(seq, row, index));
+        return seq !== null;
+      })
+    : deps.store.insert(row, index);
   if (!stored) return null;
   deps.onStored?.(id);
   return id;

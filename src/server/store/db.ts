@@ -80,7 +80,17 @@ export const json = {
 
 const MIN_COMMIT_INTERVAL_MS = 2;
 
-export type GroupCommit = <T>(fn: () => T) => Promise<T>;
+export interface GroupCommit {
+  <T>(fn: () => T): Promise<T>;
+  /**
+   * Called from inside a write function: runs `fn` at the end of the same transaction, after every write function
+   * of it and outside their savepoints (dropped if the write function that asked for it throws). For writes to an
+   * FTS5 table: FTS5 writes out what it holds at every savepoint, so one entry written per write function is one
+   * index segment each, where entries written at the end make one for the whole transaction. A `fn` that throws
+   * fails the whole transaction.
+   */
+  atEnd(fn: () => void): void;
+}
 
 /**
  * Group commit: write functions queued during one turn of the event loop run in a single transaction on the
@@ -104,25 +114,33 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Gro
   const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) => db.prepare(sql));
   let queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
   let lastCommit = -Infinity;
+  /** The end-of-transaction work asked for by the write function running now (null outside one). */
+  let asked: (() => void)[] | null = null;
   const flush = () => {
     const items = queue;
     queue = [];
     const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const atEnd: (() => void)[] = [];
     try {
       begin!.run();
       for (const item of items) {
         savepoint!.run();
+        asked = [];
         try {
           const value = item.fn();
           if (value instanceof Promise) throw new TypeError('a group-commit function must not be async');
           release!.run();
           results.push({ ok: true, value });
+          atEnd.push(...asked);
         } catch (error) {
           rollbackTo!.run();
           release!.run();
           results.push({ ok: false, error });
+        } finally {
+          asked = null;
         }
       }
+      for (const fn of atEnd) fn();
       commit!.run();
     } catch (error) {
       if (db.inTransaction) rollback!.run();
@@ -142,9 +160,15 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Gro
     if (queue.length > seen && performance.now() - lastCommit < minIntervalMs) setImmediate(whenQuiet, queue.length);
     else flush();
   };
-  return <T>(fn: () => T) =>
+  const enqueue = <T>(fn: () => T) =>
     new Promise<T>((resolve, reject) => {
       if (queue.length === 0) setImmediate(whenQuiet, 0);
       queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
     });
+  return Object.assign(enqueue, {
+    atEnd(fn: () => void) {
+      if (!asked) throw new Error('atEnd is called from inside a group-commit function');
+      asked.push(fn);
+    },
+  });
 }
