@@ -173,14 +173,6 @@ export interface SinkLimits {
   maxConnections?: number;
 }
 
-/** `50000000` → `50 MB`, `10485760` → `10 MiB`: the limit as the refusal names it. */
-function sizeInWords(bytes: number): string {
-  for (const [unit, n] of [['GiB', 1024 ** 3], ['GB', 1e9], ['MiB', 1024 ** 2], ['MB', 1e6], ['KiB', 1024], ['KB', 1e3]] as const) {
-    if (bytes >= n && bytes % n === 0) return `${bytes / n} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
-
 export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
   const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
@@ -226,7 +218,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
         clearTimeout(deadline);
         if (timedOut) return;
         if (stream.sizeExceeded || size > maxBytes) {
-          const err = Object.assign(new Error(`Message exceeds the ${sizeInWords(maxBytes)} limit of this sink`), { responseCode: 552 });
+          const err = Object.assign(new Error(`Message exceeds the ${maxBytes}-byte limit of this sink`), { responseCode: 552 });
           return callback(err);
         }
         ingest(deps, Buffer.concat(chunks), envelope).then(
