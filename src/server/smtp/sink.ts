@@ -100,7 +100,18 @@ export async function ingest(
     has_attachments: glance.hasAttachments ? 1 : 0,
   } as const;
   const index = { body: glance.text };
-  const stored = deps.commit ? await deps.commit(() => deps.store.insert(row, index)) : deps.store.insert(row, index);
+  const commit = deps.commit;
+  const stored = commit
+    ? await commit(() => {
+        const seq = deps.store.add(row);
+        // The search entry is written at the end of the transaction, with those of the other messages it commits.
+        // FTS5 writes out what it holds at every savepoint, and each write of a group commit has its own, so entries
+        // written with their messages made one index segment (and merges) a message: replaying the sink's writes
+        // eight messages a commit, the index cost 75–84 µs a message that way and 36–43 µs at the end.
+        if (seq !== null) commit.atEnd(() => deps.store.index(seq, row, index));
+        return seq !== null;
+      })
+    : deps.store.insert(row, index);
   if (!stored) return null;
   deps.onStored?.(id);
   return id;
@@ -168,14 +179,6 @@ export interface SinkLimits {
   maxConnections?: number;
 }
 
-/** `50000000` → `50 MB`, `10485760` → `10 MiB`: the limit as the refusal names it. */
-function sizeInWords(bytes: number): string {
-  for (const [unit, n] of [['GiB', 1024 ** 3], ['GB', 1e9], ['MiB', 1024 ** 2], ['MB', 1e6], ['KiB', 1024], ['KB', 1e3]] as const) {
-    if (bytes >= n && bytes % n === 0) return `${bytes / n} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
-
 export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
   const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
@@ -221,7 +224,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
         clearTimeout(deadline);
         if (timedOut) return;
         if (stream.sizeExceeded || size > maxBytes) {
-          const err = Object.assign(new Error(`Message exceeds the ${sizeInWords(maxBytes)} limit of this sink`), { responseCode: 552 });
+          const err = Object.assign(new Error(`Message exceeds the ${maxBytes}-byte limit of this sink`), { responseCode: 552 });
           return callback(err);
         }
         ingest(deps, Buffer.concat(chunks), envelope).then(

@@ -86,4 +86,46 @@ describe('groupCommit', () => {
     await second;
     expect(values()).toEqual([1, 2]);
   });
+
+  it('atEnd runs after every write of the transaction, and not for a write that threw', async () => {
+    const { commit, counter, insert, values } = setup();
+    const order: string[] = [];
+    const results = await Promise.allSettled([
+      commit(() => {
+        insert(1)();
+        commit.atEnd(() => {
+          order.push('end of 1');
+          insert(10)();
+        });
+      }),
+      commit(() => {
+        commit.atEnd(() => insert(20)());
+        throw new Error('refused');
+      }),
+      commit(() => {
+        order.push('write 3');
+        insert(3)();
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(order).toEqual(['write 3', 'end of 1']);
+    expect(values()).toEqual([1, 3, 10]);
+    expect(counter.commits).toBe(1);
+    expect(() => commit.atEnd(() => {})).toThrow(/inside a group-commit function/);
+  });
+
+  it('atEnd work that throws fails the whole transaction', async () => {
+    const { commit, insert, values } = setup();
+    const results = await Promise.allSettled([
+      commit(() => insert(1)()),
+      commit(() => {
+        insert(2)();
+        commit.atEnd(() => {
+          throw new Error('index full');
+        });
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(values()).toEqual([]);
+  });
 });

@@ -100,7 +100,17 @@ export const json = {
 
 const MIN_COMMIT_INTERVAL_MS = 2;
 
-export type GroupCommit = <T>(fn: () => T) => Promise<T>;
+export interface GroupCommit {
+  <T>(fn: () => T): Promise<T>;
+  /**
+   * Called from inside a write function: runs `fn` at the end of the same transaction, after every write function
+   * of it and outside their savepoints (dropped if the write function that asked for it throws). For writes to an
+   * FTS5 table: FTS5 writes out what it holds at every savepoint, so one entry written per write function is one
+   * index segment each, where entries written at the end make one for the whole transaction. A `fn` that throws
+   * fails the whole transaction.
+   */
+  atEnd(fn: () => void): void;
+}
 
 /**
  * Group commit: write functions queued during one turn of the event loop run in a single transaction on the
@@ -129,6 +139,8 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
   let queue: Item[] = [];
   let lastCommit = -Infinity;
   let full = false;
+  /** The end-of-transaction work asked for by the write function running now (null outside one). */
+  let asked: (() => void)[] | null = null;
   // A transaction a failed commit or rollback left open is rolled back before the next one begins.
   const abandon = () => {
     try {
@@ -168,6 +180,7 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
   /** One transaction of the items; when it could not commit, the error and the item that caused it (if one did). */
   const run = (items: Item[]): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: number } => {
     const results: Result[] = [];
+    const atEnd: (() => void)[] = [];
     let current: number | undefined;
     try {
       abandon();
@@ -175,19 +188,24 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
       for (const [i, item] of items.entries()) {
         current = i;
         savepoint!.run();
+        asked = [];
         try {
           const value = item.fn();
           if (value instanceof Promise) throw new TypeError('a group-commit function must not be async');
           release!.run();
           results.push({ ok: true, value });
+          atEnd.push(...asked);
         } catch (error) {
           if (!db.inTransaction) throw error;
           rollbackTo!.run();
           release!.run();
           results.push({ ok: false, error });
+        } finally {
+          asked = null;
         }
       }
       current = undefined;
+      for (const fn of atEnd) fn();
       commit!.run();
       return { committed: true, results };
     } catch (error) {
@@ -213,5 +231,11 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
       if (queue.length === 0) setImmediate(whenQuiet, 0);
       queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
     });
-  return Object.defineProperty(enqueue, 'full', { get: () => full }) as WatchedCommit;
+  const watched = Object.assign(enqueue, {
+    atEnd(fn: () => void) {
+      if (!asked) throw new Error('atEnd is called from inside a group-commit function');
+      asked.push(fn);
+    },
+  });
+  return Object.defineProperty(watched, 'full', { get: () => full }) as WatchedCommit;
 }
