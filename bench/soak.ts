@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { Agent, fetch, type RequestInit } from 'undici';
 import { join } from 'node:path';
-import { html2k, machineTicks, rssMb, spawnServe, speedLine, stealLine } from './common.js';
+import { cpuSeconds, html2k, machineTicks, rssMb, spawnServe, speedLine, stealLine } from './common.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 240);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -74,12 +74,16 @@ async function timed(url: string, init: RequestInit): Promise<boolean> {
 console.log(
   `bench/soak  (${RATE} messages/s through POST /v1/emails for ${SECONDS} s; svc serve --max-messages ${MAX_MESSAGES} --max-age ${MAX_AGE})`,
 );
-console.log('      s     sent  backlog   caught  /v1 kept   db MB  wal MB  rss MB  slowest ms');
+console.log('      s     sent  backlog   caught  /v1 kept   db MB  wal MB  rss MB  cpu %  slowest ms');
 const machineBefore = await machineTicks();
 const started = performance.now();
 const inflight = new Set<Promise<void>>();
 const samples: { s: number; db: number; rss: number }[] = [];
 let nextReport = REPORT_EVERY_MS;
+// The server's CPU (all its threads) over each report's interval: a backlog with the CPU below 100 % per core is the
+// machine's other load, not the server's work.
+let cpuBefore = await cpuSeconds(pid);
+let cpuAt = performance.now();
 let tick = 0;
 const perTick = (RATE * TICK_MS) / 1000;
 const probe = setInterval(() => void timed(`${origin}/sandbox/messages?limit=20`, { headers: { Authorization: `Bearer ${svc.ready.admin_token}` } }), 250);
@@ -101,11 +105,15 @@ while (performance.now() - started < SECONDS * 1000) {
     nextReport += REPORT_EVERY_MS;
     const s = elapsed / 1000;
     const sample = { s, db: mb(file), rss: await rssMb(pid) };
+    const cpuNow = await cpuSeconds(pid);
+    const cpu = ((cpuNow - cpuBefore) / ((performance.now() - cpuAt) / 1000)) * 100;
+    [cpuBefore, cpuAt] = [cpuNow, performance.now()];
     samples.push(sample);
     console.log(
       `  ${s.toFixed(0).padStart(5)}  ${String(sent).padStart(7)}  ${String(backlog()).padStart(7)}  ${String(count('sink_messages')).padStart(7)}` +
         `  ${String(count('messages')).padStart(8)}` +
-        `  ${sample.db.toFixed(1).padStart(6)}  ${mb(`${file}-wal`).toFixed(1).padStart(6)}  ${sample.rss.toFixed(0).padStart(6)}  ${slowest.toFixed(0).padStart(10)}`,
+        `  ${sample.db.toFixed(1).padStart(6)}  ${mb(`${file}-wal`).toFixed(1).padStart(6)}  ${sample.rss.toFixed(0).padStart(6)}  ${cpu.toFixed(0).padStart(5)}` +
+        `  ${slowest.toFixed(0).padStart(10)}`,
     );
     slowest = 0;
   }
