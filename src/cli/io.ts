@@ -146,13 +146,21 @@ export function processIO(): Promise<IO> {
 
 let interrupted: AbortSignal | undefined;
 
-/** An AbortSignal for the first SIGINT or SIGTERM; the handlers go with it, so a second Ctrl-C kills the process as usual. */
+/**
+ * An AbortSignal for the first SIGINT or SIGTERM; a second one kills the process as usual. The handler stays in place
+ * after the first signal: exit hooks of dependencies (signal-exit, under ora and the prompts) raise the signal again
+ * when they find themselves its only listener, which would turn a clean stop into exit 130 or 143.
+ */
 function onSignals(): AbortSignal {
   const controller = new AbortController();
   const stop = (signal: NodeJS.Signals) => {
+    if (!controller.signal.aborted) {
+      controller.abort(new Error(`interrupted (${signal})`));
+      return;
+    }
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    controller.abort(new Error(`interrupted (${signal})`));
+    process.kill(process.pid, signal);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
