@@ -85,8 +85,24 @@ const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
   admin: 'give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN (found by itself for a local `svc serve`)',
 };
 
+/** Codes whose contract fix says only to read the errors list: printed with the list itself, they need no hint. */
+const LISTED = new Set(['validation_failed', 'invalid_request']);
+
 export function hintFor(e: ApiErrorLike): string | undefined {
+  if (LISTED.has(e.problem.code) && e.problem.errors?.length) return undefined;
   return HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined);
+}
+
+/**
+ * A Problem's detail and field errors in one piece of a line, each field once. The service's detail is often a
+ * summary of the errors list already (its first few entries): the whole list then stands in its place. A detail
+ * about one field in words of its own (`domain_not_verified`) says all its one entry would.
+ */
+export function problemDetail(p: Pick<Problem, 'detail' | 'errors'>): string {
+  const fields = [...new Set((p.errors ?? []).map((f) => `${f.path}: ${f.message}`))];
+  if (!p.detail) return fields.join('; ');
+  if (fields.some((f) => p.detail!.includes(f))) return fields.join('; ');
+  return fields.length > 1 ? `${p.detail} (${fields.join('; ')})` : p.detail;
 }
 
 /** The exit code of a failure. */
@@ -115,10 +131,10 @@ export function describeError(err: unknown, command: string): { line: string; co
   const code = exitCodeOf(err);
   if (isApiError(err)) {
     const p = err.problem;
-    const fields = p.errors?.length ? ` (${p.errors.map((f) => `${f.path}: ${f.message}`).join('; ')})` : '';
     const ids = [p.code, p.request_id].filter(Boolean).join(', ');
     const hint = hintFor(err);
-    return { code, line: `${command}: ${p.title}${p.detail ? ` — ${p.detail}` : ''}${fields} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
+    const detail = problemDetail(p);
+    return { code, line: `${command}: ${p.title}${detail ? ` — ${detail}` : ''} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
   }
   const e = err as Error & { hint?: string };
   // Ctrl-C at a prompt (@inquirer's ExitPromptError): the person knows what happened.
