@@ -173,7 +173,8 @@ async function inquirerPrompts(input: NodeJS.ReadableStream, output: NodeJS.Writ
   const context = { input: input as NodeJS.ReadStream, output: output as NodeJS.WriteStream };
   return {
     input: (message, o = {}) => inquirer.input({ message, required: o.required }, context),
-    password: (message) => inquirer.password({ message, mask: true }, context),
+    // Nothing is echoed, not even one mask character per key (like sudo and gh): its length is a secret too.
+    password: (message) => inquirer.password({ message }, context),
     select: (message, choices) => inquirer.select({ message, choices }, context),
   };
 }

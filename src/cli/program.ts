@@ -1,7 +1,7 @@
 // The commander tree. Loading it loads only commander and the commands' wiring: each command's work, and what it
 // needs (the HTTP client, the contract's schemas, conf, the keychain), is imported when the command runs.
 import { Command, CommanderError } from 'commander';
-import { commandPath, examples, int, type Runner } from './command.js';
+import { examples, int, typedCommand, type Runner } from './command.js';
 import { signupCommand } from './commands/auth/signup.js';
 import { loginCommand } from './commands/auth/login.js';
 import { logoutCommand } from './commands/auth/logout.js';
@@ -84,7 +84,7 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
       const { createContext } = await import('./context.js');
       await work(createContext({ io: theIO, globals }), opts);
     } catch (err) {
-      code = reportError(theIO, err, { command: commandPath(cmd), json: globals.json });
+      code = reportError(theIO, err, { command: typedCommand(cmd), json: globals.json });
     }
   };
   const program = buildProgram({ runner: runner ?? real, io: theIO });
