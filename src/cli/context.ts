@@ -8,6 +8,7 @@ import { isLoopbackHost, parseBaseUrl } from '../client/base-url.js';
 import { sleep } from '../client/backoff.js';
 import { openConfig, profileName, resolveBaseUrl, type BaseUrlSource, type ConfigStore, type SavedKeyInfo, type SessionInfo } from './config.js';
 import { createCredentialStore, type CredentialStore } from './credentials.js';
+import { AuthError } from './errors.js';
 import type { IO } from './io.js';
 import { withFileLock } from './lock.js';
 import { defaultConfigDir, defaultDataDir } from './paths.js';
@@ -159,13 +160,27 @@ export function createContext(o: ContextOptions): Context {
     withLock: (fn) => ctx.withSessionLock(fn),
   };
 
-  /** cli.md: `--admin-token`, else SVC_ADMIN_TOKEN, else — for a loopback base URL — the local server's own file. */
-  async function adminToken(url: string): Promise<string | undefined> {
-    if (globals.adminToken) return globals.adminToken;
-    if (env.SVC_ADMIN_TOKEN) return env.SVC_ADMIN_TOKEN;
+  /**
+   * The admin token of the sandbox routes: `--admin-token`, else SVC_ADMIN_TOKEN, else — for a loopback base URL — the
+   * token of the local server registered at that address (any port, any data directory), else the `admin-token` file
+   * of the default data directory. Without one, says which to set rather than asking the server without a token.
+   */
+  async function adminToken(url: string): Promise<string> {
+    const given = globals.adminToken || env.SVC_ADMIN_TOKEN;
+    if (given) return given;
+    const set = 'set SVC_ADMIN_TOKEN (or pass --admin-token) to the admin_token of the ready line `svc serve` printed';
     const parsed = parseBaseUrl(url);
-    if (!parsed || !isLoopbackHost(parsed.hostname)) return undefined;
-    return (await readFile(join(defaultDataDir(env), 'admin-token'), 'utf8').catch(() => '')).trim() || undefined;
+    if (!parsed || !isLoopbackHost(parsed.hostname)) throw new AuthError(`no admin token for ${url}`, set);
+    const { findLocalServer } = await import('../lib/local-servers.js');
+    const registered = findLocalServer(url, env);
+    if (registered) return registered.admin_token;
+    const file = join(defaultDataDir(env), 'admin-token');
+    const token = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (token) return token;
+    throw new AuthError(
+      `no admin token for ${url}: no svc serve on this machine is registered at that address, and ${file} does not exist`,
+      `start one with \`svc serve\`, or ${set}`,
+    );
   }
 
   async function makeClient(): Promise<Client> {

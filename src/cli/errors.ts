@@ -58,7 +58,7 @@ const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined>
   missing_credentials: (_p, e) => CREDENTIAL_HINTS[e.auth],
   invalid_credentials: () => 'check the email and password; `svc login` asks for them again',
   invalid_api_key: () => 'the key is unknown, revoked or expired: create one with `svc keys create --name NAME --scope emails:send --save`',
-  invalid_token: () => 'sign in again with `svc login`',
+  invalid_token: (_p, e) => (e.auth === 'admin' ? ADMIN_TOKEN_HINT : 'sign in again with `svc login`'),
   invalid_refresh_token: () => 'sign in again with `svc login`',
   session_required: () => 'this needs a signed-in session, not an API key: `svc login`',
   api_key_required: () => 'this needs an API key: pass --api-key, set SVC_API_KEY, or save one with `svc keys create … --save`',
@@ -84,6 +84,11 @@ const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
   either: 'sign in with `svc login`, or give an API key (--api-key, SVC_API_KEY)',
   admin: 'give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN (found by itself for a local `svc serve`)',
 };
+
+/** A sandbox route refused the admin token sent: it belongs to another server (or to this one before a reset). */
+const ADMIN_TOKEN_HINT =
+  "that is not this server's admin token: give the admin_token of its ready line (--admin-token or SVC_ADMIN_TOKEN), " +
+  'or set neither: the token of a local `svc serve` is found by itself';
 
 /** Codes whose contract fix says only to read the errors list: printed with the list itself, they need no hint. */
 const LISTED = new Set(['validation_failed', 'invalid_request']);
