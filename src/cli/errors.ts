@@ -46,6 +46,8 @@ interface ApiErrorLike extends Error {
   retryAfter?: number;
   /** The contract's fix for the code, when it has one. */
   fix?: string;
+  /** The answer came from a local server. */
+  sandbox: boolean;
 }
 
 const isApiError = (e: unknown): e is ApiErrorLike => e instanceof Error && e.name === 'ApiError';
@@ -68,7 +70,14 @@ const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined>
   forbidden: () => 'your role in this workspace cannot do this; an owner or admin can',
   invite_required: (p) => `signup needs an invite code (--invite-code)${p.waitlist_url ? `; join the waitlist at ${p.waitlist_url}` : ''}`,
   unsupported_version: () => 'this svc speaks Service-Version 2026-08-01; update svc',
-  domain_not_verified: () => 'publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`',
+  domain_not_verified: (p, e) => {
+    if (!e.sandbox) return 'publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`';
+    // A local server names the domain's id in the detail when the domain exists (else it is to be added first).
+    const id = /\bdom_[A-Za-z0-9]+/.exec(p.detail ?? '')?.[0];
+    return id
+      ? `this is a local sandbox: publish its records in the sandbox zone with \`svc sandbox dns publish ${id}\`, then \`svc domains verify ${id}\``
+      : 'this is a local sandbox: add the domain (`svc domains add NAME`), then `svc domains verify dom_… --publish` publishes its records in the sandbox zone and verifies it';
+  },
   live_sending_locked: () => 'confirm your email address with `svc verify-email TOKEN` (or `svc verify-email --resend`), or use a test key',
   rate_limited: (_p, e) => (e.retryAfter !== undefined ? `try again in ${e.retryAfter} s` : 'try again shortly'),
   idempotency_conflict: () => 'this Idempotency-Key was used with a different message; use a new --idempotency-key',

@@ -2,7 +2,8 @@
 // the client finds a local server on any port and data directory, and follows it through a reset.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pty from '@lydell/node-pty';
@@ -66,7 +67,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe('a local server found by itself', () => {
+describe('a local server found by itself', { timeout: 60_000 }, () => {
   const m = machine();
   let s: Served;
 
@@ -167,6 +168,107 @@ describe("svc serve's summary on a terminal", { timeout: 60_000 }, () => {
     } finally {
       term.kill('SIGTERM');
       expect(await exited).toBe(0);
+    }
+  });
+});
+
+/** A proxy on loopback in front of `origin` that drops the header a local server sends: the service as seen from afar. */
+async function withoutSandboxHeader(origin: string): Promise<{ api: string; close(): Promise<void> }> {
+  const proxy = createHttpServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection')) as Record<string, string>;
+    const answer = await fetch(origin + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const out = Object.fromEntries([...answer.headers].filter(([k]) => !/^svc-sandbox|^content-(length|encoding)$|^transfer-encoding$/.test(k)));
+    res.writeHead(answer.status, out);
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    api: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((r) => {
+      proxy.closeAllConnections();
+      proxy.close(() => r());
+    }),
+  };
+}
+
+describe('a sandbox says so, and the client says how to publish there', { timeout: 60_000 }, () => {
+  const m = machine();
+  let s: Served;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    s = await serve(['--data-dir', join(m.home, 'data')], m.env());
+    env = { SVC_BASE_URL: s.ready.api, SVC_API_KEY: s.ready.seed!.api_key_test! };
+  }, 30_000);
+  afterAll(async () => {
+    if (s.proc.exitCode === null) await stop(s);
+  });
+
+  it('sends Svc-Sandbox: 1 on every answer, refusals and unknown paths too', async () => {
+    for (const path of ['/v1/openapi.json', '/v1/emails', '/nowhere', '/sandbox/clock']) {
+      expect((await fetch(s.origin + path)).headers.get('svc-sandbox'), path).toBe('1');
+    }
+  });
+
+  it('names svc sandbox dns publish after domains add, on a send from the unverified domain, and at verify', async () => {
+    const add = await svc(m, ['domains', 'add', 'shop.example.com'], env);
+    expect(add.exitCode, add.stderr).toBe(0);
+    const id = /\((dom_\w{24})\)/.exec(add.stderr)![1]!;
+    expect(add.stderr).toContain(`Then: svc sandbox dns publish ${id} && svc domains verify ${id}`);
+    expect(add.stderr).not.toContain('at your DNS host');
+
+    const send = await svc(m, ['emails', 'send', '--from', 'orders@shop.example.com', '--to', 'ada@example.org', '--text', 'hi'], env);
+    expect(send.exitCode).toBe(1);
+    expect(send.stderr).toMatch(new RegExp(`\\[domain_not_verified, req_\\w+\\]; hint: this is a local sandbox: publish its records in the sandbox zone with \`svc sandbox dns publish ${id}\``));
+
+    const verify = await svc(m, ['domains', 'verify', id], env);
+    expect(verify.exitCode).toBe(0);
+    expect(verify.stderr).toContain(`nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\``);
+
+    // --wait says so at its first check, instead of waiting out its ten minutes silently.
+    const waiting = execa(process.execPath, [BIN, 'domains', 'verify', id, '--wait'], { env: m.env(env), extendEnv: false, reject: false, cwd: ROOT });
+    let said = '';
+    await new Promise<void>((resolve) => {
+      waiting.stderr!.on('data', (d: Buffer) => {
+        said += d.toString();
+        if (said.includes('\n')) resolve();
+      });
+    });
+    waiting.kill('SIGINT');
+    await waiting;
+    expect(said).toMatch(new RegExp(`^note: this is a local sandbox: nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\`; still waiting`));
+
+    const publish = await svc(m, ['domains', 'verify', id, '--publish'], env);
+    expect(publish.exitCode, publish.stderr).toBe(0);
+    expect(publish.stderr).toMatch(/^Published \d+ records of shop\.example\.com in the sandbox zone\.\n/);
+    expect(publish.stderr).toContain('shop.example.com is verified.');
+    const sent = await svc(m, ['emails', 'send', '--from', 'orders@shop.example.com', '--to', 'ada@example.org', '--text', 'hi'], env);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+  });
+
+  it('gives no sandbox hint where the answers do not say so, even on a loopback address, and refuses --publish there', async () => {
+    const far = await withoutSandboxHeader(s.origin);
+    try {
+      const remote = { ...env, SVC_BASE_URL: far.api };
+      const add = await svc(m, ['domains', 'add', 'far.example.com'], remote);
+      expect(add.exitCode, add.stderr).toBe(0);
+      const id = /\((dom_\w{24})\)/.exec(add.stderr)![1]!;
+      expect(add.stderr).toContain('Publish these records at your DNS host:');
+      expect(add.stderr).toContain(`Then: svc domains verify ${id} --wait`);
+      expect(add.stderr).not.toContain('sandbox');
+
+      const publish = await svc(m, ['domains', 'verify', id, '--publish'], remote);
+      expect(publish.exitCode).toBe(2);
+      expect(publish.stderr).toBe(
+        `error: svc domains verify: --publish writes the records into the DNS zone of a local svc serve, and ${far.api} is not one; ` +
+          `hint: publish the records of \`svc domains dns ${id}\` at your DNS host, then \`svc domains verify ${id} --wait\``,
+      );
+      const send = await svc(m, ['emails', 'send', '--from', 'orders@far.example.com', '--to', 'ada@example.org', '--text', 'hi'], remote);
+      expect(send.stderr).toMatch(/hint: publish its records \(`svc domains dns ID`\), then `svc domains verify ID --wait`$/);
+    } finally {
+      await far.close();
     }
   });
 });
