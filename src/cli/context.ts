@@ -63,6 +63,8 @@ export interface Context {
   saveApiKey(info: SavedKeyInfo, key: string): Promise<void>;
   /** Forgets the profile's saved API key. */
   forgetApiKey(): Promise<void>;
+  /** The session this run forgot because the service refused to refresh it, if it did. */
+  endedSession(): SessionInfo | undefined;
 }
 
 export interface ContextOptions {
@@ -88,6 +90,7 @@ export function createContext(o: ContextOptions): Context {
   let credentials: CredentialStore | undefined;
   let baseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
   let client: Promise<Client> | undefined;
+  let ended: SessionInfo | undefined;
 
   const ctx: Context = {
     io,
@@ -150,13 +153,18 @@ export function createContext(o: ContextOptions): Context {
       await ctx.credentials().delete(secret(API_KEY));
       (await ctx.config()).updateProfile(profile, ({ api_key: _gone, ...rest }) => rest);
     },
+
+    endedSession: () => ended,
   };
 
   /** The session as the client sees it: read from the credential store on every call, rotated under a file lock. */
   const sessionStore: SessionStore = {
     load: async () => (await ctx.sessionTokens()) ?? null,
     save: (tokens) => ctx.credentials().set(secret(SESSION), JSON.stringify(tokens)),
-    clear: () => ctx.forgetSession(),
+    async clear() {
+      ended = await ctx.session();
+      await ctx.forgetSession();
+    },
     withLock: (fn) => ctx.withSessionLock(fn),
   };
 

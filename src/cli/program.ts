@@ -1,5 +1,5 @@
 // The commander tree. Loading it loads only commander and the commands' wiring: each command's work, and what it
-// needs (the HTTP client, the contract's schemas, conf, the keychain), is imported when the command runs.
+// needs (the HTTP client, the contract's schemas, the profile, the keychain), is imported when the command runs.
 import { Command, CommanderError } from 'commander';
 import { examples, int, typedCommand, type Runner } from './command.js';
 import { signupCommand } from './commands/auth/signup.js';
@@ -18,7 +18,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { completionCommand } from './commands/completion.js';
 import { inboxCommand } from './commands/inbox/index.js';
 import { serveCommand } from './commands/serve.js';
-import type { GlobalOptions } from './context.js';
+import type { Context, GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
 import { processIO, type IO } from './io.js';
 import { VERSION } from '../lib/version.js';
@@ -80,11 +80,15 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
   let code: number = EXIT.ok;
   const real: Runner = async (cmd, work, opts) => {
     const globals = cmd.optsWithGlobals<GlobalOptions>();
+    let ctx: Context | undefined;
     try {
       const { createContext } = await import('./context.js');
-      await work(createContext({ io: theIO, globals }), opts);
+      ctx = createContext({ io: theIO, globals });
+      await work(ctx, opts);
     } catch (err) {
-      code = reportError(theIO, err, { command: typedCommand(cmd), json: globals.json });
+      // A credential refused by a local server reset since it was saved: said as such (reset.ts).
+      const explained = ctx ? await (await import('./reset.js')).explainReset(ctx, err) : err;
+      code = reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
     }
   };
   const program = buildProgram({ runner: runner ?? real, io: theIO });

@@ -1,5 +1,5 @@
 import { ERROR_HELP, type ErrorHelp, type Problem } from '../contract/common.js';
-import { isSandbox } from '../contract/sandbox-headers.js';
+import { INSTANCE_HEADER, isSandbox } from '../contract/sandbox-headers.js';
 
 /** Response headers, looked up case-insensitively; repeated headers are joined with `, `. */
 export class ResponseHeaders {
@@ -14,6 +14,10 @@ export class ResponseHeaders {
   /** The answer came from a local server (`svc serve`), which says so: sandbox hints apply. */
   get sandbox(): boolean {
     return isSandbox(this);
+  }
+  /** The local server's instance (a new one after `svc serve --reset`); null from the service itself. */
+  get instance(): string | null {
+    return this.get(INSTANCE_HEADER);
   }
 }
 

@@ -272,3 +272,42 @@ describe('a sandbox says so, and the client says how to publish there', { timeou
     }
   });
 });
+
+describe('a profile saved against a local server that was reset since', { timeout: 90_000 }, () => {
+  it('says the server was reset and to log in again, for the saved session and for the saved key; a restart changes nothing', async () => {
+    const m = machine();
+    const port = String(await freePort());
+    const data = join(m.home, 'data');
+    let s = await serve(['--port', port, '--data-dir', data], m.env());
+    const env = { SVC_BASE_URL: s.ready.api };
+    const login = await svc(m, ['login', '--email', s.ready.seed!.email, '--password-stdin'], env, s.ready.seed!.password);
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect((await svc(m, ['keys', 'create', '--name', 'laptop', '--scope', 'emails:send', '--save'], env)).exitCode).toBe(0);
+    const send = ['emails', 'send', '--from', 'hello@example.test', '--to', 'ada@example.org', '--text', 'hi'];
+
+    // Restarted on the same data directory: the same server as far as credentials go.
+    await stop(s);
+    s = await serve(['--port', port, '--data-dir', data], m.env());
+    expect((await svc(m, ['whoami'], env)).exitCode).toBe(0);
+    expect((await svc(m, send, env)).exitCode).toBe(0);
+
+    await stop(s);
+    s = await serve(['--port', port, '--data-dir', data, '--reset', '--yes'], m.env());
+    try {
+      const who = await svc(m, ['whoami'], env);
+      expect(who.exitCode).toBe(4);
+      expect(who.stderr).toBe(`error: svc whoami: the local server at ${s.ready.api} was reset since you logged in; hint: run \`svc login\``);
+      const sent = await svc(m, send, env);
+      expect(sent.exitCode).toBe(4);
+      expect(sent.stderr).toBe(
+        `error: svc emails send: the local server at ${s.ready.api} was reset since this profile's key was saved; ` +
+          'hint: its keys are gone with it: run `svc login`, then `svc keys create --name NAME --scope emails:send --save`',
+      );
+      const again = await svc(m, ['login', '--email', s.ready.seed!.email, '--password-stdin'], env, s.ready.seed!.password);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect((await svc(m, ['whoami'], env)).exitCode).toBe(0);
+    } finally {
+      await stop(s);
+    }
+  });
+});
