@@ -97,6 +97,6 @@ describe('svc events list', () => {
   it('says which cursor is unknown (exit 1)', async () => {
     const c = await withKey();
     expect(await c.run(eventsListRun, { after: 'evt_000000000000000000000000' }, 'svc events list')).toBe(1);
-    expect(c.stderr()).toMatch(/after: no item of this list has this id/);
+    expect(c.stderr()).toMatch(/^error: svc events list: Invalid request — No item of this list has the id given in `after`; list again without it\. \[invalid_request, req_\w+\]$/m);
   });
 });

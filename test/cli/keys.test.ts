@@ -56,7 +56,7 @@ describe('svc keys', () => {
     const bad = await cli(s, { configDir });
     expect(await bad.run(keysCreateRun, { name: 'bad', scopes: ['emails:sned'] }, 'svc keys create')).toBe(1);
     expect(bad.stdout()).toBe('');
-    expect(bad.stderr()).toMatch(/^error: svc keys create: .*\(scopes\.0: [^)]+\) \[(invalid_request|validation_failed), req_\w+\]/);
+    expect(bad.stderr()).toMatch(/^error: svc keys create: Validation failed — scopes\.0: must be one of emails:send, [^[]+ \[validation_failed, req_\w+\]$/m);
   });
 
   it('lists keys as a table on a terminal, one tab-separated line per key when piped, and the API body with --json', async () => {

@@ -224,6 +224,6 @@ describe('svc sandbox', () => {
   it('without the admin token, says where one comes from (exit 4)', async () => {
     const c = await cli(s, { configDir, env: { SVC_DATA_DIR: dirs.make() } });
     expect(await c.run(sandboxInvitesCreateRun, {}, 'svc sandbox invites create')).toBe(4);
-    expect(c.stderr()).toMatch(/hint: give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN/);
+    expect(c.stderr()).toMatch(/hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\) to the admin_token of the ready line/);
   });
 });
