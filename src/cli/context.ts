@@ -21,6 +21,8 @@ export interface GlobalOptions {
   apiKey?: string;
   adminToken?: string;
   json?: boolean;
+  /** Tables on a terminal show whole values, however wide. */
+  wide?: boolean;
   retries?: number;
 }
 
@@ -79,7 +81,9 @@ const SESSION = 'session';
 const API_KEY = 'api_key';
 
 export function createContext(o: ContextOptions): Context {
-  const { io, globals } = o;
+  const { globals } = o;
+  // --wide: tables are as wide as their values, whatever the terminal's width.
+  const io: IO = globals.wide ? { ...o.io, columns: undefined } : o.io;
   const env = io.env;
   const profile = profileName(globals.profile, env);
   const configDir = defaultConfigDir(env);

@@ -32,6 +32,8 @@ export interface IO {
   env: Env;
   /** stdout is a terminal: tables and colour; otherwise tab-separated columns for scripts. */
   stdoutIsTTY: boolean;
+  /** How wide the terminal of stdout is, which tables fit; undefined when nothing limits them (piped, `--wide`). */
+  columns?: number;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
   /** Colour for each stream: on a terminal only, and never with NO_COLOR. */
@@ -76,6 +78,8 @@ export interface IOParts {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** The width of the terminal of stdout (when it is one). */
+  columns?: number;
   /** Replaces the interactive prompts (tests); the real ones are @inquirer/prompts on stdin and stderr. */
   prompts?: Prompts;
   /** What `interrupt()` returns; a signal that never aborts when not given. */
@@ -101,6 +105,7 @@ export async function createIO(p: IOParts): Promise<IO> {
     stdoutIsTTY: p.stdoutIsTTY,
     stderrIsTTY: p.stderrIsTTY,
     stdinIsTTY: p.stdinIsTTY,
+    columns: p.stdoutIsTTY ? p.columns : undefined,
     out,
     err,
     print: (line) => void p.stdout.write(line + '\n'),
@@ -140,6 +145,8 @@ export function processIO(): Promise<IO> {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    // A terminal that does not say how wide it is (some CI consoles) is taken as unlimited rather than guessed.
+    columns: process.stdout.isTTY ? process.stdout.columns || undefined : undefined,
     interrupt: () => (interrupted ??= onSignals()),
   });
 }

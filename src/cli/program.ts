@@ -40,6 +40,7 @@ export function buildProgram(o: ProgramOptions): Command {
     .option('--api-key <key>', "the API key for this run (default: SVC_API_KEY, else the profile's saved key)")
     .option('--admin-token <token>', 'the admin token of a local server, for sandbox and inbox commands (default: SVC_ADMIN_TOKEN)')
     .option('--json', "print the API's JSON body (errors as {\"error\": Problem})")
+    .option('--wide', "on a terminal, print tables with whole values instead of fitting them to the terminal's width")
     .option('--retries <n>', 'retries after a 429, a 5xx or a connection error', int('--retries', 0, 10), 3)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

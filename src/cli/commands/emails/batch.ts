@@ -49,7 +49,7 @@ export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promi
     await printTable(ctx.io, items.map((item, index) => ({ index, ...item })), [
       { header: '#', value: (i) => i.index },
       { header: 'STATUS', value: (i) => i.status },
-      { header: 'ID', value: (i) => i.id },
+      { header: 'ID', value: (i) => i.id, id: true },
       { header: 'RESULT', value: (i) => i.message_status ?? problemLine(i.error) },
     ]);
   }
