@@ -1,7 +1,7 @@
 // The commander tree. Loading it loads only commander and the commands' wiring: each command's work, and what it
-// needs (the HTTP client, the contract's schemas, conf, the keychain), is imported when the command runs.
+// needs (the HTTP client, the contract's schemas, the profile, the keychain), is imported when the command runs.
 import { Command, CommanderError } from 'commander';
-import { commandPath, examples, int, type Runner } from './command.js';
+import { examples, int, typedCommand, type Runner } from './command.js';
 import { signupCommand } from './commands/auth/signup.js';
 import { loginCommand } from './commands/auth/login.js';
 import { logoutCommand } from './commands/auth/logout.js';
@@ -18,7 +18,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { completionCommand } from './commands/completion.js';
 import { inboxCommand } from './commands/inbox/index.js';
 import { serveCommand } from './commands/serve.js';
-import type { GlobalOptions } from './context.js';
+import type { Context, GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
 import { processIO, type IO } from './io.js';
 import { VERSION } from '../lib/version.js';
@@ -40,6 +40,7 @@ export function buildProgram(o: ProgramOptions): Command {
     .option('--api-key <key>', "the API key for this run (default: SVC_API_KEY, else the profile's saved key)")
     .option('--admin-token <token>', 'the admin token of a local server, for sandbox and inbox commands (default: SVC_ADMIN_TOKEN)')
     .option('--json', "print the API's JSON body (errors as {\"error\": Problem})")
+    .option('--wide', "on a terminal, print tables with whole values instead of fitting them to the terminal's width")
     .option('--retries <n>', 'retries after a 429, a 5xx or a connection error', int('--retries', 0, 10), 3)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -80,11 +81,15 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
   let code: number = EXIT.ok;
   const real: Runner = async (cmd, work, opts) => {
     const globals = cmd.optsWithGlobals<GlobalOptions>();
+    let ctx: Context | undefined;
     try {
       const { createContext } = await import('./context.js');
-      await work(createContext({ io: theIO, globals }), opts);
+      ctx = createContext({ io: theIO, globals });
+      await work(ctx, opts);
     } catch (err) {
-      code = reportError(theIO, err, { command: commandPath(cmd), json: globals.json });
+      // A credential refused by a local server reset since it was saved: said as such (reset.ts).
+      const explained = ctx ? await (await import('./reset.js')).explainReset(ctx, err) : err;
+      code = reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
     }
   };
   const program = buildProgram({ runner: runner ?? real, io: theIO });

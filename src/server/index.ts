@@ -26,6 +26,7 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
 import { inboxStream } from './sandbox/stream.js';
+import { instanceId } from './sandbox/instance.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
@@ -290,6 +291,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     stopping: () => stopping,
     storage,
     trustProxy: Boolean(opts.trustProxy),
+    instance: instanceId(secrets),
     origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
     isAdmin: (bearer, req) => admin.admits(bearer, req),

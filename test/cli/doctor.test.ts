@@ -20,7 +20,7 @@ describe('svc doctor', () => {
     dirs.cleanup();
   });
 
-  it('passes every check when the service answers, the session and the saved key work and the clocks agree', async () => {
+  it('passes when the service answers, the session and the saved key work and the clocks agree; a key short of a scope is a warning', async () => {
     const configDir = dirs.make();
     const login = await cli(s, { configDir, stdin: s.seed!.password });
     expect(await login.run(loginRun, { email: s.seed!.email, passwordStdin: true })).toBe(0);
@@ -36,8 +36,8 @@ describe('svc doctor', () => {
     expect(checks['clock skew']![0]).toBe('ok');
     expect(checks['credential store']).toEqual(['ok', expect.stringMatching(/^file .*secrets\/credentials\.json \(chosen with SVC_CREDENTIAL_STORE=file\)$/)]);
     expect(checks.session).toEqual(['ok', `signed in as ${s.seed!.email}, workspace Sandbox (owner)`]);
-    // The key lacks domains:read: the service still knows it, so it is valid.
-    expect(checks['api key']).toEqual(['ok', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid \(/)]);
+    // The key lacks domains:read: the service still knows it, so it is valid, but only in part: a warning, not a pass.
+    expect(checks['api key']).toEqual(['warn', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid, but was refused reading domains: /)]);
   });
 
   it('fails, exit 1, without any credential; and says how far this machine\'s clock is off', async () => {
@@ -80,7 +80,7 @@ describe('svc completion', () => {
     expect(complete(bash, 'svc keys ""')).toEqual(expect.arrayContaining(['create', 'list', 'revoke']));
     expect(complete(bash, 'svc --profile staging keys cr')).toEqual(['create']);
     expect(complete(bash, 'svc emails send --html')).toEqual(['--html', '--html-file']);
-    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait']);
+    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait', '--wide']);
   });
 
   it('names every command in the zsh and fish scripts', async () => {

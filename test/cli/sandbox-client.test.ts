@@ -54,6 +54,7 @@ describe('the admin token of a local server', () => {
   it('without one, the refusal says where a token comes from (exit 4)', async () => {
     const r = await clock({ configDir: dirs.make(), env: { SVC_DATA_DIR: join(dirs.make(), 'none') } });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: svc sandbox clock: .*; hint: give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN/);
+    // Every place it looked, and what to set.
+    expect(r.stderr).toMatch(/^error: svc sandbox clock: no admin token for http:\/\/127\.0\.0\.1:\d+\/v1: no svc serve on this machine is registered at that address, and .*admin-token does not exist; hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\)/);
   });
 });

@@ -113,7 +113,7 @@ describe('svc serve, the first minute', () => {
     expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
     expect(run.screen).toContain('SIGINT: draining and closing…');
     expect(run.raw).not.toMatch(/\x1b\[1m/);
-    const tryLine = lines.find((l) => l.startsWith('Try: '))!.slice(5);
+    const tryLine = lines.find((l) => l.startsWith('Try: '))!.slice(4).trim();
     expect(tryLine).toBe(
       `SVC_BASE_URL=${ready.api} SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@example.test --to you@example.org --subject Hello --text 'Your code is 482913'`,
     );

@@ -6,7 +6,8 @@ import { printJson } from '../output.js';
 
 export interface Check {
   name: string;
-  status: 'ok' | 'fail' | 'skip';
+  /** `warn`: it works in part (a key the service knows that may not do everything); only `fail` fails the run. */
+  status: 'ok' | 'warn' | 'fail' | 'skip';
   detail: string;
 }
 
@@ -58,7 +59,9 @@ export async function doctorRun(ctx: Context): Promise<void> {
   } else if (session) {
     try {
       const me = await (await ctx.client()).call('getMe');
-      add('session', 'ok', `signed in as ${me.body.user.email}${me.body.workspace ? `, workspace ${me.body.workspace.name} (${me.body.workspace.role})` : ', no workspace chosen'}`);
+      const w = me.body.workspace;
+      if (w) add('session', 'ok', `signed in as ${me.body.user.email}, workspace ${w.name} (${w.role})`);
+      else add('session', 'warn', `signed in as ${me.body.user.email}, but no workspace is chosen: \`svc login --workspace ID_OR_SLUG\``);
     } catch (err) {
       add('session', 'fail', `${(err as Error).message}; sign in again with \`svc login\``);
     }
@@ -74,7 +77,7 @@ export async function doctorRun(ctx: Context): Promise<void> {
     } catch (err) {
       const e = err as { name?: string; status?: number; message: string };
       // 403: the service knows the key (a scope or an address rule refused this one call).
-      if (e.name === 'ApiError' && e.status === 403) add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid (${e.message})`);
+      if (e.name === 'ApiError' && e.status === 403) add('api key', 'warn', `${key.slice(0, 13)}… (${from}) is valid, but was refused reading domains: ${e.message}`);
       else add('api key', 'fail', `${key.slice(0, 13)}… (${from}): ${e.message}`);
     }
   } else if (!key) {
@@ -94,6 +97,6 @@ function printChecks(ctx: Context, checks: Check[]): void {
     return;
   }
   const width = Math.max(...checks.map((c) => c.name.length));
-  const mark = { ok: io.out.green('✓'), fail: io.out.red('✗'), skip: io.out.dim('-') };
+  const mark = { ok: io.out.green('✓'), warn: io.out.yellow('!'), fail: io.out.red('✗'), skip: io.out.dim('-') };
   for (const c of checks) io.print(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skip' ? io.out.dim(c.detail) : c.detail}`);
 }

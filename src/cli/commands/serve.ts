@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_MAX_MESSAGES, type ReadyLine } from '../../contract/sandbox.js';
+import type { ReadyLine } from '../../contract/sandbox.js';
 import type { Logger } from '../../lib/log.js';
 import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
@@ -76,7 +76,7 @@ export interface ServeFlags {
   /** The largest the database may grow, in bytes (`--max-db-size`). */
   maxDbSize?: number;
   /** Caught messages kept (`off`: all). Commander turns a parser's null into '', hence the word. */
-  maxMessages: number | 'off';
+  maxMessages?: number | 'off';
   /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
   maxAge?: number | 'off';
   /** Empty the data directory first (after a confirmation, or `yes`). */
@@ -114,19 +114,38 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
     }
     throw err;
   }
+  // Registered before the ready line is out, so whoever reads it can run `svc inbox` at once; gone when it stops.
+  const unregister = await register(io, server.ready, dataDir);
   // Handled before the ready line is out: whoever reads it may signal at once.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       io.info(`${signal}: draining and closing…`);
-      server.close().then(resolve, resolve);
+      server.close().finally(() => unregister?.()).then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   io.print(JSON.stringify(server.ready));
   held.release();
-  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir);
+  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir, unregister !== undefined);
   await stopped;
+}
+
+/**
+ * Registers the server for the local client (lib/local-servers.ts): its API address → data directory and admin token.
+ * A server that cannot register still serves (undefined); the client then needs the token given (SVC_ADMIN_TOKEN).
+ */
+async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): Promise<(() => void) | undefined> {
+  const { registerLocalServer } = await import('../../lib/local-servers.js');
+  try {
+    const unregister = registerLocalServer({ api: ready.api, data_dir: dataDir ?? null, admin_token: ready.admin_token }, io.env);
+    // Also when the process ends some other way than by a signal (an uncaught error).
+    process.once('exit', unregister);
+    return unregister;
+  } catch (err) {
+    io.info(`warning: could not register this server for svc inbox and svc sandbox (${(err as Error).message}); give them SVC_ADMIN_TOKEN`);
+    return undefined;
+  }
 }
 
 /**
@@ -186,7 +205,7 @@ function holdUntilReady(log: Logger): { log: Logger; release(): void } {
 }
 
 /** On a terminal, the ready line for a person (stderr: stdout keeps only the line itself). */
-function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): void {
+function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined, registered: boolean): void {
   const { bold, dim } = io.err;
   const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
   const lines = [
@@ -203,7 +222,7 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): vo
     lines.push(row('Login', `${seed.email}  password ${seed.password}`));
     lines.push(row('Test key', seed.api_key_test ?? 'revoked (svc keys create makes another)'));
   }
-  lines.push('', `Try: ${tryNext(io, ready, dataDir)}`, dim('Ctrl-C stops it.'), '');
+  lines.push('', ...tryNext(ready, registered), dim('Ctrl-C stops it.'), '');
   for (const line of lines) io.info(line);
 }
 
@@ -224,17 +243,24 @@ function durationWords(seconds: number): string {
   return `${n.toLocaleString('en-US')} ${name}${n === 1 ? '' : 's'}`;
 }
 
-/** One command to run next, with the environment it needs when this server is not where svc looks by default. */
-function tryNext(io: IO, ready: ReadyLine, dataDir: string | undefined): string {
-  const base = ready.api === DEFAULT_BASE_URL ? '' : `SVC_BASE_URL=${ready.api} `;
+/**
+ * What to run next, exactly as it works from another terminal: with SVC_BASE_URL when this server is not where svc
+ * looks by default (a server bound to every address is reached on loopback), and the admin token only when this
+ * server could not register itself, since the client finds it in the registry otherwise.
+ */
+function tryNext(ready: ReadyLine, registered: boolean): string[] {
+  const api = ready.api.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
+  const base = api === DEFAULT_BASE_URL ? '' : `SVC_BASE_URL=${api} `;
+  const inbox = `${base}${registered ? '' : `SVC_ADMIN_TOKEN=${ready.admin_token} `}svc inbox`;
   const seed = ready.seed;
   if (seed?.api_key_test) {
-    return `${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`;
+    return [
+      `Try:  ${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`,
+      `Then: ${inbox}`,
+    ];
   }
-  if (seed) return `${base}svc login --email ${seed.email}`;
-  // The client finds the admin token itself only in the default data directory.
-  const admin = dataDir === defaultDataDir(io.env) ? '' : `SVC_ADMIN_TOKEN=${ready.admin_token} `;
-  return `${base}${admin}svc inbox --follow`;
+  if (seed) return [`Try:  ${base}svc login --email ${seed.email}`];
+  return [`Try:  ${inbox} --follow`];
 }
 
 export function serveCommand(): Command {
@@ -282,7 +308,8 @@ export function serveCommand(): Command {
       'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',
       sizeArg('--max-db-size', 1_000_000, Number.MAX_SAFE_INTEGER, 'at least 1MB'),
     )
-    .option('--max-messages <n|off>', 'caught messages kept; the oldest go first', parseMaxMessages, DEFAULT_MAX_MESSAGES)
+    // No commander default: the server's (10,000) applies, and the contract's zod stays out of `svc --version`.
+    .option('--max-messages <n|off>', 'caught messages kept; the oldest go first (default: 10000)', parseMaxMessages)
     .option('--max-age <duration|off>', 'remove caught mail, /v1 messages and events older than this: 7d, 12h, 30m, seconds (default: off)', parseMaxAge)
     .option('--json', 'log as JSON lines on stdout')
     .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
 import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
+import { INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { Empty } from '../../contract/common.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
@@ -64,6 +65,8 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** What is full when a write finds no room ("the disk holding the data directory … is full"). */
   storage?: string;
+  /** The data directory's instance id (sandbox/instance.ts), sent on every answer beside `Svc-Sandbox: 1`. */
+  instance?: string;
 }
 
 type Route = { method: string; pattern: RegExp };
@@ -171,6 +174,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     c.res.headers.set(VERSION_HEADER, SERVICE_VERSION);
     c.res.headers.set('X-Request-Id', requestId);
+    // This app is only ever a local server: clients give sandbox hints by this, never by guessing from the host.
+    c.res.headers.set(SANDBOX_HEADER, '1');
+    if (deps.instance) c.res.headers.set(INSTANCE_HEADER, deps.instance);
     // Answered before its body was read (refused before authentication, too large, stalled): the rest of the body
     // is not waited for, and the connection is not reused. Nor is any while the server shuts down: a client that
     // asks again at once (a long poll) would otherwise keep the server up on its open connection.

@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Hono } from 'hono';
 import { SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
+import { SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import { ServiceError } from '../core/errors.js';
@@ -52,6 +53,7 @@ function rawProblem(detail: string, origin: string): string {
     `Content-Length: ${Buffer.byteLength(body)}`,
     `${VERSION_HEADER}: ${SERVICE_VERSION}`,
     `X-Request-Id: ${requestId}`,
+    `${SANDBOX_HEADER}: 1`,
     'Connection: close',
     '',
     body,
@@ -72,6 +74,7 @@ export function createServer(
       return problemResponse(new ServiceError('invalid_request', detail), requestId, opts.origin(), {
         [VERSION_HEADER]: SERVICE_VERSION,
         'X-Request-Id': requestId,
+        [SANDBOX_HEADER]: '1',
         Connection: 'close',
       });
     },
