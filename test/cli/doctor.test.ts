@@ -30,7 +30,9 @@ describe('svc doctor', () => {
     const c = await cli(s, { configDir });
     expect(await c.run(doctorRun, {})).toBe(0);
     const checks = Object.fromEntries(c.stdout().trimEnd().split('\n').map((l) => l.split('\t')).map(([name, status, detail]) => [name, [status, detail]]));
-    expect(Object.keys(checks)).toEqual(['base url', 'service version', 'clock skew', 'credential store', 'session', 'api key']);
+    expect(Object.keys(checks)).toEqual(['base url', 'server health', 'service version', 'clock skew', 'credential store', 'session', 'api key']);
+    // A local server: its /readyz is asked too.
+    expect(checks['server health']).toEqual(['ok', `ready (${s.origin}/readyz)`]);
     expect(checks['base url']).toEqual(['ok', expect.stringMatching(new RegExp(`^${s.api} answered in \\d+ ms \\(from SVC_BASE_URL\\)$`))]);
     expect(checks['service version']).toEqual(['ok', '2026-08-01']);
     expect(checks['clock skew']![0]).toBe('ok');

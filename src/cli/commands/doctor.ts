@@ -3,6 +3,7 @@ import { examples, type Runner } from '../command.js';
 import type { Context } from '../context.js';
 import { CommandError } from '../errors.js';
 import { printJson } from '../output.js';
+import { isSandbox } from '../../contract/sandbox-headers.js';
 
 export interface Check {
   name: string;
@@ -21,6 +22,19 @@ export function doctorCommand(runner: Runner): Command {
   return examples(cmd, 'svc doctor', 'svc doctor --profile staging', 'svc doctor --json | jq \'.checks[] | select(.status == "fail")\'');
 }
 
+/** A local server's /readyz: ok, or what it says is wrong (a full disk, still starting, shutting down). */
+async function readiness(baseUrl: string): Promise<[Check['status'], string]> {
+  const url = new URL('/readyz', baseUrl).href;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    const body = (await res.json().catch(() => ({}))) as { detail?: string };
+    if (res.ok) return ['ok', `ready (${url})`];
+    return ['fail', `${body.detail ?? `${url} answered ${res.status}`}`];
+  } catch (err) {
+    return ['fail', `${url}: ${(err as Error).message}`];
+  }
+}
+
 export async function doctorRun(ctx: Context): Promise<void> {
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
@@ -35,6 +49,8 @@ export async function doctorRun(ctx: Context): Promise<void> {
     const received = ctx.clock.now();
     reachable = true;
     add('base url', 'ok', `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`);
+    // A local server (it says so in every answer) tells its health itself: /readyz names what is wrong.
+    if (isSandbox(r.headers)) add('server health', ...(await readiness(url)));
     const version = r.headers.get('service-version');
     add('service version', version === SERVICE_VERSION ? 'ok' : 'fail', version === SERVICE_VERSION ? version : `answered ${version ?? 'no Service-Version header'}; this svc speaks ${SERVICE_VERSION}`);
     const date = Date.parse(r.headers.get('date') ?? '');
