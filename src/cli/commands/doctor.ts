@@ -3,7 +3,6 @@ import { examples, type Runner } from '../command.js';
 import type { Context } from '../context.js';
 import { CommandError } from '../errors.js';
 import { printJson } from '../output.js';
-import { isSandbox } from '../../contract/sandbox-headers.js';
 
 export interface Check {
   name: string;
@@ -50,6 +49,7 @@ export async function doctorRun(ctx: Context): Promise<void> {
     reachable = true;
     add('base url', 'ok', `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`);
     // A local server (it says so in every answer) tells its health itself: /readyz names what is wrong.
+    const { isSandbox } = await import('../../contract/sandbox-headers.js');
     if (isSandbox(r.headers)) add('server health', ...(await readiness(url)));
     const version = r.headers.get('service-version');
     add('service version', version === SERVICE_VERSION ? 'ok' : 'fail', version === SERVICE_VERSION ? version : `answered ${version ?? 'no Service-Version header'}; this svc speaks ${SERVICE_VERSION}`);
