@@ -46,10 +46,13 @@ describe('compose thread', () => {
   it('a thread that dies under a message fails that one with ComposeThreadDied, logs it, and the messages waiting behind it are built on a new thread', async () => {
     const logged: string[] = [];
     const log: Logger = { info: () => {}, warn: (m) => void logged.push(m), error: (m) => void logged.push(m) };
-    // A heap far too small for a 24 MB header field (but enough to start): the thread runs out of memory on it. (An
-    // attachment's bytes would not do: they are written outside the heap.)
+    // A heap far too small for 24 MB of header fields (but enough to start): the thread runs out of memory on them. (An
+    // attachment's bytes would not do: they are written outside the heap.) The fields come in 96 pieces so the heap
+    // reaches its limit a piece at a time and Node ends the thread; one 24 MB allocation past the limit would be more
+    // than the room Node gives a thread there, and V8 would end the whole process.
     const c = composer({ log, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } });
-    const big = c.compose(request({ text: 'big', headers: { 'X-Filler': 'v'.repeat(24 * 1024 * 1024) } }));
+    const fillers = Object.fromEntries(Array.from({ length: 96 }, (_, i) => [`X-Filler-${i}`, 'v'.repeat(256 * 1024)]));
+    const big = c.compose(request({ text: 'big', headers: fillers }));
     const small = c.compose(request({ text: 'small, queued behind the big one' }));
     // Its attachment's memory went to the thread with it: it goes back to the queue too (its delivery reads it again).
     const handedOver = c.compose({ ...request({ text: 'x', attachments: [{ filename: 'a.bin' }] }), pieces: [[Buffer.alloc(64 * 1024, 1)]] });
