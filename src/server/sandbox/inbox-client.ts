@@ -886,7 +886,10 @@ export function inboxClient(): void {
 
   function renderWebhooks() {
     const { endpoints, workspaces } = state.endpoints!;
-    const focused = (document.activeElement as HTMLElement | null)?.closest?.('#webhooks [data-enable]')?.getAttribute('data-enable');
+    // The panel is drawn anew on every change: the focus stays on the Enable button or the endpoint that had it.
+    const active = document.activeElement as HTMLElement | null;
+    const focused = active?.closest?.('#webhooks [data-enable]')?.getAttribute('data-enable');
+    const focusedEndpoint = active?.matches?.('#webhooks li.endpoint') ? active.getAttribute('data-endpoint-id') : null;
     const names = new Map(workspaces.map((w) => [w.id, w.name]));
     const byWorkspace = new Map<string, Endpoint[]>();
     for (const e of endpoints) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
@@ -906,6 +909,7 @@ export function inboxClient(): void {
           ]),
     );
     if (focused) document.querySelector<HTMLElement>(`#webhooks [data-enable="${CSS.escape(focused)}"]`)?.focus();
+    else if (focusedEndpoint) document.querySelector<HTMLElement>(`#webhooks li.endpoint[data-endpoint-id="${CSS.escape(focusedEndpoint)}"]`)?.focus();
   }
 
   // ---- live -------------------------------------------------------------------------------------------------
