@@ -80,7 +80,7 @@ describe('svc completion', () => {
     expect(complete(bash, 'svc keys ""')).toEqual(expect.arrayContaining(['create', 'list', 'revoke']));
     expect(complete(bash, 'svc --profile staging keys cr')).toEqual(['create']);
     expect(complete(bash, 'svc emails send --html')).toEqual(['--html', '--html-file']);
-    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait']);
+    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait', '--wide']);
   });
 
   it('names every command in the zsh and fish scripts', async () => {
