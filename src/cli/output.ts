@@ -39,8 +39,9 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
   let cells = rows.map((row) => columns.map((c) => field(c.value(row))));
   const gaps = 2 * (columns.length - 1);
   const widthsOf = () => columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
-  let widths = widthsOf();
-  if (io.columns !== undefined && sum(widths) + gaps > io.columns) {
+  // Whole values size the columns themselves; only a table that has to give way is given widths.
+  let widths: number[] | undefined;
+  if (io.columns !== undefined && sum(widthsOf()) + gaps > io.columns) {
     cells = cells.map((r) => r.map((v, i) => (columns[i]!.time ? shortTime(v) : v)));
     widths = fitWidths(widthsOf(), columns.map((c) => Boolean(c.id)), io.columns - gaps);
   }
@@ -50,13 +51,13 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
     head: columns.map((c) => io.out.bold(c.header)),
     style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 0 },
     chars: none,
-    colWidths: widths,
+    ...(widths ? { colWidths: widths } : {}),
     truncate: '…',
   });
   for (const row of cells) table.push(row);
   // cli-table3 pads the last column too: a line ends where its text does.
   io.print(table.toString().split('\n').map((l) => l.trimEnd()).join('\n'));
-  if (cells.some((r) => r.some((v, i) => displayWidth(v) > widths[i]!))) {
+  if (widths && cells.some((r) => r.some((v, i) => displayWidth(v) > widths[i]!))) {
     io.info(io.err.dim('… marks values cut to fit the terminal; --wide or --json shows them whole.'));
   }
 }
@@ -77,7 +78,7 @@ const MIN_WIDTH = 5;
  * cells then ending in `…`), and ids keep their width while the others can still give way. Where even the narrowest
  * layout does not fit, every column is cut alike down to one character.
  */
-export function fitWidths(natural: readonly number[], ids: readonly boolean[], budget: number): number[] {
+function fitWidths(natural: readonly number[], ids: readonly boolean[], budget: number): number[] {
   if (sum(natural) <= budget) return [...natural];
   const floor = natural.map((w) => Math.min(w, MIN_WIDTH));
   const others = natural.map((_, i) => !ids[i]);

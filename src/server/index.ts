@@ -315,7 +315,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         storage,
         origin: () => config.publicOrigin,
       });
-      pages(a, { auth: admin, sink: core.sink, stream, webhooks: true });
+      pages(a, {
+        auth: admin, sink: core.sink, stream, webhooks: true,
+        firstSend: () => ({
+          seed: reported?.api_key_test && core.keys.active(reported.api_key_test) ? { key: reported.api_key_test, domain: reported.domain } : null,
+          smtp,
+        }),
+      });
       trackingRoutes(a, core, Boolean(opts.trustProxy));
       docsRoutes(a);
     },

@@ -255,12 +255,12 @@ function tryNext(ready: ReadyLine, registered: boolean): string[] {
   const seed = ready.seed;
   if (seed?.api_key_test) {
     return [
-      `Try:  ${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`,
+      `Try: ${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`,
       `Then: ${inbox}`,
     ];
   }
-  if (seed) return [`Try:  ${base}svc login --email ${seed.email}`];
-  return [`Try:  ${inbox} --follow`];
+  if (seed) return [`Try: ${base}svc login --email ${seed.email}`];
+  return [`Try: ${inbox} --follow`];
 }
 
 export function serveCommand(): Command {
