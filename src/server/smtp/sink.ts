@@ -138,6 +138,30 @@ export function caughtReader(deps: Pick<SinkDeps, 'store' | 'resolver'>): Caught
   return { body: (row) => bodyOf(deps.store, row), dkim: (row) => dkimResult(deps, row) };
 }
 
+/**
+ * The bytes of a message as they arrive. A client that declared their size (SIZE, RFC 1870; the service's own sender
+ * does) has them copied into one Buffer of that size as they come: gathering the pieces and joining them at the end
+ * held the message twice. Memory is reserved, not written, until bytes arrive.
+ */
+function collector(declared: number) {
+  let whole = declared > 0 && declared <= MAX_MESSAGE_BYTES ? Buffer.allocUnsafeSlow(declared) : null;
+  let filled = 0;
+  const pieces: Buffer[] = [];
+  return {
+    add(chunk: Buffer) {
+      if (whole && filled + chunk.length <= whole.length) {
+        filled += chunk.copy(whole, filled);
+        return;
+      }
+      // More than declared: what came so far, then the pieces, joined at the end.
+      if (whole) pieces.push(whole.subarray(0, filled));
+      whole = null;
+      pieces.push(chunk);
+    },
+    bytes: () => (whole ? whole.subarray(0, filled) : Buffer.concat(pieces)),
+  };
+}
+
 export interface Sink {
   listen(port: number, host: string): Promise<number>;
   close(): Promise<void>;
@@ -159,18 +183,19 @@ export function createSink(deps: SinkDeps): Sink {
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
-      const chunks: Buffer[] = [];
+      const args = session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).args : false;
+      const raw = collector(Number((args && (args as { SIZE?: string }).SIZE) ?? 0));
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk);
+        if (size <= MAX_MESSAGE_BYTES) raw.add(chunk);
       });
       stream.on('end', () => {
         if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > MAX_MESSAGE_BYTES) {
           const err = Object.assign(new Error('Message exceeds the 50 MiB limit of this sink'), { responseCode: 552 });
           return callback(err);
         }
-        ingest(deps, Buffer.concat(chunks), envelope).then(
+        ingest(deps, raw.bytes(), envelope).then(
           () => callback(null, 'Caught'),
           (err: Error) => {
             deps.log.error('sink could not store a message', { error: err.message });
