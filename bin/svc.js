@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=8 --heap-growing-percent=100
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=8 --heap-growing-percent=100 --expose-gc
 // `svc serve` allocates steadily for as long as it runs, and V8 would otherwise size its heap for throughput:
 // --max-semi-space-size: the young generation stops at 8 MB semi-spaces instead of 32 MB (~50 MB of resident memory,
 // no measurable throughput);
@@ -10,6 +10,8 @@
 // block freed so far (up to 32 MiB), so once a big message had passed, the next ones' buffers were carved from the
 // heap and stayed resident after they were freed: bench:big-mail left 356 MB resident a minute after its last
 // message instead of 216.
+// --expose-gc: `svc serve` starts a collection when a big message is through and nothing else is in delivery
+// (workers/delivery.ts): left to V8, a server gone idle kept such a message's copies resident for up to a minute.
 import module from 'node:module';
 
 // Node ≥ 22.1 keeps the compiled code of svc and its dependencies on disk (in the system's temporary directory;
