@@ -4,6 +4,7 @@ import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/clock.js';
+import { gather } from '../../lib/gather.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { SinkRow, SinkStore } from '../store/sink.js';
@@ -138,30 +139,6 @@ export function caughtReader(deps: Pick<SinkDeps, 'store' | 'resolver'>): Caught
   return { body: (row) => bodyOf(deps.store, row), dkim: (row) => dkimResult(deps, row) };
 }
 
-/**
- * The bytes of a message as they arrive. A client that declared their size (SIZE, RFC 1870; the service's own sender
- * does) has them copied into one Buffer of that size as they come: gathering the pieces and joining them at the end
- * held the message twice. Memory is reserved, not written, until bytes arrive.
- */
-function collector(declared: number) {
-  let whole = declared > 0 && declared <= MAX_MESSAGE_BYTES ? Buffer.allocUnsafeSlow(declared) : null;
-  let filled = 0;
-  const pieces: Buffer[] = [];
-  return {
-    add(chunk: Buffer) {
-      if (whole && filled + chunk.length <= whole.length) {
-        filled += chunk.copy(whole, filled);
-        return;
-      }
-      // More than declared: what came so far, then the pieces, joined at the end.
-      if (whole) pieces.push(whole.subarray(0, filled));
-      whole = null;
-      pieces.push(chunk);
-    },
-    bytes: () => (whole ? whole.subarray(0, filled) : Buffer.concat(pieces)),
-  };
-}
-
 export interface Sink {
   listen(port: number, host: string): Promise<number>;
   close(): Promise<void>;
@@ -183,8 +160,11 @@ export function createSink(deps: SinkDeps): Sink {
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
+      // A client that declared the message's size (SIZE, RFC 1870; the service's own sender does) has it gathered in
+      // one Buffer of that size.
       const args = session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).args : false;
-      const raw = collector(Number((args && (args as { SIZE?: string }).SIZE) ?? 0));
+      const declared = Number((args && (args as { SIZE?: string }).SIZE) ?? 0);
+      const raw = gather(declared <= MAX_MESSAGE_BYTES ? declared : 0);
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
