@@ -94,9 +94,9 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
     conn.busy = true;
     const reused = conn.sent > 0;
     const { envelope, raw } = item.mail;
-    // The size is declared (SIZE, RFC 1870) so the sink can hold the message in one Buffer as it arrives. The bytes
-    // go in slices: nodemailer's dot-stuffing copies a whole chunk it has to change, and a message is tens of MB.
-    const message = Readable.from(slices(raw), { objectMode: false });
+    // The size is declared (SIZE, RFC 1870) so the sink can hold the message in one Buffer as it arrives. A big one
+    // goes in slices: nodemailer's dot-stuffing copies a whole chunk it has to change, and it can be tens of MB.
+    const message = raw.length > SLICE_BYTES ? Readable.from(slices(raw), { objectMode: false }) : raw;
     conn.smtp.send({ ...envelope, size: raw.length }, message, (err: (Error & { code?: string; responseCode?: number }) | null) => {
       conn.sent++;
       if (!err) {

@@ -72,7 +72,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   async function build(out: OutgoingMessage): Promise<Pick<ComposeRequest, 'mail' | 'pieces'>> {
     const m = out.row;
     const attachments: Mail.Attachment[] = [];
-    const stored = deps.delivery.attachmentChunks(m.id);
+    const stored = out.attachments.length ? deps.delivery.attachmentChunks(m.id) : new Map<number, Buffer[]>();
     const pieces: Buffer[][] = [];
     for (const [i, a] of out.attachments.entries()) {
       pieces[i] = a.url
