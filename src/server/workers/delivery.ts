@@ -180,7 +180,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
         await deliver(message_id);
       } finally {
         give();
-        if (size >= BIG_MESSAGE_BYTES) deps.collect?.();
+        if (size >= BIG_MESSAGE_BYTES && deps.budget.held === 0) deps.collect?.();
       }
     },
     /** Every attempt met a temporary refusal or no connection: the message ends `failed`, saying why. */
