@@ -3,14 +3,14 @@
 // send to a local server) and for `svc inbox` (its caught mail, listed with the admin token). `BENCH_RUNS=N` changes
 // the number of runs (default 30).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineTicks, spawnServe, speedLine, stealLine } from './common.js';
+import { machineTicks, shebang, spawnServe, speedLine, stealLine } from './common.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 /** The node flags of bin/svc.js's shebang line: `svc …` runs with them. */
-const SHEBANG_FLAGS = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/\s+/).slice(3);
+const SHEBANG_FLAGS = shebang().flags;
 
 const machineBefore = await machineTicks();
 const server = await spawnServe(['--send-rate', '100000']);

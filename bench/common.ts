@@ -7,12 +7,23 @@ import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
 type Ready = ReadyLine & { seed: Seed };
 
-/** The node flags of the executable's `#!/usr/bin/env -S node …` line: `npx svc serve` runs with them. */
-const SHEBANG_FLAGS = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/\s+/).slice(3);
+/**
+ * The environment and node flags of the executable's `#!/usr/bin/env -S NAME=value … node …` line: `npx svc serve`
+ * runs with them.
+ */
+export function shebang(): { env: Record<string, string>; flags: string[] } {
+  const words = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/\s+/).slice(2);
+  const node = words.indexOf('node');
+  return {
+    env: Object.fromEntries(words.slice(0, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)])),
+    flags: words.slice(node + 1),
+  };
+}
+const SHEBANG = shebang();
 
 /**
- * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the node flags of
- * its shebang line), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
+ * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the environment and
+ * node flags of its shebang line), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
  * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
  */
 export async function spawnServe(
@@ -22,7 +33,8 @@ export async function spawnServe(
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
-  const proc = spawn(process.execPath, [...SHEBANG_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+  const proc = spawn(process.execPath, [...SHEBANG.flags, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+    env: { ...process.env, ...SHEBANG.env },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
   const lines = createInterface({ input: proc.stdout! });

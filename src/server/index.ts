@@ -261,6 +261,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       deliver: deliveryWorker({
         delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
         composer, budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
+        collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
         origin: () => config.publicOrigin,
       }),
       outcome: outcomeWorker(core.delivery),

@@ -2,6 +2,7 @@
 // the declared length before authentication, and again while reading), one budget of bytes buffered across all
 // requests, and a body that stops arriving is given up after a while.
 import type { IncomingMessage } from 'node:http';
+import { gather } from '../../lib/gather.js';
 import { ServiceError } from '../core/errors.js';
 
 export interface BodyLimits {
@@ -22,6 +23,8 @@ export class ClientGone extends Error {
     this.name = 'ClientGone';
   }
 }
+/** A declared body this long (more than one socket read) is gathered in one Buffer as it arrives. */
+const GATHER_WHOLE = 64 * 1024;
 
 function sizeOf(limit: number): string {
   return limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`;
@@ -80,7 +83,12 @@ export function readIncoming(
   let taken = declared ?? 0;
   let read = 0;
   const body = new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // A declared length that spans several socket reads is gathered in one Buffer of that size (what the budget took).
+    // Otherwise a socket read may fill only part of the block node allocated for it: keep just the bytes, so what the
+    // budget counts is what memory holds.
+    const chunks = gather(declared !== null && declared >= GATHER_WHOLE ? declared : 0, (chunk) =>
+      chunk.byteLength * 2 < chunk.buffer.byteLength ? Buffer.from(chunk) : chunk,
+    );
     let timer: NodeJS.Timeout | undefined;
     // A body that trickles in (a byte every few seconds) never stalls long enough for the idle limit: it is answered
     // 408 at this deadline while the client is still there, rather than dropped by node's own request timeout.
@@ -92,7 +100,7 @@ export function readIncoming(
       clearTimeout(timer);
       clearTimeout(deadline);
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onAborted);
-      if (!err) return resolve(Buffer.concat(chunks, read));
+      if (!err) return resolve(chunks.bytes());
       incoming.pause();
       reject(err);
     };
@@ -110,9 +118,7 @@ export function readIncoming(
         if (!budget.take(chunk.length)) return finish(busy());
         taken += chunk.length;
       }
-      // A socket read may fill only part of the block node allocated for it; keep just the bytes, so what the budget
-      // counts is what memory holds.
-      chunks.push(chunk.byteLength * 2 < chunk.buffer.byteLength ? Buffer.from(chunk) : chunk);
+      chunks.add(chunk);
       arm();
     };
     const onEnd = () => finish(null);

@@ -2,6 +2,8 @@
 import { parentPort } from 'node:worker_threads';
 import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest } from './compose.js';
 
+const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
+
 parentPort!.on('message', ({ id, req }: { id: number; req: ComposeRequest }) => {
   composeSigned(reviveBuffers(req))
     .then((raw) => {
@@ -11,6 +13,9 @@ parentPort!.on('message', ({ id, req }: { id: number; req: ComposeRequest }) => 
       const own = ownsMemory(whole) && raw.byteOffset + raw.byteLength === whole.byteLength && raw.byteLength * 2 > whole.byteLength;
       const bytes = own ? raw : new Uint8Array(raw);
       parentPort!.postMessage({ id, raw: bytes }, [bytes.buffer as ArrayBuffer]);
+      // A big message's attachment pieces, handed to this thread, are garbage now: collected at once (when V8's
+      // collector is exposed, as `svc serve`'s binary does) rather than whenever this mostly idle thread next would.
+      if (raw.length >= BIG_MESSAGE_BYTES) void globalThis.gc?.({ type: 'major', execution: 'async' });
     })
     .catch((err: unknown) => parentPort!.postMessage({ id, error: err instanceof Error ? err.message || err.name : String(err) }));
 });

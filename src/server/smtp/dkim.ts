@@ -47,7 +47,19 @@ function contentEnd(body: Buffer): number {
 export function relaxedBodyHash(body: Buffer): string {
   const hash = createHash('sha256');
   const end = contentEnd(body);
-  let from = 0; // bytes before `from` are hashed
+  // Rewritten lines and the short stretches between them are gathered as text and hashed together: a line of html
+  // full of spaces is the common case, and a hash update per line cost more than the line.
+  let text = '';
+  const flush = () => {
+    if (text) hash.update(text, 'latin1');
+    text = '';
+  };
+  const put = (start: number, stop: number) => {
+    if (stop - start <= 4096) return void (text += body.toString('latin1', start, stop));
+    flush();
+    hash.update(body.subarray(start, stop));
+  };
+  let from = 0; // bytes before `from` are taken
   let sp = body.indexOf(SP);
   let tab = body.indexOf(HTAB);
   for (;;) {
@@ -58,12 +70,13 @@ export function relaxedBodyHash(body: Buffer): string {
     const start = body.lastIndexOf(LF, ws) + 1;
     let stop = body.indexOf(CR, ws);
     if (stop < 0 || stop > end) stop = end;
-    hash.update(body.subarray(from, start));
-    hash.update(body.toString('latin1', start, stop).replace(/[ \t]+/g, ' ').replace(/ $/, ''), 'latin1');
+    put(from, start);
+    text += body.toString('latin1', start, stop).replace(/[ \t]+/g, ' ').replace(/ $/, '');
     from = stop;
   }
-  hash.update(body.subarray(from, end));
-  if (end > 0) hash.update('\r\n');
+  put(from, end);
+  if (end > 0) text += '\r\n';
+  flush();
   return hash.digest('base64');
 }
 

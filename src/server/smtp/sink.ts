@@ -4,6 +4,7 @@ import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../lib/clock.js';
+import { gather } from '../../lib/gather.js';
 import { newId } from '../../lib/ids.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
@@ -204,12 +205,16 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
-      let chunks: Buffer[] = [];
+      // A client that declared the message's size (SIZE, RFC 1870; the service's own sender does) has it gathered in
+      // one Buffer of that size.
+      const args = session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).args : false;
+      const declared = Number((args && (args as { SIZE?: string }).SIZE) ?? 0);
+      let raw = gather(declared <= maxBytes ? declared : 0);
       let size = 0;
       let timedOut = false;
       const deadline = setTimeout(() => {
         timedOut = true;
-        chunks = [];
+        raw = gather(0);
         // A 421 closes the connection (smtp-server); the message's stream then ends in an error, ignored below.
         const connection = [...server.connections].find((c) => c.session === session);
         connection?.send(421, `The message did not arrive within ${dataTimeoutMs / 1000} s; closing the connection`);
@@ -218,7 +223,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
       stream.on('error', () => clearTimeout(deadline));
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= maxBytes && !timedOut) chunks.push(chunk);
+        if (size <= maxBytes && !timedOut) raw.add(chunk);
       });
       stream.on('end', () => {
         clearTimeout(deadline);
@@ -227,7 +232,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
           const err = Object.assign(new Error(`Message exceeds the ${maxBytes}-byte limit of this sink`), { responseCode: 552 });
           return callback(err);
         }
-        ingest(deps, Buffer.concat(chunks), envelope).then(
+        ingest(deps, raw.bytes(), envelope).then(
           () => callback(null, 'Caught'),
           (err: Error) => {
             // 452 4.3.1 (RFC 3463 "mail system full"): the sender keeps the message and tries again later.
