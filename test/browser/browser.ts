@@ -1,6 +1,6 @@
 // The browser the inbox tests drive: Debian's Chromium through playwright-core (flags from the project's stack notes),
 // signed in through the inbox URL the server prints. Screenshots go to test-artifacts/inbox/ (ignored by git).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Download, type Locator, type Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.js';
@@ -9,6 +9,12 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = join('test-artifacts', 'inbox');
 
 export function launch(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The browser tests need Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium), or point ` +
+        'CHROMIUM_PATH at another Chromium, such as the one `npx playwright-core install chromium` downloads (under ~/.cache/ms-playwright).',
+    );
+  }
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
