@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
 import { DEFAULT_QUEUE, type JobStore } from '../store/jobs.js';
+import type { JobKind, JobPayloads } from './job-kinds.js';
 
 export interface Secrets {
   /** HS256 key for access tokens. */
@@ -41,11 +42,11 @@ export interface ProviderHosts {
 
 export interface Jobs {
   /** Adds a durable job (to the default queue unless one is named); call inside the transaction of the change that caused it. */
-  enqueue(kind: string, payload: unknown, runAt?: number, queue?: string): void;
+  enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], runAt?: number, queue?: string): void;
   /** Drops every job of a queue (call inside a transaction). */
   dropQueue(queue: string): void;
   /** The id of the queue's job of this kind, added (due now) if there is none: a recurring job. */
-  ensure(kind: string, payload: unknown, queue?: string): number;
+  ensure<K extends JobKind>(kind: K, payload: JobPayloads[K], queue?: string): number;
   /** Makes a job of the queue that waits for a later time due now. */
   hasten(id: number, queue?: string): void;
 }

@@ -9,6 +9,7 @@ import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
 import type { DomainStore } from '../store/domains.js';
 import type { OutgoingMail, Sender } from '../smtp/sender.js';
+import type { JobPayloads } from '../core/job-kinds.js';
 import { MAX_ATTEMPTS, type JobHandler } from './scheduler.js';
 import { messageIdHeader } from '../core/message-ids.js';
 
@@ -56,7 +57,7 @@ async function fetchAttachment(url: string, doFetch: typeof fetch): Promise<Buff
   return body;
 }
 
-export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
+export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads['deliver']> {
   const doFetch = deps.fetch ?? fetch;
   const keys = new Map<string, { domainName: string; keySelector: string; privateKey: string }>();
   const signingKey = (domainId: string) => {
@@ -175,7 +176,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   }
 
   return {
-    async run({ message_id }: { message_id: string }) {
+    async run({ message_id }) {
       // Room is taken before the claim: a message waiting for it is still `queued`, and can be cancelled.
       const size = deps.delivery.sizeOf(message_id);
       const give = await deps.budget.take(size);

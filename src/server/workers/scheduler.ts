@@ -5,6 +5,7 @@ import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
+import type { JobPayloads } from '../core/job-kinds.js';
 import type { GroupCommit } from '../store/db.js';
 
 /** Run again at `retryAt` (service clock), with a new payload if given; the attempt count starts again. */
@@ -14,13 +15,15 @@ export type Later = { retryAt: number; payload?: unknown };
  * or reschedules the job, answering which of the two.
  */
 export type JobResult = void | Later | { finish: () => Later | void };
-export type JobRun = (payload: any, job: JobRow) => Promise<JobResult> | JobResult;
+export type JobRun<P = unknown> = (payload: P, job: JobRow) => Promise<JobResult> | JobResult;
 /**
  * What a job kind does: `run` (throwing means "try again later", with a growing backoff), and optionally `exhausted`,
  * called once when the last attempt has thrown, before the job is dropped — so that what the job was for does not
  * stay half done (a message stuck in `queued`).
  */
-export type JobHandler = JobRun | { run: JobRun; exhausted?(payload: any, error: unknown): Promise<void> | void };
+export type JobHandler<P = unknown> = JobRun<P> | { run: JobRun<P>; exhausted?(payload: P, error: unknown): Promise<void> | void };
+/** A handler for every kind of job (core/job-kinds.ts), each taking its kind's payload. */
+export type JobHandlers<P = JobPayloads> = { [K in keyof P]: JobHandler<P[K]> };
 
 const LEASE_MS = 5 * MINUTE;
 /** Attempts of a job whose handler keeps throwing: 2 s, 4 s, … apart, about 17 minutes in all. */
@@ -42,16 +45,16 @@ export interface Scheduler {
 }
 
 /** What every scheduler runs on. */
-export interface SchedulerDeps {
+export interface SchedulerDeps<P = JobPayloads> {
   jobs: JobStore;
   clock: Clock;
   log: Logger;
-  handlers: Record<string, JobHandler>;
+  handlers: JobHandlers<P>;
   /** Group commit for finishing jobs; direct writes when absent. */
   commit?: GroupCommit;
 }
 
-export function createScheduler(deps: SchedulerDeps & { concurrency?: number; queue?: string }): Scheduler {
+export function createScheduler<P = JobPayloads>(deps: SchedulerDeps<P> & { concurrency?: number; queue?: string }): Scheduler {
   const { jobs, clock, log, handlers } = deps;
   const queue = deps.queue ?? DEFAULT_QUEUE;
   const concurrency = deps.concurrency ?? 32;
@@ -65,7 +68,8 @@ export function createScheduler(deps: SchedulerDeps & { concurrency?: number; qu
   const write = deps.commit ?? (async <T>(fn: () => T) => fn());
 
   async function runJob(job: JobRow): Promise<void> {
-    const handler = handlers[job.kind];
+    // A kind no handler takes can only come from a database written by another version: it fails like a throw.
+    const handler = (handlers as Record<string, JobHandler<unknown> | undefined>)[job.kind];
     const run = typeof handler === 'function' ? handler : handler?.run;
     let result: JobResult;
     try {

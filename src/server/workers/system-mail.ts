@@ -1,19 +1,13 @@
 import { parseAddress } from '../core/addresses.js';
 import type { Composer } from '../smtp/compose.js';
 import type { Sender } from '../smtp/sender.js';
+import type { JobPayloads } from '../core/job-kinds.js';
 import type { JobHandler } from './scheduler.js';
 
-export interface SystemMail {
-  message_id: string;
-  to: string;
-  subject: string;
-  text: string;
-}
-
 /** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */
-export function systemMailWorker(sender: Sender, composer: Composer, from: string): JobHandler {
+export function systemMailWorker(sender: Sender, composer: Composer, from: string): JobHandler<JobPayloads['system_mail']> {
   const envelopeFrom = parseAddress(from)?.address ?? from;
-  return async (mail: SystemMail) => {
+  return async (mail) => {
     const raw = await composer.compose({
       mail: { from, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.message_id },
       key: undefined,

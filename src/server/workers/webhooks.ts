@@ -2,7 +2,8 @@
 // what happened. The rules — which attempt is next and when, disabling an endpoint — live in core/webhooks.ts.
 import { Agent, type Dispatcher } from 'undici';
 import { postEvent } from '../../lib/post-event.js';
-import type { Delivery, Webhooks } from '../core/webhooks.js';
+import type { JobPayloads } from '../core/job-kinds.js';
+import type { Webhooks } from '../core/webhooks.js';
 import type { JobHandler } from './scheduler.js';
 
 /** §6 / decisions.md "delivery": an attempt that has not answered in 10 s has failed. */
@@ -13,9 +14,9 @@ export function createWebhookAgent(timeoutMs = ATTEMPT_TIMEOUT_MS): Dispatcher {
   return new Agent({ connections: 64, keepAliveTimeout: 4_000, connect: { timeout: timeoutMs } });
 }
 
-export function webhookWorker(deps: { webhooks: Webhooks; agent: Dispatcher; userAgent: string; timeoutMs?: number }): JobHandler {
+export function webhookWorker(deps: { webhooks: Webhooks; agent: Dispatcher; userAgent: string; timeoutMs?: number }): JobHandler<JobPayloads['webhook']> {
   const timeoutMs = deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  return async (delivery: Delivery, job) => {
+  return async (delivery, job) => {
     const plan = deps.webhooks.begin(job.id, delivery);
     if (!plan) return;
     // `t` is wall-clock time even under a manual service clock: it is about the freshness of this request.
