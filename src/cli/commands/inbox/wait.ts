@@ -1,13 +1,12 @@
 import { Command, Option } from 'commander';
-import type { Client } from '../../../client/index.js';
-import type { CaughtMessageSummary, InboxEvent } from '../../../contract/sandbox.js';
+import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../../client/inbox-wait.js';
 import { duration, examples, humanDuration, timestamp, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
 import type { Spinner } from '../../io.js';
 import { printJson } from '../../output.js';
-import { firstCode, firstLink } from './extract.js';
-import { caughtSince, isTo, printMessage, subjectMatches } from './shared.js';
+import { firstCode, firstLink } from '../../../client/extract.js';
+import { printMessage } from './shared.js';
 
 export interface InboxWaitOptions {
   to: string;
@@ -42,44 +41,37 @@ export function inboxWaitCommand(runner: Runner): Command {
 }
 
 /**
- * Waits for the next caught message to `to` (and `subject`), by the server's stream (GET /sandbox/stream: server-sent
- * events, nothing polls), until `timeout` on the local clock. "Next" is on the service clock, so a manual clock works:
- * mail received at or after its time when the command started (or `since`), except mail already there at that moment
- * (under a manual clock that has not moved, earlier mail has the same time).
+ * Waits for the next caught message to `to` (and `subject`) until `timeout` on the local clock (client/inbox-wait.ts:
+ * the server's stream, the service clock).
  */
 export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<void> {
   const { io, clock } = ctx;
   const client = await ctx.client();
   const timeout = o.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
-  const deadline = clock.now() + timeout;
   const wanted = `message to ${o.to}${o.subject === undefined ? '' : ` with "${o.subject}" in its subject`}`;
-  const matching = async (since: string | undefined) => (await caughtSince(client, o.to, since)).filter((m) => subjectMatches(m, o.subject));
-
-  const since = o.since ?? (await client.sandbox('getClock')).body.now;
-  const already = new Set(o.since ? [] : (await matching(since)).map((m) => m.id));
-  const stop = new AbortController();
   let spinner: Spinner | undefined;
-  let found: CaughtMessageSummary | undefined;
+  let waited: Awaited<ReturnType<typeof waitForCaught>>;
   try {
-    // The stream first, then what arrived before it started: a message is in one or the other, or both.
-    const stream = await client.inboxStream({ signal: stop.signal });
-    found = (await matching(since)).filter((m) => !already.has(m.id)).at(-1);
-    if (!found) {
-      // From here on nothing is missed. A CI log says once what is awaited; a terminal shows a spinner.
-      const waiting = `Waiting up to ${humanDuration(timeout)} for a ${wanted} (received since ${since})…`;
-      if (io.stderrIsTTY) spinner = await io.spinner(waiting);
-      else io.info(waiting);
-      const arrival = nextMatch(client, stream, o);
-      const expiry = clock.sleep(Math.max(0, deadline - clock.now()), stop.signal).then(() => undefined);
-      // Whichever loses is ended by the abort below; its rejection is expected.
-      arrival.catch(() => {});
-      expiry.catch(() => {});
-      found = await Promise.race([arrival, expiry]);
-    }
+    waited = await waitForCaught(client, {
+      to: o.to,
+      accept: (m) => subjectMatches(m, o.subject),
+      since: o.since,
+      timeoutMs: timeout,
+      clock,
+      // A CI log says once what is awaited; a terminal shows a spinner.
+      onWaiting: async (since) => {
+        const waiting = `Waiting up to ${humanDuration(timeout)} for a ${wanted} (received since ${since})…`;
+        if (io.stderrIsTTY) spinner = await io.spinner(waiting);
+        else io.info(waiting);
+      },
+    });
+  } catch (err) {
+    if (err instanceof InboxStreamEnded) throw new CommandError(err.message, 'start it again with `svc serve`');
+    throw err;
   } finally {
-    stop.abort();
     spinner?.stop();
   }
+  const { found, since, already } = waited;
   if (!found) {
     // The most recent matching mail from before the wait, to tell a script that sent first and waited second.
     const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: 100 } })).body.data;
@@ -105,12 +97,4 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
     );
   }
   io.print(value);
-}
-
-/** The first message of the stream that matches; throws when the stream ends (the server stopped). */
-async function nextMatch(client: Client, stream: AsyncIterable<InboxEvent>, o: InboxWaitOptions): Promise<CaughtMessageSummary> {
-  for await (const e of stream) {
-    if (e.event === 'message' && subjectMatches(e.data, o.subject) && (await isTo(client, o.to, e.data))) return e.data;
-  }
-  throw new CommandError('the server ended the inbox stream while waiting: it stopped', 'start it again with `svc serve`');
 }

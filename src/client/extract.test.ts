@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstCode, firstLink } from './extract.js';
+import { allCodes, allLinks, firstCode, firstLink } from './extract.js';
 
 describe('firstLink', () => {
   it('takes the first http(s) URL of the text, without the sentence around it', () => {
@@ -49,5 +49,23 @@ describe('firstCode', () => {
     const html = '<style>.x{width:1200px}</style><p style="margin:0">Your code is <b>&#51;&#56;4417</b></p>';
     expect(firstCode(null, html)).toBe('384417');
     expect(firstCode('  ', '<td width="6000">Use 5150 to sign in</td>')).toBe('5150');
+  });
+});
+
+describe('allLinks and allCodes', () => {
+  it('list every link of the text, then the HTML links not already listed, each once', () => {
+    const text = 'Confirm: https://app.example/confirm?t=1. Or unsubscribe (https://app.example/u).';
+    const html = '<a href="https://app.example/confirm?t=1">Confirm</a> <a href="mailto:x@y">mail</a> <a href=\'https://app.example/help\'>Help</a>';
+    expect(allLinks(text, html)).toEqual(['https://app.example/confirm?t=1', 'https://app.example/u', 'https://app.example/help']);
+    expect(allLinks(null, null)).toEqual([]);
+  });
+
+  it('list every code standing alone, once each, passing over dates and ids', () => {
+    expect(allCodes('Your code is 482913. Backup codes: 1111 2222, again 482913; order INV-2024 of 2024-05-01.', null)).toEqual([
+      '482913',
+      '1111',
+      '2222',
+    ]);
+    expect(allCodes(null, '<p>Code <b>7311</b></p>')).toEqual(['7311']);
   });
 });

@@ -1,4 +1,5 @@
-// What `svc inbox wait --extract` takes out of a message: the first link, or the first one-time code.
+// What a caught message offers a test: its links and one-time codes (`svc inbox wait --extract`, svc/testing's
+// `inbox.waitFor`).
 
 /** Closing brackets a URL keeps only when it opened them too (`…/Mail_(protocol)`, not `(see https://…)`). */
 const CLOSERS: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
@@ -39,13 +40,18 @@ function htmlText(html: string): string {
 
 /** The first http(s) URL of the text part, else the first http(s) link (`<a href>`) of the HTML; null if none. */
 export function firstLink(text: string | null, html: string | null): string | null {
-  const inText = text ? /\bhttps?:\/\/[^\s<>"]+/i.exec(text) : null;
-  if (inText) return trimUrl(inText[0]);
+  return allLinks(text, html)[0] ?? null;
+}
+
+/** Every http(s) URL of the text part, then every http(s) link (`<a href>`) of the HTML not already listed, in order. */
+export function allLinks(text: string | null, html: string | null): string[] {
+  const found = new Set<string>();
+  for (const m of (text ?? '').matchAll(/\bhttps?:\/\/[^\s<>"]+/gi)) found.add(trimUrl(m[0]));
   for (const m of (html ?? '').matchAll(/<a\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
     const href = decodeEntities(m[1] ?? m[2] ?? m[3]!).trim();
-    if (/^https?:\/\//i.test(href)) return href;
+    if (/^https?:\/\//i.test(href)) found.add(href);
   }
-  return null;
+  return [...found];
 }
 
 /**
@@ -57,6 +63,11 @@ const CODE = /(?<![\p{L}\p{N}_])(?<![\p{L}\p{N}][-.,/])[0-9]{4,10}(?![\p{L}\p{N}
 
 /** The first one-time code of the text part (of the HTML's words when there is no text part); null if none. */
 export function firstCode(text: string | null, html: string | null): string | null {
+  return allCodes(text, html)[0] ?? null;
+}
+
+/** Every one-time code of the text part (of the HTML's words when there is no text part), in order, once each. */
+export function allCodes(text: string | null, html: string | null): string[] {
   const words = text?.trim() ? text : html ? htmlText(html) : '';
-  return CODE.exec(words)?.[0] ?? null;
+  return [...new Set(Array.from(words.matchAll(new RegExp(CODE.source, 'gu')), (m) => m[0]))];
 }
