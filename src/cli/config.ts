@@ -99,7 +99,10 @@ export function profileName(flag: string | undefined, env: Env): string {
 
 export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'default';
 
-/** cli.md: `--base-url`, else SVC_BASE_URL, else the profile's, else the local server's. */
+/**
+ * `--base-url`, else SVC_BASE_URL, else the profile's, else the local server's
+ * (docs/command-line.md#base-url-profiles-and-credentials).
+ */
 export async function resolveBaseUrl(
   flag: string | undefined,
   env: Env,

@@ -4,7 +4,7 @@
 /** The bytes of a piece: whole lines of base64 (57 bytes make a line of 76 characters), just under 1 MiB. */
 export const PIECE_BYTES = 57 * 18_396;
 
-/** The bytes of padded base64 text without line breaks (RFC 4648 §4), in pieces of `pieceBytes` (a multiple of 3). */
+/** The bytes of padded base64 text without line breaks (RFC 4648 section 4), in pieces of `pieceBytes` (a multiple of 3). */
 export function* decodePieces(text: string, pieceBytes = PIECE_BYTES): Generator<Buffer> {
   const step = (pieceBytes / 3) * 4;
   for (let i = 0; i < text.length; i += step) yield Buffer.from(text.slice(i, i + step), 'base64');

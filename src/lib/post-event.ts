@@ -1,6 +1,6 @@
-// One webhook attempt as §6 describes it, for both senders: the service's delivery worker and `svc webhooks listen
-// --forward-to`. POST the event's raw body, signed, with the event id and attempt headers; a 2xx within the timeout
-// is a success, anything else (a redirect too, not followed) a failure described in a few words.
+// One webhook attempt as docs/api.md#delivery describes it, for both senders: the service's delivery worker and
+// `svc webhooks listen --forward-to`. POST the event's raw body, signed, with the event id and attempt headers; a 2xx
+// within the timeout is a success, anything else (a redirect too, not followed) a failure described in a few words.
 import { request, type Dispatcher } from 'undici';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../contract/signature.js';
 

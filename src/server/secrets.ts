@@ -31,7 +31,7 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
 
 /**
  * Keeps the seed (its password and keys: the database holds only their hashes) beside the admin token, so that every
- * later start can report it again (sandbox.md: a restart never strands anyone).
+ * later start can report it again (docs/local-server.md#the-ready-line-and-the-seed: a restart never strands anyone).
  */
 export function saveSeed(dataDir: string, seed: Seed): void {
   const file = join(dataDir, SEED_FILE);

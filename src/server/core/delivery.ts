@@ -38,7 +38,8 @@ export interface OutgoingMessage {
 
 /**
  * The delivery rules: claiming a message, suppression, hand-over results and the simulator outcomes of
- * sandbox.md. Every status change is one conditional update; events go to the outbox in the same transaction.
+ * docs/local-server.md#simulator-recipients. Every status change is one conditional update; events go to the outbox
+ * in the same transaction.
  */
 export function createDelivery(deps: Deps & { store: MessageStore; domains: DomainStore; emails: Emails }) {
   const { store, clock, commit, jobs, emails } = deps;

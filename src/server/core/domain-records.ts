@@ -31,7 +31,7 @@ export interface RecordInputs {
   dkimPublicKey: string;
 }
 
-/** The record set of a domain, exactly as decided for each purpose (decisions.md "Domains"). */
+/** The record set of a domain, exactly as decided for each purpose (docs/api.md#domains). */
 export function recordSet(d: RecordInputs, hosts: ProviderHosts): ExpectedRecord[] {
   const out: ExpectedRecord[] = [
     { kind: 'ownership', type: 'TXT', host: `_svc-verification.${d.name}`, value: `svc-verification=${d.ownershipToken}`, required: true },

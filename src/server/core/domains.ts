@@ -126,7 +126,7 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
     return Promise.all(expected.map(async (r) => judge(r, await resolver.lookup(r.host, r.type))));
   }
 
-  /** Applies a check's findings: the status machine of decisions.md "Domains", events in the same transaction. */
+  /** Applies a check's findings: the status machine of docs/api.md#domains, events in the same transaction. */
   function applyCheck(d: DomainRow, findings: Finding[], now: number): DomainRow {
     const required = findings.filter((f) => f.required);
     const verified = required.every((f) => f.status === 'ok');

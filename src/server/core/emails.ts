@@ -26,7 +26,7 @@ const RESERVED_HEADERS = new Set(
 );
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
 /**
- * Padded base64 (RFC 4648 §4). A length check and one character class rather than a repeated group: attachments run
+ * Padded base64 (RFC 4648 section 4). A length check and one character class rather than a repeated group: attachments run
  * to 40 MiB, and a pattern that backtracks over groups of four overflows the stack on a few megabytes.
  */
 const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);

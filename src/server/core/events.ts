@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js';
 import type { EventRow, EventStore } from '../store/events.js';
 import { unknownCursor } from './errors.js';
 
-/** An event as listed and as delivered to webhooks (§6 delivery body). */
+/** An event as listed and as delivered to webhooks (docs/api.md#events; the delivery body of docs/api.md#delivery). */
 export function toEvent(row: EventRow): Event {
   return { id: row.id, type: row.type, created_at: iso(row.created_at), api_version: row.api_version, data: JSON.parse(row.data) };
 }

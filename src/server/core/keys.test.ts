@@ -1,4 +1,4 @@
-// Unit tests of API-key core (decisions.md "API keys") against a real `:memory:` store: creation, the keyed hash at
+// Unit tests of API-key core (docs/api.md#api-keys) against a real `:memory:` store: creation, the keyed hash at
 // rest, authentication (unknown, revoked, expired), last_used_at throttling, listing order, and the IP allowlist
 // through `ipAllowed`/`parseCidr` and `access.authorize`.
 import { randomBytes } from 'node:crypto';

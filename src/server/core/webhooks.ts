@@ -12,9 +12,9 @@ import { fail, invalidField } from './errors.js';
 import { toEvent } from './events.js';
 import { systemMessageIdHeader } from './message-ids.js';
 
-/** §8: at most five endpoints per workspace. */
+/** At most five endpoints per workspace (docs/api.md#webhooks). */
 export const MAX_ENDPOINTS = 5;
-/** When attempt n is due, measured from the first attempt (decisions.md "retry schedule"): seven in 24 hours. */
+/** When attempt n is due, measured from the first attempt (docs/api.md#retries-and-disabling): seven in 24 hours. */
 export const RETRY_OFFSETS = [0, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, DAY];
 /** How long the secret before a rotation keeps signing beside the new one (service clock). */
 export const ROTATION_OVERLAP = DAY;

@@ -121,7 +121,7 @@ function bodyReader<T>(
   return { body, release: () => {} };
 }
 
-/** The body as text: JSON travels as UTF-8 (RFC 8259 §8.1), and decoding a stray byte as U+FFFD would change the request silently. */
+/** The body as text: JSON travels as UTF-8 (RFC 8259 section 8.1), and decoding a stray byte as U+FFFD would change the request silently. */
 function utf8(bytes: Buffer): string {
   if (!isUtf8(bytes)) throw new ServiceError('invalid_json', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.');
   return bytes.toString('utf8');

@@ -193,7 +193,7 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
   }
   const summary = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
   const more = total > 5 ? ` (and ${total - 5} more)` : '';
-  // A malformed query value (e.g. `limit=0`, `limit=abc`) is 400 `invalid_request` (decisions.md "400 vs 422", "pagination").
+  // A malformed query value (e.g. `limit=0`, `limit=abc`) is 400 `invalid_request` (docs/api.md#errors, docs/api.md#pagination).
   const code = shape || where === 'query' ? 'invalid_request' : 'validation_failed';
   throw new ServiceError(code, `${where === 'query' ? 'Query string: ' : ''}${summary}${more}`, { errors });
 }

@@ -170,7 +170,7 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
         const lineEnd = raw.indexOf('\n', after);
         if (lineEnd < 0 || lineEnd >= end) return;
         const next = find(lineEnd + 1);
-        // The line break before a delimiter belongs to the delimiter (RFC 2046 §5.1.1).
+        // The line break before a delimiter belongs to the delimiter (RFC 2046 section 5.1.1).
         let partEnd = next < 0 ? end : next - 1;
         if (next >= 0 && raw[partEnd - 1] === 0x0d) partEnd--;
         const partStart = lineEnd + 1;

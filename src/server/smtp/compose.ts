@@ -76,7 +76,7 @@ function serialize(node: Node, out: Part[], pieces: Map<unknown, Buffer[]>, crlf
 }
 
 const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
-/** nodemailer's base64 line: 76 characters (RFC 2045 §6.8), lines joined by CRLF, none after the last. */
+/** nodemailer's base64 line: 76 characters (RFC 2045 section 6.8), lines joined by CRLF, none after the last. */
 const LINE = 76;
 
 /** The length of `n` bytes in base64 as written by writeBase64. */

@@ -8,7 +8,7 @@
 //
 // The replies to the commands of one read leave in one write. smtp-server writes each reply as it is made, so the
 // MAIL, RCPT and DATA a client pipelines (RFC 2920) cost three writes and wake the client three times; grouped until
-// the input at hand is used up, as RFC 2920 §3.2 has a server do, they cost one (bench/smtp-ingest's client over
+// the input at hand is used up, as RFC 2920 section 3.2 has a server do, they cost one (bench/smtp-ingest's client over
 // reused connections, builds alternating in one stretch of the machine: 1,162–1,367 → 1,302–1,500 messages/s).
 //
 // This replaces SMTPConnection.init and mirrors SMTPServer.connect, which builds the connection and calls init: both

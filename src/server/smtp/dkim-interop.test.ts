@@ -153,7 +153,7 @@ const HARD_CASES: Case[] = [
 const SINK_FIXTURES: Case[] = readdirSync(MAIL)
   .filter((f) => f.endsWith('.eml'))
   .map((file) => ({ file, what: 'a fixture of the sink’s header parse' }));
-// A message without a body may end with its header, with no empty line after it (RFC 5322 §3.5). dkimSign adds the
+// A message without a body may end with its header, with no empty line after it (RFC 5322 section 3.5). dkimSign adds the
 // line; without it nodemailer's signature is one mailauth cannot find, and mailauth's signer makes none.
 const headersOnly = SINK_FIXTURES.find((c) => c.file === 'headers-only.eml')!;
 headersOnly.forOthers = (raw) => Buffer.concat([raw, Buffer.from('\r\n\r\n')]);
@@ -208,7 +208,7 @@ describe.each([...HARD_CASES, ...SINK_FIXTURES])('dkimSign on $file ($what)', ({
 });
 
 describe('dkimSign and the header fields a message repeats', () => {
-  it('signs the last X-Svc-Tags only (RFC 6376 §5.4.2): a change to the first still passes, to the last fails', async () => {
+  it('signs the last X-Svc-Tags only (RFC 6376 section 5.4.2): a change to the first still passes, to the last fails', async () => {
     const signed = dkimSign(fixture('dkim/repeated-headers.eml'), key, T).toString('latin1');
     expect(tagsOf(firstField(Buffer.from(signed, 'latin1'))).h!.split(':').filter((n) => n === 'x-svc-tags')).toHaveLength(1);
     const first = signed.replace('X-Svc-Tags: plan=free', 'X-Svc-Tags: plan=pro');
@@ -232,7 +232,7 @@ describe('dkimSign and folding', () => {
   });
 });
 
-// RFC 6376 §3.4.2 counts only SP and HTAB as whitespace in relaxed header canonicalization (WSP); the byte A0 ends
+// RFC 6376 section 3.4.2 counts only SP and HTAB as whitespace in relaxed header canonicalization (WSP); the byte A0 ends
 // the UTF-8 of à (C3 A0), 你 (E4 BD A0), Р (D0 A0) and many more, and is part of the value. nodemailer, OpenDKIM and
 // dkimpy read it so. mailauth (4.13, and 5.0) collapses it with `\s` as if it were a space, so its verdict on a raw
 // UTF-8 field holding that byte is `fail` for any signer that follows the RFC.

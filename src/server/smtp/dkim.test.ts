@@ -41,7 +41,7 @@ describe('dkimSign', () => {
     expect(await verify(tampered)).not.toContain('pass');
   });
 
-  it('hashes bodies canonicalized as RFC 6376 §3.4.4 relaxed', () => {
+  it('hashes bodies canonicalized as RFC 6376 section 3.4.4 relaxed', () => {
     const bh = (text: string) => createHash('sha256').update(text, 'latin1').digest('base64');
     const hashOf = (body: string) => relaxedBodyHash(Buffer.from(body, 'latin1'));
     expect(hashOf('a  \t b \r\nc\r\n\r\n\r\n')).toBe(bh('a b\r\nc\r\n'));

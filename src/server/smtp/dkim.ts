@@ -9,7 +9,7 @@ export interface DkimKey {
   privateKey: string | KeyObject;
 }
 
-/** Header fields signed when present (RFC 6376 §5.4.1's recommendations). */
+/** Header fields signed when present (RFC 6376 section 5.4.1's recommendations). */
 const SIGNED_HEADERS = [
   'from', 'sender', 'reply-to', 'subject', 'date', 'message-id', 'to', 'cc', 'mime-version', 'content-type',
   'content-transfer-encoding', 'in-reply-to', 'references', 'list-unsubscribe', 'x-svc-tags',
@@ -39,7 +39,7 @@ function contentEnd(body: Buffer): number {
 }
 
 /**
- * The sha256 (base64) of a body (its line ends all CRLF) under relaxed body canonicalization (RFC 6376 §3.4.4): runs of
+ * The sha256 (base64) of a body (its line ends all CRLF) under relaxed body canonicalization (RFC 6376 section 3.4.4): runs of
  * SP and HTAB become one SP and go at line ends, blank lines at the end go, and a body that is left ends in CRLF. The
  * body is hashed where it lies, in stretches between the lines that need rewriting: a line of base64 never does, and
  * the text form of a 35 MB body, split into lines, was several times its size.
@@ -81,7 +81,7 @@ export function relaxedBodyHash(body: Buffer): string {
 }
 
 /**
- * Relaxed header canonicalization (§3.4.2) of one (possibly folded) header field. Whitespace in the value is SP and
+ * Relaxed header canonicalization (RFC 6376 section 3.4.2) of one (possibly folded) header field. Whitespace in the value is SP and
  * HTAB only: String#trim would also take the byte A0 (U+00A0 in this one-char-per-byte string), which ends the UTF-8
  * of à, 你 and others in a raw UTF-8 field.
  */
@@ -126,7 +126,7 @@ function bareLineEnds(b: Buffer): boolean {
 }
 
 /**
- * The bytes with every line ending in CRLF: SMTP carries no bare LF or CR (RFC 5321 §2.3.8), and SMTP clients,
+ * The bytes with every line ending in CRLF: SMTP carries no bare LF or CR (RFC 5321 section 2.3.8), and SMTP clients,
  * nodemailer's among them, turn both into CRLF, so a signature must cover that form. The same Buffer when it is so.
  */
 export function crlfLines(b: Buffer): Buffer {
@@ -142,7 +142,7 @@ export function dkimField(msg: Buffer, key: DkimKey, nowSeconds: number): string
   const head = msg.toString('latin1', 0, split);
   const bh = relaxedBodyHash(msg.subarray(split + 4));
 
-  // For each name in h=, the last unused occurrence, bottom-up (§5.4.2).
+  // For each name in h=, the last unused occurrence, bottom-up (RFC 6376 section 5.4.2).
   const fields = headerFields(head);
   const used = new Set<number>();
   const names: string[] = [];

@@ -162,7 +162,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       await handOver(out, mail);
     } catch (err) {
       const e = err as SmtpError;
-      // A 5xx is the receiving server's final answer (RFC 5321 §4.2.1); anything else (4xx, no connection) may pass.
+      // A 5xx is the receiving server's final answer (RFC 5321 section 4.2.1); anything else (4xx, no connection) may pass.
       if (e.responseCode !== undefined && e.responseCode >= 500) {
         await deps.delivery.failed(message_id, `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`);
         return;

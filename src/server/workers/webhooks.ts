@@ -6,7 +6,7 @@ import type { JobPayloads } from '../core/job-kinds.js';
 import type { Webhooks } from '../core/webhooks.js';
 import type { JobHandler } from './scheduler.js';
 
-/** §6 / decisions.md "delivery": an attempt that has not answered in 10 s has failed. */
+/** docs/api.md#delivery: an attempt that has not answered in 10 s has failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** One connection pool for every endpoint: kept-alive connections per receiver, and a receiver that hangs ties up only its own. */

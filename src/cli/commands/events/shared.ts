@@ -1,6 +1,9 @@
 import { UsageError } from '../../errors.js';
 
-/** Event types as given to a flag, checked against §6's list before anything is sent (a typo is a usage error). */
+/**
+ * Event types as given to a flag, checked against the list of event types (docs/api.md#events) before anything is
+ * sent (a typo is a usage error).
+ */
 export async function checkEventTypes(flag: string, types: readonly string[] | undefined): Promise<string[] | undefined> {
   if (!types?.length) return undefined;
   const { EVENT_TYPES } = await import('../../../contract/events.js');

@@ -24,7 +24,7 @@ export function signatureHeader(v: string): string {
 
 export function webhooksVerifyCommand(runner: Runner): Command {
   const cmd = new Command('verify')
-    .description('Check a delivery\'s signature the way a receiver must (§6): the raw body on stdin; prints "valid" (exit 0) or why not (exit 1)')
+    .description('Check a delivery\'s signature the way a receiver must: the raw body on stdin; prints "valid" (exit 0) or why not (exit 1)')
     .requiredOption('--secret <whsec>', "the endpoint's signing secret (whsec_…)")
     .requiredOption('--header <header>', "the Service-Signature header as received ('Service-Signature: t=…,v1=…', or the value alone)", signatureHeader)
     .option('--tolerance <seconds>', 'largest accepted age of the signature', int('--tolerance', 0, 10 * 365 * 86400))
