@@ -2,6 +2,7 @@
 // values. Kept free of heavy imports: every command's wiring loads this, also for `svc --version`.
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from './context.js';
+import { parseDuration } from '../lib/duration.js';
 
 /** A command's work: a plain function of a Context and its parsed options (gh's `xRun`). */
 export type Run<O> = (ctx: Context, opts: O) => Promise<void>;
@@ -63,14 +64,12 @@ export function list(v: string, prev: string[] = []): string[] {
   return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
 
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-
 /** Seconds, or a number with a unit: `30s`, `10m`, `1h`, `2d`. Returns milliseconds. */
 export function duration(flag: string) {
   return (v: string): number => {
-    const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(v.trim());
-    if (!m) throw new InvalidArgumentError(`${flag} takes seconds or a duration such as 30s, 10m, 1h, 2d.`);
-    return Math.round(Number(m[1]) * UNITS[m[2] || 's']! * 1000);
+    const ms = parseDuration(v);
+    if (ms === null) throw new InvalidArgumentError(`${flag} takes seconds or a duration such as 30s, 10m, 1h, 2d.`);
+    return ms;
   };
 }
 

@@ -1,0 +1,315 @@
+// `svc/testing`: the whole service inside a test run. `startSandbox()` starts it in this process — in memory, on
+// ports chosen by the system, under a manual clock, seeded — and hands the test what it needs: a client with the
+// seeded test key, a wait for caught mail with its links and codes, the clock, and webhook receivers that verify
+// what they are sent. `close()` stops everything it started, so the test runner exits by itself.
+// docs/testing.md describes it for users.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient, type Client } from '../client/index.js';
+import { allCodes, allLinks } from '../client/extract.js';
+import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
+import type { EventType } from '../contract/events.js';
+import type { CaughtMessage, CaughtMessageSummary, ReadySeed } from '../contract/sandbox.js';
+import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
+import { parseDuration } from '../lib/duration.js';
+import { createLogger } from '../lib/log.js';
+import { startServer, type RunningServer } from '../server/index.js';
+
+export interface SandboxOptions {
+  /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
+  clock?: 'manual' | 'real';
+  /** Create the demo account, its verified domain and keys (default true). */
+  seed?: boolean;
+  /** Keep the data in this directory (SQLite files, secrets) instead of in memory. */
+  dataDir?: string;
+  /** Let anyone sign up through the API (default: only with an invite). */
+  openSignup?: boolean;
+  /** Sending requests a second per workspace (default 50). */
+  sendRate?: number;
+  /** Caught messages kept, the newest (default 10,000); null keeps them all. */
+  maxMessages?: number | null;
+  /** The server's log lines on stderr (default: none). */
+  log?: boolean;
+}
+
+/** A caught message, with what a test usually looks for in it. */
+export interface TestMessage extends CaughtMessage {
+  /** Every http(s) link, the text part's first, then the HTML's. */
+  links: string[];
+  /** Every one-time code (4 to 10 digits standing alone), in order. */
+  codes: string[];
+}
+
+export interface WaitForOptions {
+  /** Only mail to this address (an envelope recipient, To or Cc). */
+  to?: string;
+  /** Only mail whose subject contains this text (any case). */
+  subject?: string;
+  /** Only mail this function takes. */
+  match?: (m: TestMessage) => boolean;
+  /** Take mail caught at or after this service time (ISO 8601), not only mail arriving after the call. */
+  since?: string;
+  /** Milliseconds of real time before it gives up (default 5,000). */
+  timeout?: number;
+}
+
+/** An event a captured endpoint was sent, its signature verified on arrival. */
+export interface CapturedEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: Record<string, unknown>;
+  /** The attempt that delivered it (the `Service-Delivery-Attempt` header), from 1. */
+  attempt: number;
+}
+
+export interface Capture {
+  /** The receiver's address, registered as an endpoint of the seeded workspace. */
+  url: string;
+  /** The endpoint's signing secret (`whsec_…`). */
+  secret: string;
+  endpointId: string;
+  /** Every event received so far, in order of arrival. */
+  events(): CapturedEvent[];
+  /** The first event of the type (and predicate) received, waiting for it when it has not come yet. */
+  waitFor(type: EventType, predicate?: (e: CapturedEvent) => boolean, opts?: { timeout?: number }): Promise<CapturedEvent>;
+  /** Removes the endpoint and stops the receiver. */
+  close(): Promise<void>;
+}
+
+export interface Sandbox {
+  /** `http://127.0.0.1:PORT/v1` */
+  apiUrl: string;
+  smtp: { host: string; port: number; url: string };
+  /** The inbox page, signed in by its token. */
+  inboxUrl: string;
+  adminToken: string;
+  /** The demo account (email, password, workspace, domain, keys); null with `seed: false`. */
+  seed: ReadySeed | null;
+  /** The package's client, with the seeded test key (when seeded) and the admin token for the sandbox routes. */
+  client: Client;
+  inbox: {
+    /** The first caught message that matches and arrived after the call (or `since`). */
+    waitFor(opts?: WaitForOptions): Promise<TestMessage>;
+    /** Every caught message, newest first. */
+    list(): Promise<CaughtMessageSummary[]>;
+    /** Deletes every caught message. */
+    clear(): Promise<void>;
+  };
+  clock: {
+    /** The service's time. */
+    now(): Date;
+    /** Moves the clock forward (`'30s'`, `'10m'`, `'1h'`, `'2d'`, or seconds) and runs everything that became due. */
+    advance(by: string | number): Promise<Date>;
+    /** Moves the clock forward to a time and runs everything that became due. */
+    set(to: Date | string): Promise<Date>;
+  };
+  webhooks: {
+    /** A receiver on 127.0.0.1, registered as an endpoint of the seeded workspace (for `events`, or every type). */
+    capture(opts?: { events?: EventType[]; workspaceId?: string }): Promise<Capture>;
+  };
+  /** Stops the receivers and the server: every socket, timer and thread it started. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_WAIT_MS = 5_000;
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const server = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    smtpPort: 0,
+    clock: options.clock ?? 'manual',
+    seed: options.seed ?? true,
+    ...(options.dataDir ? { dataDir: options.dataDir } : { memory: true }),
+    openSignup: options.openSignup,
+    sendRate: options.sendRate,
+    maxMessages: options.maxMessages,
+    log: createLogger({ silent: !options.log }),
+  });
+  const seed = server.ready.seed;
+  const client = createClient({ baseUrl: server.api, apiKey: seed?.api_key_test ?? undefined, adminToken: server.adminToken });
+  const captures = new Set<Capture>();
+  const wallClock = { now: Date.now, sleep: sleep };
+
+  const full = async (id: string): Promise<TestMessage> => {
+    const m = (await client.sandbox('getMessage', { params: { id } })).body;
+    return { ...m, links: allLinks(m.text, m.html), codes: allCodes(m.text, m.html) };
+  };
+
+  const sandbox: Sandbox = {
+    apiUrl: server.api,
+    smtp: { host: '127.0.0.1', port: server.smtpPort, url: server.smtp },
+    inboxUrl: server.inbox,
+    adminToken: server.adminToken,
+    seed,
+    client,
+    inbox: {
+      async waitFor(o = {}) {
+        const timeout = o.timeout ?? DEFAULT_WAIT_MS;
+        const fulls = new Map<string, TestMessage>();
+        const accept = async (m: CaughtMessageSummary) => {
+          if (!subjectMatches(m, o.subject)) return false;
+          if (!o.match) return true;
+          const f = fulls.get(m.id) ?? (await full(m.id));
+          fulls.set(m.id, f);
+          return o.match(f);
+        };
+        let waited;
+        try {
+          waited = await waitForCaught(client, { to: o.to, accept, since: o.since, timeoutMs: timeout, clock: wallClock });
+        } catch (err) {
+          if (err instanceof InboxStreamEnded) throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');
+          throw err;
+        }
+        if (waited.found) return fulls.get(waited.found.id) ?? full(waited.found.id);
+        throw new Error(await timedOut(o, timeout, waited.since));
+      },
+      list: () => caughtSince(client, undefined, undefined),
+      async clear() {
+        await client.sandbox('deleteMessages');
+      },
+    },
+    clock: {
+      now: () => new Date(server.clock.now()),
+      async advance(by) {
+        const ms = typeof by === 'number' ? by * 1000 : parseDuration(by);
+        if (ms === null || !Number.isFinite(ms) || ms < 0) {
+          throw new TypeError(`clock.advance takes seconds or a duration such as '30s', '10m', '1h', '2d' (got ${JSON.stringify(by)})`);
+        }
+        const r = await client.sandbox('moveClock', { body: { advance_seconds: ms / 1000 } });
+        return new Date(r.body.now);
+      },
+      async set(to) {
+        const r = await client.sandbox('moveClock', { body: { to: new Date(to).toISOString() } });
+        return new Date(r.body.now);
+      },
+    },
+    webhooks: {
+      async capture(o = {}) {
+        const workspaceId = o.workspaceId ?? seed?.workspace_id;
+        if (!workspaceId) throw new Error('webhooks.capture: a sandbox started with seed: false needs a workspaceId');
+        const c = await capture(client, workspaceId, o.events, () => captures.delete(c));
+        captures.add(c);
+        return c;
+      },
+    },
+    async close() {
+      await Promise.all([...captures].map((c) => c.close()));
+      await server.close();
+    },
+  };
+
+  /** Why a wait gave up, with what the inbox does hold, so a test's failure shows what came instead. */
+  async function timedOut(o: WaitForOptions, timeout: number, since: string): Promise<string> {
+    const filters = [o.to && `to ${o.to}`, o.subject !== undefined && `with "${o.subject}" in its subject`, o.match && 'taken by match()']
+      .filter(Boolean)
+      .join(', ');
+    const caught = await caughtSince(client, undefined, undefined);
+    const lines = caught.slice(0, 10).map((m) => `  ${m.received_at}  to ${[...m.to, ...m.cc].join(', ') || '(none)'}  "${m.subject ?? ''}"`);
+    const held = caught.length
+      ? `The inbox holds ${caught.length} message${caught.length === 1 ? '' : 's'}${caught.length > 10 ? ', the newest 10' : ''}:\n${lines.join('\n')}`
+      : 'The inbox is empty: nothing was caught (was the message sent, and accepted?).';
+    return `inbox.waitFor: no message${filters ? ` ${filters}` : ''} was caught within ${timeout} ms (counting from ${since}). ${held}`;
+  }
+
+  return sandbox;
+}
+
+/** A receiver on 127.0.0.1:0 registered as an endpoint; it answers 204 to what verifies and 400 to what does not. */
+async function capture(client: Client, workspaceId: string, events: EventType[] | undefined, forget: () => void): Promise<Capture> {
+  const received: CapturedEvent[] = [];
+  const waiters = new Set<() => void>();
+  let secret = '';
+  const http: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    try {
+      verifyWebhook({ secret, header: header(req, SIGNATURE_HEADER), body });
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const e = JSON.parse(body.toString('utf8')) as Omit<CapturedEvent, 'attempt'>;
+    if (!received.some((r) => r.id === e.id)) {
+      received.push({ ...e, attempt: Number(header(req, ATTEMPT_HEADER) ?? 1) });
+      for (const w of waiters) w();
+    }
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/webhooks`;
+  let endpoint;
+  try {
+    endpoint = (await client.sandbox('createWebhook', { body: { workspace_id: workspaceId, url, ...(events ? { events } : {}) } })).body;
+  } catch (err) {
+    await closeServer(http);
+    throw err;
+  }
+  secret = endpoint.secret;
+  let closed = false;
+  return {
+    url,
+    secret,
+    endpointId: endpoint.id,
+    events: () => [...received],
+    waitFor(type, predicate = () => true, o = {}) {
+      const timeout = o.timeout ?? DEFAULT_WAIT_MS;
+      const find = () => received.find((e) => e.type === type && predicate(e));
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = find();
+          if (!found) return;
+          done();
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          done();
+          const got = received.map((e) => e.type).join(', ') || 'none';
+          reject(new Error(`webhooks.waitFor: no ${type} event arrived within ${timeout} ms (received: ${got})`));
+        }, timeout);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      forget();
+      await client.sandbox('deleteWebhook', { params: { id: endpoint.id } }).catch(() => {});
+      await closeServer(http);
+    },
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function closeServer(http: Server): Promise<void> {
+  http.closeAllConnections();
+  return new Promise((resolve) => http.close(() => resolve()));
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}

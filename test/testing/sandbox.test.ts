@@ -1,0 +1,87 @@
+// svc/testing's startSandbox, as a test file uses it: in this process, in memory, manual clock, seeded.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/testing/index.js';
+
+describe('startSandbox', () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterAll(() => sb?.close());
+
+  const send = (body: Record<string, unknown>) =>
+    sb.client.call('sendEmail', { body: { from: 'Shop <orders@example.test>', subject: 'Your code', ...body } as never });
+
+  it('starts seeded on ports of its own, with a client holding the test key', async () => {
+    expect(sb.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(sb.smtp.url).toBe(`smtp://127.0.0.1:${sb.smtp.port}`);
+    expect(sb.seed?.api_key_test).toMatch(/^svc_test_/);
+    expect(sb.inboxUrl).toContain(sb.adminToken);
+    const r = await sb.client.call('listDomains', {});
+    expect((r.body as { data: { name: string }[] }).data.map((d) => d.name)).toEqual(['example.test']);
+  });
+
+  it('waits for the message sent, with its links and codes taken out', async () => {
+    const waiting = sb.inbox.waitFor({ to: 'ada@example.org' });
+    await send({ to: 'ada@example.org', text: 'Code: 123456. Confirm at https://app.example/confirm?t=9.' });
+    const m = await waiting;
+    expect(m.subject).toBe('Your code');
+    expect(m.codes).toEqual(['123456']);
+    expect(m.links).toEqual(['https://app.example/confirm?t=9']);
+    expect(m.dkim).toBe('pass');
+  });
+
+  it('takes subject and match filters, and only mail that arrives after the call unless given since', async () => {
+    const before = sb.clock.now().toISOString();
+    await send({ to: 'bo@example.org', subject: 'Welcome', text: 'Hello' });
+    await sb.inbox.waitFor({ to: 'bo@example.org', subject: 'welcome', since: before });
+    const next = sb.inbox.waitFor({ to: 'bo@example.org', match: (m) => m.codes.includes('7777'), timeout: 10_000 });
+    await send({ to: 'bo@example.org', text: 'Not this one: 1111' });
+    await send({ to: 'bo@example.org', text: 'This one: 7777' });
+    expect((await next).text).toContain('This one: 7777');
+  });
+
+  it('gives up after its timeout, saying what the inbox holds instead', async () => {
+    const err = await sb.inbox.waitFor({ to: 'nobody@example.org', timeout: 300 }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/^inbox\.waitFor: no message to nobody@example\.org was caught within 300 ms \(counting from [^)]+\)\. The inbox holds 4 messages:\n/);
+    // Newest first, one line each: when, to whom, the subject.
+    expect(err!.split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Your code"$/),
+      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Your code"$/),
+      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Welcome"$/),
+      expect.stringMatching(/^ {2}\S+ {2}to ada@example\.org {2}"Your code"$/),
+    ]);
+  });
+
+  it('moves the clock: a scheduled send goes out when its time comes, not before', async () => {
+    const at = new Date(sb.clock.now().getTime() + 3_600_000).toISOString();
+    await send({ to: 'cy@example.org', text: 'Later: 4242', scheduled_at: at });
+    await expect(sb.inbox.waitFor({ to: 'cy@example.org', timeout: 300 })).rejects.toThrow(/no message to cy@example\.org/);
+    const waiting = sb.inbox.waitFor({ to: 'cy@example.org' });
+    const now = await sb.clock.advance('1h');
+    expect(now.getTime()).toBe(Date.parse(at));
+    expect((await waiting).codes).toEqual(['4242']);
+    await expect(sb.clock.advance('soon')).rejects.toThrow(/clock\.advance takes seconds or a duration/);
+  });
+
+  it('captures webhook events whose signatures it verified, and lets go of its endpoint on close', async () => {
+    const hook = await sb.webhooks.capture({ events: ['email.delivered'] });
+    expect(hook.secret).toMatch(/^whsec_/);
+    const sent = await send({ to: 'dee@example.org', text: 'Hi' });
+    const id = (sent.body as { id: string }).id;
+    const e = await hook.waitFor('email.delivered', (ev) => ev.data.message_id === id);
+    expect(e.attempt).toBe(1);
+    expect(hook.events().every((ev) => ev.type === 'email.delivered')).toBe(true);
+    await hook.close();
+    const left = await sb.client.sandbox('listWebhooks', { query: {} });
+    expect(left.body.data.map((w) => w.id)).not.toContain(hook.endpointId);
+  });
+
+  it('clears the inbox', async () => {
+    await sb.inbox.clear();
+    expect(await sb.inbox.list()).toEqual([]);
+  });
+});
