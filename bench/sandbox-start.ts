@@ -8,7 +8,7 @@ import { speedLine } from './common.js';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const SIDE_BY_SIDE = 8;
 
-const { startSandbox } = (await import('../dist/testing/index.js')) as typeof import('../src/testing/index.js');
+const { startSandbox } = (await import('../dist/testing/index.js' as string)) as typeof import('../src/testing/index.js');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const max = (xs: number[]) => Math.max(...xs);

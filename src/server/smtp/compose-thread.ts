@@ -4,8 +4,15 @@ import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest } from '.
 
 const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
 
-parentPort!.on('message', ({ id, req }: { id: number; req: ComposeRequest }) => {
-  composeSigned(reviveBuffers(req))
+// One message at a time, in the order posted (compose.ts counts on it: when the thread dies, the first message still
+// pending is the one it was on, and those behind it have not been started).
+let queue: Promise<void> = Promise.resolve();
+parentPort!.on('message', (m: { id: number; req: ComposeRequest }) => {
+  queue = queue.then(() => build(m));
+});
+
+function build({ id, req }: { id: number; req: ComposeRequest }): Promise<void> {
+  return composeSigned(reviveBuffers(req))
     .then((raw) => {
       // A signed message is a view into memory of its own, starting just after the room left for its signature: that
       // memory moves without a copy. A small message may live in Node's shared pool, which is not its to give away.
@@ -18,4 +25,4 @@ parentPort!.on('message', ({ id, req }: { id: number; req: ComposeRequest }) => 
       if (raw.length >= BIG_MESSAGE_BYTES) void globalThis.gc?.({ type: 'major', execution: 'async' });
     })
     .catch((err: unknown) => parentPort!.postMessage({ id, error: err instanceof Error ? err.message || err.name : String(err) }));
-});
+}
