@@ -161,7 +161,8 @@ describe("svc serve's summary on a terminal", { timeout: 60_000 }, () => {
       expect(sent.exitCode, sent.stderr).toBe(0);
       expect(sent.stdout).toMatch(/^msg_\w{24}\tqueued$/);
       // Delivered by the server's worker a moment later: waited for, then listed as printed.
-      expect((await svc(m, ['inbox', 'wait', '--to', 'you@example.org', '--since', since], base)).exitCode).toBe(0);
+      const waited = await svc(m, ['inbox', 'wait', '--to', 'you@example.org', '--since', since], base);
+      expect(waited.exitCode, waited.stderr).toBe(0);
       const inbox = await sh(next.inbox);
       expect(inbox.exitCode, inbox.stderr).toBe(0);
       expect(inbox.stdout).toMatch(/\tHello\t/);
