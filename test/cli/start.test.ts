@@ -1,6 +1,6 @@
 // Fast start, as a property of the source: what each entry point loads before any code runs (its static imports,
 // followed through the tree). `svc --version` must load no more than commander and the wiring; a client command may
-// load the client but never the server, SQLite, the SMTP stack, or the native keyring before a secret is needed.
+// load the client but never the server, SQLite, the SMTP stack, undici, or the native keyring before a secret is needed.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,11 +39,11 @@ describe('what svc loads before it runs', () => {
     expect(loaded).toContain('src/cli/commands/emails/send.ts');
   });
 
-  it('loads the client, the contract, undici and zod for a client command, and nothing of the server', () => {
+  it('loads the client, the contract and zod for a client command — not undici — and nothing of the server', () => {
     const { files, packages } = staticGraph('src/cli/context.ts');
     const client = staticGraph('src/client/index.ts');
     const all = new Set([...packages, ...client.packages]);
-    expect([...all].sort()).toEqual(['undici', 'zod']);
+    expect([...all].sort()).toEqual(['zod']);
     expect([...files, ...client.files].filter((f) => f.startsWith('src/server/'))).toEqual([]);
     // conf, the keyring, chalk, ora, cli-table3 and the prompts come with import() when a command needs them.
     const lazy = readFileSync(join(ROOT, 'src/cli/credentials.ts'), 'utf8') + readFileSync(join(ROOT, 'src/cli/config.ts'), 'utf8');
@@ -53,7 +53,7 @@ describe('what svc loads before it runs', () => {
 
   it('keeps the public library entry free of the command line and the server', () => {
     const { files, packages } = staticGraph('src/index.ts');
-    expect([...packages].sort()).toEqual(['undici', 'zod']);
+    expect([...packages].sort()).toEqual(['zod']);
     expect([...files].filter((f) => /^src\/(server|cli)\//.test(f))).toEqual([]);
   });
 });
