@@ -12,4 +12,4 @@ import module from 'node:module';
 // in 178 instead of 212 ms (bench:cli-start). Node 20 has no such cache. The import below is dynamic so that it
 // runs after the cache is on.
 module.enableCompileCache?.();
-await import('../dist/main.js');
+await import('../dist/cli/svc.js');

@@ -1,10 +1,14 @@
-// Fast start, as a property of the source: what each entry point loads before any code runs (its static imports,
-// followed through the tree). `svc --version` must load no more than commander and the wiring; a client command may
-// load the client but never the server, SQLite, the SMTP stack, undici, or the native keyring before a secret is needed.
+// Fast start, as a property of the source and of the built binary. In the source: what each entry point loads before
+// any code runs (its static imports, followed through the tree) — `svc --version` no more than commander and the
+// wiring; a client command the client, but never the server, SQLite, the SMTP stack, undici, or the native keyring
+// before a secret is needed. In the build: which files a run of the shipped `svc` actually loads — the bundle and a
+// few of its chunks, nothing resolved in node_modules, nothing of the server.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/binary.js';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Every module an entry loads statically: project files (relative to the root) and packages. */
 function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -55,5 +59,61 @@ describe('what svc loads before it runs', () => {
     const { files, packages } = staticGraph('src/index.ts');
     expect([...packages].sort()).toEqual(['zod']);
     expect([...files].filter((f) => /^src\/(server|cli)\//.test(f))).toEqual([]);
+  });
+});
+
+describe('what the built svc loads when it runs', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    ensureBuilt();
+    s = await startTestServer();
+  }, 120_000);
+  afterAll(() => s?.close());
+
+  // Reports every module the run imports (a resolve hook, on Node's loader thread), as paths from the root.
+  const trace = `data:text/javascript,${encodeURIComponent(`
+    import { register } from 'node:module';
+    register('data:text/javascript,' + encodeURIComponent(\`
+      export async function resolve(specifier, context, next) {
+        const r = await next(specifier, context);
+        if (r.url.startsWith('file:')) process.stderr.write('loaded ' + r.url + '\\\\n');
+        return r;
+      }\`));`)}`;
+
+  async function loads(args: string[], env: Record<string, string> = {}): Promise<{ files: string[]; stdout: string }> {
+    const r = await execa(process.execPath, ['--import', trace, BIN, ...args], {
+      cwd: ROOT, reject: false, extendEnv: false,
+      env: { PATH: process.env.PATH!, HOME: '/nonexistent', SVC_CONFIG_DIR: '/nonexistent/config', SVC_BASE_URL: s.api, ...env },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const files = [...r.stderr.matchAll(/^loaded file:\/\/(.+)$/gm)].map((m) => relative(ROOT, decodeURIComponent(m[1]!)));
+    return { files, stdout: r.stdout };
+  }
+
+  it('reads the bundle and no module of node_modules for `svc --version`', async () => {
+    const { files, stdout } = await loads(['--version']);
+    expect(stdout).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(files[0]).toBe('bin/svc.js');
+    expect(files).toContain('dist/cli/svc.js');
+    expect(files.filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js')).toEqual([]);
+    // The bundle's own code and esbuild's helpers: the client's chunks are not among them.
+    expect(new Set(files).size).toBeLessThanOrEqual(4);
+  });
+
+  it('sends an email with the bundle\'s chunks alone: nothing of node_modules (undici, zod) and nothing of the server', async () => {
+    const { files, stdout } = await loads(
+      ['emails', 'send', '--from', 'orders@example.test', '--to', 'start@example.org', '--subject', 'Start', '--text', 'hi'],
+      { SVC_API_KEY: s.seed!.api_key_test },
+    );
+    expect(stdout).toMatch(/^msg_\w+\tqueued$/);
+    expect(files.filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js')).toEqual([]);
+  });
+
+  it('lists events and caught mail the same way', async () => {
+    const events = await loads(['events', 'list', '--limit', '1'], { SVC_API_KEY: s.seed!.api_key_test });
+    expect(events.stdout).toMatch(/^evt_/);
+    expect(events.files.filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js')).toEqual([]);
+    const inbox = await loads(['inbox'], { SVC_ADMIN_TOKEN: s.ready.admin_token });
+    expect(inbox.files.filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js')).toEqual([]);
   });
 });
