@@ -1,18 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { SERVE_NODE_FLAGS } from '../src/cli/commands/serve.js';
 import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
 type Ready = ReadyLine & { seed: Seed };
 
-/** The node flags of the executable's `#!/usr/bin/env -S node …` line: `npx svc serve` runs with them. */
-const SHEBANG_FLAGS = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/\s+/).slice(3);
 
 /**
- * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the node flags of
- * its shebang line), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
+ * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the node flags it
+ * gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
  * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
  */
 export async function spawnServe(
@@ -22,7 +21,7 @@ export async function spawnServe(
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
-  const proc = spawn(process.execPath, [...SHEBANG_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+  const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
   const lines = createInterface({ input: proc.stdout! });
