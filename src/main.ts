@@ -1,9 +1,10 @@
 import { run } from './cli/program.js';
 
 const code = await run(process.argv);
-// The work is done: exit once stdout and stderr have taken everything written to them. Left to end by itself, the
-// process would first wait for what no command needs any more — V8 finishing in the background its optimised
-// compilation of fetch's HTTP parser (WebAssembly), tens of milliseconds after the answer was printed.
+// The work is done: exit once stdout and stderr have taken everything written to them, rather than when nothing is
+// left for the event loop — what a command leaves behind (a kept-alive connection, a library's timer) is not worth
+// waiting for. (V8's compilation threads are joined even by process.exit: what would keep them busy is kept away
+// where the client is made, in cli/context.ts.)
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit(code);
 
