@@ -56,8 +56,13 @@ const result = await esbuild.build({
   // Native addons, and undici (only `webhooks listen --forward-to` sends through it), load from node_modules.
   external: ['@napi-rs/keyring', 'better-sqlite3', 'undici'],
   plugins: [serverAsCompiled],
-  // CommonJS packages in the bundle (commander, conf's ajv, cli-table3) call require() for Node's own modules.
-  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+  // CommonJS packages in the bundle (commander, cli-table3, the prompts) call require() for Node's own modules. It is
+  // made on the first call: making one costs more than loading a small chunk, and most chunks never call it.
+  banner: {
+    js:
+      "import { createRequire as __svcCreateRequire } from 'node:module'; let __svcRequire; " +
+      'function require(id) { return (__svcRequire ??= __svcCreateRequire(import.meta.url))(id); }',
+  },
   metafile: true,
   logLevel: 'warning',
 });
