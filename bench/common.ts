@@ -3,15 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { SERVE_NODE_FLAGS } from '../src/cli/commands/serve.js';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../src/cli/commands/serve.js';
 import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
 type Ready = ReadyLine & { seed: Seed };
 
-
 /**
- * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the node flags it
- * gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
+ * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the environment and
+ * node flags it gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line.
+ * `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
  * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
  */
 export async function spawnServe(
@@ -22,6 +22,7 @@ export async function spawnServe(
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
   const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+    env: { ...process.env, ...SERVE_ENV },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
   const lines = createInterface({ input: proc.stdout! });

@@ -30,6 +30,20 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
+/**
+ * The command as the person typed it, for messages: `svc inbox` when `svc inbox` ran its default subcommand `list`,
+ * `svc inbox list` when they wrote `list`. Commander hands a parent's operands on to the subcommand it runs, so the
+ * parent's first operand is the subcommand's name exactly when it was typed.
+ */
+export function typedCommand(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    const typed = !c.parent || [c.name(), ...c.aliases()].includes(c.parent.args[0] ?? '');
+    if (typed) names.unshift(c.name());
+  }
+  return names.join(' ');
+}
+
 /** A whole number from `min` to `max`. */
 export function int(flag: string, min: number, max: number) {
   return (v: string): number => {

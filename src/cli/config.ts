@@ -1,6 +1,7 @@
 // Profiles: what svc remembers between runs that is not secret (base URL, who is signed in, which key is saved),
-// in `config.json` of the config directory through `conf`. Secrets themselves live in the credential store.
-import { mkdir } from 'node:fs/promises';
+// in `config.json` of the config directory. Secrets themselves live in the credential store.
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from './errors.js';
 import type { Env } from './io.js';
 
@@ -13,6 +14,8 @@ export interface SessionInfo {
   base_url: string;
   user: { id: string; email: string };
   workspace?: { id: string; name: string; slug: string; role: string };
+  /** The local server's instance it was issued by (its Svc-Sandbox-Instance header), to tell a reset later. */
+  sandbox_instance?: string;
 }
 
 /** The API key saved in a profile (`keys create --save`); the key is the secret `<profile>/api_key`. */
@@ -21,6 +24,8 @@ export interface SavedKeyInfo {
   id: string;
   prefix: string;
   mode: string;
+  /** As for a session: the local server's instance that made the key. */
+  sandbox_instance?: string;
 }
 
 export interface Profile {
@@ -30,7 +35,7 @@ export interface Profile {
   api_key?: SavedKeyInfo;
 }
 
-interface ConfigFile extends Record<string, unknown> {
+interface ConfigFile {
   profiles: Record<string, Profile>;
 }
 
@@ -40,25 +45,45 @@ export interface ConfigStore {
   updateProfile(name: string, change: (p: Profile) => Profile): void;
 }
 
-/** Opens `config.json` in `dir` (created 0700; the file 0600). `conf` is loaded here, only by commands that need it. */
+/**
+ * The profiles in `config.json` of `dir`. Reading never creates anything: a run that only reads (a send from CI with
+ * SVC_API_KEY) leaves the disk as it found it. The first change creates the directory (0700) and the file (0600),
+ * written whole to a temporary file and renamed over the old one, so a reader never sees half of it. The file is read
+ * again for every look and before every change, as another svc process may have changed it meanwhile.
+ *
+ * A plain JSON file rather than a configuration library: the one it replaced installed process-wide SIGINT and SIGTERM
+ * hooks that killed the process again after a long-running command had handled the signal (exit 130, not 0).
+ */
 export async function openConfig(dir: string): Promise<ConfigStore> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const { default: Conf } = await import('conf');
-  const conf = new Conf<ConfigFile>({
-    cwd: dir,
-    configName: 'config',
-    configFileMode: 0o600,
-    // Profile names may hold dots; every key is a plain key.
-    accessPropertiesByDotNotation: false,
-    defaults: { profiles: {} },
-  });
+  const path = join(dir, 'config.json');
+  const read = (): ConfigFile => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw err;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`cannot read ${path}: ${(err as Error).message}; fix or delete it (it holds profiles, not secrets)`);
+    }
+    const file = (parsed ?? {}) as Partial<ConfigFile>;
+    return { ...file, profiles: typeof file.profiles === 'object' && file.profiles ? file.profiles : {} };
+  };
   return {
-    path: conf.path,
-    profile: (name) => conf.get('profiles')[name] ?? {},
+    path,
+    profile: (name) => read().profiles[name] ?? {},
     updateProfile(name, change) {
-      const profiles = { ...conf.get('profiles') };
-      profiles[name] = change(profiles[name] ?? {});
-      conf.set('profiles', profiles);
+      const file = read();
+      const next: ConfigFile = { ...file, profiles: { ...file.profiles, [name]: change(file.profiles[name] ?? {}) } };
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(next, null, '\t'), { mode: 0o600 });
+      chmodSync(tmp, 0o600);
+      renameSync(tmp, path);
     },
   };
 }

@@ -8,6 +8,7 @@ import { isLoopbackHost, parseBaseUrl } from '../client/base-url.js';
 import { sleep } from '../client/backoff.js';
 import { openConfig, profileName, resolveBaseUrl, type BaseUrlSource, type ConfigStore, type SavedKeyInfo, type SessionInfo } from './config.js';
 import { createCredentialStore, type CredentialStore } from './credentials.js';
+import { AuthError } from './errors.js';
 import type { IO } from './io.js';
 import { withFileLock } from './lock.js';
 import { defaultConfigDir, defaultDataDir } from './paths.js';
@@ -20,6 +21,8 @@ export interface GlobalOptions {
   apiKey?: string;
   adminToken?: string;
   json?: boolean;
+  /** Tables on a terminal show whole values, however wide. */
+  wide?: boolean;
   retries?: number;
 }
 
@@ -62,6 +65,8 @@ export interface Context {
   saveApiKey(info: SavedKeyInfo, key: string): Promise<void>;
   /** Forgets the profile's saved API key. */
   forgetApiKey(): Promise<void>;
+  /** The session this run forgot because the service refused to refresh it, if it did. */
+  endedSession(): SessionInfo | undefined;
 }
 
 export interface ContextOptions {
@@ -76,7 +81,9 @@ const SESSION = 'session';
 const API_KEY = 'api_key';
 
 export function createContext(o: ContextOptions): Context {
-  const { io, globals } = o;
+  const { globals } = o;
+  // --wide: tables are as wide as their values, whatever the terminal's width.
+  const io: IO = globals.wide ? { ...o.io, columns: undefined } : o.io;
   const env = io.env;
   const profile = profileName(globals.profile, env);
   const configDir = defaultConfigDir(env);
@@ -87,6 +94,7 @@ export function createContext(o: ContextOptions): Context {
   let credentials: CredentialStore | undefined;
   let baseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
   let client: Promise<Client> | undefined;
+  let ended: SessionInfo | undefined;
 
   const ctx: Context = {
     io,
@@ -149,23 +157,42 @@ export function createContext(o: ContextOptions): Context {
       await ctx.credentials().delete(secret(API_KEY));
       (await ctx.config()).updateProfile(profile, ({ api_key: _gone, ...rest }) => rest);
     },
+
+    endedSession: () => ended,
   };
 
   /** The session as the client sees it: read from the credential store on every call, rotated under a file lock. */
   const sessionStore: SessionStore = {
     load: async () => (await ctx.sessionTokens()) ?? null,
     save: (tokens) => ctx.credentials().set(secret(SESSION), JSON.stringify(tokens)),
-    clear: () => ctx.forgetSession(),
+    async clear() {
+      ended = await ctx.session();
+      await ctx.forgetSession();
+    },
     withLock: (fn) => ctx.withSessionLock(fn),
   };
 
-  /** cli.md: `--admin-token`, else SVC_ADMIN_TOKEN, else — for a loopback base URL — the local server's own file. */
-  async function adminToken(url: string): Promise<string | undefined> {
-    if (globals.adminToken) return globals.adminToken;
-    if (env.SVC_ADMIN_TOKEN) return env.SVC_ADMIN_TOKEN;
+  /**
+   * The admin token of the sandbox routes: `--admin-token`, else SVC_ADMIN_TOKEN, else — for a loopback base URL — the
+   * token of the local server registered at that address (any port, any data directory), else the `admin-token` file
+   * of the default data directory. Without one, says which to set rather than asking the server without a token.
+   */
+  async function adminToken(url: string): Promise<string> {
+    const given = globals.adminToken || env.SVC_ADMIN_TOKEN;
+    if (given) return given;
+    const set = 'set SVC_ADMIN_TOKEN (or pass --admin-token) to the admin_token of the ready line `svc serve` printed';
     const parsed = parseBaseUrl(url);
-    if (!parsed || !isLoopbackHost(parsed.hostname)) return undefined;
-    return (await readFile(join(defaultDataDir(env), 'admin-token'), 'utf8').catch(() => '')).trim() || undefined;
+    if (!parsed || !isLoopbackHost(parsed.hostname)) throw new AuthError(`no admin token for ${url}`, set);
+    const { findLocalServer } = await import('../lib/local-servers.js');
+    const registered = findLocalServer(url, env);
+    if (registered) return registered.admin_token;
+    const file = join(defaultDataDir(env), 'admin-token');
+    const token = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (token) return token;
+    throw new AuthError(
+      `no admin token for ${url}: no svc serve on this machine is registered at that address, and ${file} does not exist`,
+      `start one with \`svc serve\`, or ${set}`,
+    );
   }
 
   async function makeClient(): Promise<Client> {

@@ -18,7 +18,7 @@ describe('failures, as a person reads them', () => {
     expect(exitCodeOf(new Error('disk full'))).toBe(1);
   });
 
-  it('says in one line what failed, the title and detail, each field, the code and request id, and a hint', () => {
+  it('says in one line what failed, the title and detail, the code and request id, and a hint', () => {
     const e = apiError(422, 'domain_not_verified', {
       title: 'Domain not verified',
       detail: 'example.org is not verified.',
@@ -28,7 +28,7 @@ describe('failures, as a person reads them', () => {
     expect(code).toBe(1);
     expect(line).not.toContain('\n');
     expect(line).toBe(
-      'svc emails send: Domain not verified — example.org is not verified. (from: example.org is not verified) [domain_not_verified, req_abc]; ' +
+      'svc emails send: Domain not verified — example.org is not verified. [domain_not_verified, req_abc]; ' +
         'hint: publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`',
     );
   });
@@ -47,6 +47,23 @@ describe('failures, as a person reads them', () => {
       /join the waitlist at https:\/\/svc\.dev\/waitlist$/,
     );
     expect(describeError(new SessionEndedError(apiError(401, 'invalid_refresh_token').problem), 'svc whoami').line).toMatch(/hint: sign in again with `svc login`$/);
+  });
+
+  it('lists each field error once in place of a detail that summarises them, with no hint pointing at the list', () => {
+    const e = apiError(422, 'validation_failed', {
+      title: 'Validation failed',
+      detail: 'reply_to: must be an array of at most 10 addresses; cc.0: "x" is not a valid email address',
+      errors: [
+        { path: 'reply_to', code: 'invalid_type', message: 'must be an array of at most 10 addresses' },
+        { path: 'reply_to', code: 'too_big', message: 'must be an array of at most 10 addresses' },
+        { path: 'cc.0', code: 'invalid', message: '"x" is not a valid email address' },
+        { path: 'bcc.0', code: 'invalid', message: '"y" is not a valid email address' },
+      ],
+    });
+    expect(describeError(e, 'svc emails send').line).toBe(
+      'svc emails send: Validation failed — reply_to: must be an array of at most 10 addresses; cc.0: "x" is not a valid email address; ' +
+        'bcc.0: "y" is not a valid email address [validation_failed, req_abc]',
+    );
   });
 
   it('says a prompt cancelled with Ctrl-C was cancelled, nothing more', () => {

@@ -46,6 +46,8 @@ interface ApiErrorLike extends Error {
   retryAfter?: number;
   /** The contract's fix for the code, when it has one. */
   fix?: string;
+  /** The answer came from a local server. */
+  sandbox: boolean;
 }
 
 const isApiError = (e: unknown): e is ApiErrorLike => e instanceof Error && e.name === 'ApiError';
@@ -58,7 +60,7 @@ const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined>
   missing_credentials: (_p, e) => CREDENTIAL_HINTS[e.auth],
   invalid_credentials: () => 'check the email and password; `svc login` asks for them again',
   invalid_api_key: () => 'the key is unknown, revoked or expired: create one with `svc keys create --name NAME --scope emails:send --save`',
-  invalid_token: () => 'sign in again with `svc login`',
+  invalid_token: (_p, e) => (e.auth === 'admin' ? ADMIN_TOKEN_HINT : 'sign in again with `svc login`'),
   invalid_refresh_token: () => 'sign in again with `svc login`',
   session_required: () => 'this needs a signed-in session, not an API key: `svc login`',
   api_key_required: () => 'this needs an API key: pass --api-key, set SVC_API_KEY, or save one with `svc keys create … --save`',
@@ -68,7 +70,14 @@ const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined>
   forbidden: () => 'your role in this workspace cannot do this; an owner or admin can',
   invite_required: (p) => `signup needs an invite code (--invite-code)${p.waitlist_url ? `; join the waitlist at ${p.waitlist_url}` : ''}`,
   unsupported_version: () => 'this svc speaks Service-Version 2026-08-01; update svc',
-  domain_not_verified: () => 'publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`',
+  domain_not_verified: (p, e) => {
+    if (!e.sandbox) return 'publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`';
+    // A local server names the domain's id in the detail when the domain exists (else it is to be added first).
+    const id = /\bdom_[A-Za-z0-9]+/.exec(p.detail ?? '')?.[0];
+    return id
+      ? `this is a local sandbox: publish its records in the sandbox zone with \`svc sandbox dns publish ${id}\`, then \`svc domains verify ${id}\``
+      : 'this is a local sandbox: add the domain (`svc domains add NAME`), then `svc domains verify dom_… --publish` publishes its records in the sandbox zone and verifies it';
+  },
   live_sending_locked: () => 'confirm your email address with `svc verify-email TOKEN` (or `svc verify-email --resend`), or use a test key',
   rate_limited: (_p, e) => (e.retryAfter !== undefined ? `try again in ${e.retryAfter} s` : 'try again shortly'),
   idempotency_conflict: () => 'this Idempotency-Key was used with a different message; use a new --idempotency-key',
@@ -85,8 +94,29 @@ const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
   admin: 'give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN (found by itself for a local `svc serve`)',
 };
 
+/** A sandbox route refused the admin token sent: it belongs to another server (or to this one before a reset). */
+const ADMIN_TOKEN_HINT =
+  "that is not this server's admin token: give the admin_token of its ready line (--admin-token or SVC_ADMIN_TOKEN), " +
+  'or set neither: the token of a local `svc serve` is found by itself';
+
+/** Codes whose contract fix says only to read the errors list: printed with the list itself, they need no hint. */
+const LISTED = new Set(['validation_failed', 'invalid_request']);
+
 export function hintFor(e: ApiErrorLike): string | undefined {
+  if (LISTED.has(e.problem.code) && e.problem.errors?.length) return undefined;
   return HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined);
+}
+
+/**
+ * A Problem's detail and field errors in one piece of a line, each field once. The service's detail is often a
+ * summary of the errors list already (its first few entries): the whole list then stands in its place. A detail
+ * about one field in words of its own (`domain_not_verified`) says all its one entry would.
+ */
+export function problemDetail(p: Pick<Problem, 'detail' | 'errors'>): string {
+  const fields = [...new Set((p.errors ?? []).map((f) => `${f.path}: ${f.message}`))];
+  if (!p.detail) return fields.join('; ');
+  if (fields.some((f) => p.detail!.includes(f))) return fields.join('; ');
+  return fields.length > 1 ? `${p.detail} (${fields.join('; ')})` : p.detail;
 }
 
 /** The exit code of a failure. */
@@ -115,10 +145,10 @@ export function describeError(err: unknown, command: string): { line: string; co
   const code = exitCodeOf(err);
   if (isApiError(err)) {
     const p = err.problem;
-    const fields = p.errors?.length ? ` (${p.errors.map((f) => `${f.path}: ${f.message}`).join('; ')})` : '';
     const ids = [p.code, p.request_id].filter(Boolean).join(', ');
     const hint = hintFor(err);
-    return { code, line: `${command}: ${p.title}${p.detail ? ` — ${p.detail}` : ''}${fields} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
+    const detail = problemDetail(p);
+    return { code, line: `${command}: ${p.title}${detail ? ` — ${detail}` : ''} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
   }
   const e = err as Error & { hint?: string };
   // Ctrl-C at a prompt (@inquirer's ExitPromptError): the person knows what happened.

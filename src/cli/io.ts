@@ -32,6 +32,8 @@ export interface IO {
   env: Env;
   /** stdout is a terminal: tables and colour; otherwise tab-separated columns for scripts. */
   stdoutIsTTY: boolean;
+  /** How wide the terminal of stdout is, which tables fit; undefined when nothing limits them (piped, `--wide`). */
+  columns?: number;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
   /** Colour for each stream: on a terminal only, and never with NO_COLOR. */
@@ -76,6 +78,8 @@ export interface IOParts {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** The width of the terminal of stdout (when it is one). */
+  columns?: number;
   /** Replaces the interactive prompts (tests); the real ones are @inquirer/prompts on stdin and stderr. */
   prompts?: Prompts;
   /** What `interrupt()` returns; a signal that never aborts when not given. */
@@ -101,6 +105,7 @@ export async function createIO(p: IOParts): Promise<IO> {
     stdoutIsTTY: p.stdoutIsTTY,
     stderrIsTTY: p.stderrIsTTY,
     stdinIsTTY: p.stdinIsTTY,
+    columns: p.stdoutIsTTY ? p.columns : undefined,
     out,
     err,
     print: (line) => void p.stdout.write(line + '\n'),
@@ -140,19 +145,29 @@ export function processIO(): Promise<IO> {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    // A terminal that does not say how wide it is (some CI consoles) is taken as unlimited rather than guessed.
+    columns: process.stdout.isTTY ? process.stdout.columns || undefined : undefined,
     interrupt: () => (interrupted ??= onSignals()),
   });
 }
 
 let interrupted: AbortSignal | undefined;
 
-/** An AbortSignal for the first SIGINT or SIGTERM; the handlers go with it, so a second Ctrl-C kills the process as usual. */
+/**
+ * An AbortSignal for the first SIGINT or SIGTERM; a second one kills the process as usual. The handler stays in place
+ * after the first signal: exit hooks of dependencies (signal-exit, under ora and the prompts) raise the signal again
+ * when they find themselves its only listener, which would turn a clean stop into exit 130 or 143.
+ */
 function onSignals(): AbortSignal {
   const controller = new AbortController();
   const stop = (signal: NodeJS.Signals) => {
+    if (!controller.signal.aborted) {
+      controller.abort(new Error(`interrupted (${signal})`));
+      return;
+    }
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    controller.abort(new Error(`interrupted (${signal})`));
+    process.kill(process.pid, signal);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -165,7 +180,8 @@ async function inquirerPrompts(input: NodeJS.ReadableStream, output: NodeJS.Writ
   const context = { input: input as NodeJS.ReadStream, output: output as NodeJS.WriteStream };
   return {
     input: (message, o = {}) => inquirer.input({ message, required: o.required }, context),
-    password: (message) => inquirer.password({ message, mask: true }, context),
+    // Nothing is echoed, not even one mask character per key (like sudo and gh): its length is a secret too.
+    password: (message) => inquirer.password({ message }, context),
     select: (message, choices) => inquirer.select({ message, choices }, context),
   };
 }

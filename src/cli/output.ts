@@ -5,6 +5,10 @@ import type { IO } from './io.js';
 export interface Column<T> {
   header: string;
   value(row: T): string | number | boolean | null | undefined;
+  /** An id: kept whole on a narrow terminal as long as the other columns can give way, so it can be copied. */
+  id?: boolean;
+  /** A timestamp: shown to the minute when the table has to give way to fit the terminal. */
+  time?: boolean;
 }
 
 type Cell = string | number | boolean | null | undefined;
@@ -18,7 +22,12 @@ function field(v: Cell): string {
   return text(v).replace(/[\t\r\n]+/g, ' ');
 }
 
-/** Rows as a table on a terminal, else one tab-separated line per row without a header (like `gh`), for `cut`/`awk`. */
+/**
+ * Rows as a table on a terminal, else one tab-separated line per row without a header (like `gh`), for `cut`/`awk`.
+ * On a terminal the table fits its width (`io.columns`): times lose their seconds first, then the widest cells give
+ * way and end in `…`, ids last; `--wide` (no width) prints whole values, and piped lines are never cut. Columns are
+ * set apart by two spaces, without borders, which would take three of every column's characters.
+ */
 export async function printTable<T>(io: IO, rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
   if (!io.stdoutIsTTY) {
     for (const row of rows) io.print(columns.map((c) => field(c.value(row))).join('\t'));
@@ -26,13 +35,113 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
   }
   if (rows.length === 0) return;
   const { default: Table } = await import('cli-table3');
+  // A line break inside a cell would make a row of several lines: a table cell shows one line, as a piped field does.
+  let cells = rows.map((row) => columns.map((c) => field(c.value(row))));
+  const gaps = 2 * (columns.length - 1);
+  const widthsOf = () => columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
+  // Whole values size the columns themselves; only a table that has to give way is given widths.
+  let widths: number[] | undefined;
+  if (io.columns !== undefined && sum(widthsOf()) + gaps > io.columns) {
+    cells = cells.map((r) => r.map((v, i) => (columns[i]!.time ? shortTime(v) : v)));
+    widths = fitWidths(widthsOf(), columns.map((c) => Boolean(c.id)), io.columns - gaps);
+  }
+  const none = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+    left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' };
   const table = new Table({
     head: columns.map((c) => io.out.bold(c.header)),
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 0 },
+    chars: none,
+    ...(widths ? { colWidths: widths } : {}),
+    truncate: '…',
   });
-  for (const row of rows) table.push(columns.map((c) => text(c.value(row))));
-  io.print(table.toString());
+  for (const row of cells) table.push(row);
+  // cli-table3 pads the last column too: a line ends where its text does.
+  io.print(table.toString().split('\n').map((l) => l.trimEnd()).join('\n'));
+  if (widths && cells.some((r) => r.some((v, i) => displayWidth(v) > widths[i]!))) {
+    io.info(io.err.dim('… marks values cut to fit the terminal; --wide or --json shows them whole.'));
+  }
+}
+
+const sum = (ws: readonly number[]) => ws.reduce((a, b) => a + b, 0);
+
+/** `2026-08-01T09:30:00.000Z` → `2026-08-01 09:30Z`, for a table that has to give way; other values unchanged. */
+export function shortTime(v: string): string {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\d(?:\.\d+)?Z$/.exec(v);
+  return m ? `${m[1]} ${m[2]}Z` : v;
+}
+
+/** Narrower than this a column shows too little to be told apart (`LAST…`, `2026…`); ids may go below it last. */
+const MIN_WIDTH = 5;
+
+/**
+ * Column widths within `budget` characters: the widest columns give way first (each is cut to the same width, its
+ * cells then ending in `…`), and ids keep their width while the others can still give way. Where even the narrowest
+ * layout does not fit, every column is cut alike down to one character.
+ */
+function fitWidths(natural: readonly number[], ids: readonly boolean[], budget: number): number[] {
+  if (sum(natural) <= budget) return [...natural];
+  const floor = natural.map((w) => Math.min(w, MIN_WIDTH));
+  const others = natural.map((_, i) => !ids[i]);
+  const keptIds = natural.map((w, i) => (ids[i] ? w : floor[i]!));
+  if (sum(keptIds) <= budget) return capped(natural, floor, others, budget);
+  const all = natural.map(() => true);
+  if (sum(floor) <= budget) return capped(keptIds, floor, all, budget);
+  return capped(floor, floor.map(() => 1), all, budget);
+}
+
+/**
+ * `widths` with the columns `which` cut down to one cap (never below their `floor`), the largest cap that fits
+ * `budget`; what is left over widens the cut columns one character at a time.
+ */
+function capped(widths: readonly number[], floor: readonly number[], which: readonly boolean[], budget: number): number[] {
+  const at = (cap: number) => widths.map((w, i) => (which[i] ? Math.max(floor[i]!, Math.min(w, cap)) : w));
+  let lo = 0;
+  let hi = Math.max(...widths);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (sum(at(mid)) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  const result = at(lo);
+  let spare = budget - sum(result);
+  for (let i = 0; i < result.length && spare > 0; i++) {
+    if (which[i] && result[i]! < widths[i]!) {
+      result[i]!++;
+      spare--;
+    }
+  }
+  return result;
+}
+
+/**
+ * How many columns a string takes on a terminal: two for East Asian wide characters and emoji, none for combining
+ * marks and zero-width characters, one for the rest.
+ */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) w += charWidth(ch);
+  return w;
+}
+
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+const ZERO = /[\p{Mn}\p{Me}\u200B-\u200F\uFE00-\uFE0F]/u;
+
+function charWidth(ch: string): number {
+  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+}
+
+/** `s` cut to `width` terminal columns, ending in `…` when cut. */
+export function truncate(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s;
+  let out = '';
+  let w = 0;
+  for (const ch of s) {
+    const cw = charWidth(ch);
+    if (w + cw > width - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return `${out}…`;
 }
 
 /** Label/value pairs: aligned on a terminal, `label<TAB>value` lines otherwise. */

@@ -1,9 +1,9 @@
 // The commander tree. Loading it loads only commander and the root's options: each top-level command's wiring is
 // imported when argv names it (a chunk of its own in the bundle), and each command's work, and what it needs (the HTTP
-// client, the contract's schemas, conf, the keychain), when the command runs.
+// client, the contract's schemas, the profile, the keychain), when the command runs.
 import { Command, CommanderError } from 'commander';
-import { commandPath, examples, int, type Runner } from './command.js';
-import type { GlobalOptions } from './context.js';
+import { examples, int, typedCommand, type Runner } from './command.js';
+import type { Context, GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
 import { processIO, type IO } from './io.js';
 import { VERSION } from '../lib/version.js';
@@ -37,6 +37,8 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
 
 /** The root's options that take a value (`--profile NAME`): the word after them is no command name. */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--api-key', '--admin-token', '--retries']);
+/** The root's options that take none. */
+const FLAG_OPTIONS = new Set(['--json', '--wide']);
 
 /**
  * The top-level commands a run needs, read from its arguments as commander will: the one named first, or none when
@@ -53,7 +55,7 @@ export function commandsFor(args: readonly string[]): readonly string[] {
       i++;
       continue;
     }
-    if (arg === '--json' || VALUE_OPTIONS.has(arg.split('=')[0]!)) continue;
+    if (FLAG_OPTIONS.has(arg) || VALUE_OPTIONS.has(arg.split('=')[0]!)) continue;
     if (arg.startsWith('-')) return all;
     return Object.hasOwn(COMMANDS, arg) && arg !== 'completion' ? [arg] : all;
   }
@@ -76,6 +78,7 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
     .option('--api-key <key>', "the API key for this run (default: SVC_API_KEY, else the profile's saved key)")
     .option('--admin-token <token>', 'the admin token of a local server, for sandbox and inbox commands (default: SVC_ADMIN_TOKEN)')
     .option('--json', "print the API's JSON body (errors as {\"error\": Problem})")
+    .option('--wide', "on a terminal, print tables with whole values instead of fitting them to the terminal's width")
     .option('--retries <n>', 'retries after a 429, a 5xx or a connection error', int('--retries', 0, 10), 3)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -114,11 +117,15 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
   let code: number = EXIT.ok;
   const real: Runner = async (cmd, work, opts) => {
     const globals = cmd.optsWithGlobals<GlobalOptions>();
+    let ctx: Context | undefined;
     try {
       const { createContext } = await import('./context.js');
-      await work(createContext({ io: theIO, globals }), opts);
+      ctx = createContext({ io: theIO, globals });
+      await work(ctx, opts);
     } catch (err) {
-      code = reportError(theIO, err, { command: commandPath(cmd), json: globals.json });
+      // A credential refused by a local server reset since it was saved: said as such (reset.ts).
+      const explained = ctx ? await (await import('./reset.js')).explainReset(ctx, err) : err;
+      code = reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
     }
   };
   const program = await buildProgram({ runner: runner ?? real, io: theIO, commands: commandsFor(argv.slice(2)) });

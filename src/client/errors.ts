@@ -1,4 +1,5 @@
 import { ERROR_HELP, type ErrorHelp, type Problem } from '../contract/common.js';
+import { INSTANCE_HEADER, isSandbox } from '../contract/sandbox-headers.js';
 
 /** Response headers, looked up case-insensitively; repeated headers are joined with `, `. */
 export class ResponseHeaders {
@@ -17,6 +18,14 @@ export class ResponseHeaders {
   }
   get(name: string): string | null {
     return this.#map.get(name.toLowerCase()) ?? null;
+  }
+  /** The answer came from a local server (`svc serve`), which says so: sandbox hints apply. */
+  get sandbox(): boolean {
+    return isSandbox(this);
+  }
+  /** The local server's instance (a new one after `svc serve --reset`); null from the service itself. */
+  get instance(): string | null {
+    return this.get(INSTANCE_HEADER);
   }
 }
 
@@ -42,6 +51,11 @@ export class ApiError extends Error {
   /** How a person fixes it, from the contract's help for the code (ERROR_HELP); undefined for a code it does not know. */
   get fix(): string | undefined {
     return (ERROR_HELP as Record<string, ErrorHelp | undefined>)[this.problem.code]?.fix;
+  }
+
+  /** The answer came from a local server (`svc serve`), which says so in a header: sandbox hints apply. */
+  get sandbox(): boolean {
+    return this.headers.sandbox;
   }
 
   /** Seconds the service asked to wait (`Retry-After` on a 429), if it said. */

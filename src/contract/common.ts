@@ -50,9 +50,12 @@ export const ERROR_CODES = {
   message_not_cancellable: [422, 'Message not cancellable'],
   endpoint_limit_reached: [422, 'Webhook endpoint limit reached'],
   template_not_found: [422, 'Template not found'],
+  request_timeout: [408, 'Request timeout'],
   rate_limited: [429, 'Too many requests'],
   content_blocked: [451, 'Content blocked'],
   internal_error: [500, 'Internal error'],
+  unavailable: [503, 'Service unavailable'],
+  insufficient_storage: [507, 'Insufficient storage'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -247,6 +250,24 @@ export const ERROR_HELP = {
   internal_error: {
     meaning: 'Something failed on the server; the request may not have taken effect.',
     fix: 'Retry in a moment (a send with the same Idempotency-Key is safe to retry); if it persists, report the request_id.',
+  },
+  request_timeout: {
+    meaning:
+      'The request body did not arrive within the time a request may take (60 seconds), so the server stopped ' +
+      'waiting for it.',
+    fix: 'Send the request again in one go; if it holds large attachments, check the connection is not stalling.',
+  },
+  unavailable: {
+    meaning: 'The server is starting or shutting down, and takes no requests for the moment.',
+    fix: 'Try again after the number of seconds in the Retry-After header; the client does so by itself.',
+  },
+  insufficient_storage: {
+    meaning:
+      'The disk that holds the server\'s data is full, so nothing new can be written. Everything accepted before is ' +
+      'kept, and reading still works.',
+    fix:
+      'Free space on that disk (the detail names the data directory), or lower what the local server keeps ' +
+      '(`svc serve --max-messages`); writes are accepted again by themselves, without a restart.',
   },
 } as const satisfies Record<ErrorCode, ErrorHelp>;
 

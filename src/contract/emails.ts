@@ -26,10 +26,15 @@ export const Attachment = lazySchema(() => z.strictObject({
 export type Attachment = z.infer<typeof Attachment>;
 
 const Address = lazySchema(() => z.string().max(998));
-/** A list of at most `max` addresses; one wording for a wrong type and for too many. */
+/**
+ * A list of at most `max` addresses, or one address given as a plain string (as other clients send `cc` and
+ * `reply_to`), which becomes a list of one; one wording for a wrong type and for too many.
+ */
 function Addresses(max: number) {
-  const wording = { error: `must be an array of at most ${max} addresses` };
-  return z.array(Address, wording).max(max, wording);
+  const wording = { error: `must be an address or an array of at most ${max} addresses` };
+  return z
+    .union([Address, z.array(Address, wording).max(max, wording)], wording)
+    .transform((v) => (typeof v === 'string' ? [v] : v));
 }
 const TO_WORDING = { error: `must be an address or an array of 1 to ${MAX_RECIPIENTS} addresses` };
 

@@ -25,6 +25,18 @@ export type Seed = z.infer<typeof Seed>;
 export const ReadySeed = lazySchema(() => Seed.extend({ api_key_test: z.string().nullable(), api_key_live: z.string().nullable() }));
 export type ReadySeed = z.infer<typeof ReadySeed>;
 
+/** Caught messages `svc serve` keeps unless told otherwise (`--max-messages`). */
+export const DEFAULT_MAX_MESSAGES = 10_000;
+
+/** What `svc serve` keeps (`--max-messages`, `--max-age`); null where there is no limit. */
+export const Retention = lazySchema(() => z.object({
+  /** Caught messages kept, the newest; older ones are removed. */
+  max_messages: z.number().int().nullable(),
+  /** Seconds of service clock after which caught mail, and `/v1` messages and events, are removed. */
+  max_age_seconds: z.number().int().nullable(),
+}));
+export type Retention = z.infer<typeof Retention>;
+
 /** The one JSON line `svc serve` prints on stdout once both listeners are up. */
 export const ReadyLine = lazySchema(() => z.object({
   ready: z.literal(true),
@@ -33,6 +45,7 @@ export const ReadyLine = lazySchema(() => z.object({
   inbox: z.string(),
   admin_token: z.string(),
   seed: ReadySeed.nullable(),
+  retention: Retention,
 }));
 export type ReadyLine = z.infer<typeof ReadyLine>;
 

@@ -1,48 +1,109 @@
 // What `svc serve` keeps in a data directory, by name, so that `svc serve --reset` removes exactly that: a data
 // directory may be one the user made and keeps other files in.
 import Database from 'better-sqlite3';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_TOKEN_FILE, SECRETS_FILE, SEED_FILE } from './secrets.js';
+import { ADMIN_TOKEN_FILE, SECRETS_FILE, SEED_FILE, writePrivateFile } from './secrets.js';
 import { DB_FILE } from './store/db.js';
 
+/** The lock one running `svc serve` holds on its data directory, and who holds it (pid, API address). */
+export const LOCK_FILE = 'serve.lock';
+export const HOLDER_FILE = 'serve.json';
+
 /** The database (with SQLite's files beside it), the server secrets, the admin token and the kept seed. */
-export const DATA_FILES = [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, `${DB_FILE}-journal`, SECRETS_FILE, ADMIN_TOKEN_FILE, SEED_FILE];
+export const DATA_FILES = [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, `${DB_FILE}-journal`, SECRETS_FILE, ADMIN_TOKEN_FILE, SEED_FILE, LOCK_FILE, HOLDER_FILE];
+
 
 /** The files of DATA_FILES present in `dir`. */
 export function dataFilesIn(dir: string): string[] {
   return DATA_FILES.filter((name) => existsSync(join(dir, name)));
 }
 
-const checked: Database.Database[] = [];
-
-/**
- * Whether another process has the database open (a running `svc serve`). A connection in WAL mode holds a shared
- * lock on the database file until it closes, so an exclusive lock taken without waiting fails while one is open.
- * A file SQLite cannot read at all is no one's database, and no reason to keep it.
- */
-export function databaseInUse(dir: string): boolean {
-  const file = join(dir, DB_FILE);
-  if (!existsSync(file)) return false;
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(file, { fileMustExist: true, timeout: 0 });
-    // Kept referenced (and `exec` makes no statement objects): on Node 24 better-sqlite3 12 can abort the process
-    // when one of its objects is garbage-collected (store/db.ts).
-    checked.push(db);
-    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT');
-    return false;
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
-  } finally {
-    db?.close();
-  }
-}
+// Lock connections stay referenced: on Node 24 better-sqlite3 12 can abort the process when one of its objects is
+// garbage-collected (store/db.ts).
+const held: Database.Database[] = [];
 
 /** Removes the files of DATA_FILES present in `dir` and returns their names; nothing else there is touched. */
 export function removeDataFiles(dir: string): string[] {
   const found = dataFilesIn(dir);
   for (const name of found) rmSync(join(dir, name), { force: true });
   return found;
+}
+
+/** Who holds a data directory's lock: written by the holder once it starts (its API address once it listens). */
+export interface LockHolder {
+  pid: number;
+  api: string | null;
+  started_at: string;
+}
+
+/** Another `svc serve` runs on this data directory. */
+export class DataDirInUse extends Error {
+  constructor(
+    readonly dir: string,
+    readonly holder: LockHolder | null,
+  ) {
+    const who = holder ? `pid ${holder.pid}${holder.api ? `, ${holder.api}` : ', still starting'}` : 'its pid unknown';
+    super(`another svc serve (${who}) is running on the data directory ${dir}`);
+    this.name = 'DataDirInUse';
+  }
+}
+
+export interface DataDirLock {
+  /** Records the API address in the holder file, for the message a second server gets. */
+  listening(api: string): void;
+  /** Gives the lock back and removes the holder file (also done by the system when the process dies). */
+  release(): void;
+}
+
+/**
+ * Takes the data directory's lock, or throws DataDirInUse naming the server that holds it. The lock is SQLite's own
+ * exclusive lock on a small file of its own (EXCLUSIVE locking mode keeps it until the connection closes): the
+ * operating system drops it when the process ends, however it ends, so a lock left by a crash is never in the way,
+ * and SQLite enforces it between connections of one process too.
+ */
+export function lockDataDir(dir: string): DataDirLock {
+  const holderFile = join(dir, HOLDER_FILE);
+  const db = new Database(join(dir, LOCK_FILE), { timeout: 0 });
+  try {
+    // `exec` only: no statement object that the garbage collector could free on Node 24 (store/db.ts).
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT); DELETE FROM held; COMMIT');
+  } catch (err) {
+    db.close();
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new DataDirInUse(dir, readHolder(holderFile));
+    throw err;
+  }
+  held.push(db);
+  const holder: LockHolder = { pid: process.pid, api: null, started_at: new Date().toISOString() };
+  const write = () => {
+    try {
+      writePrivateFile(holderFile, JSON.stringify(holder) + '\n');
+    } catch {
+      // Only the second server's message is poorer without it ("its pid unknown").
+    }
+  };
+  write();
+  let released = false;
+  return {
+    listening(api) {
+      holder.api = api;
+      write();
+    },
+    release() {
+      if (released) return;
+      released = true;
+      rmSync(holderFile, { force: true });
+      db.close();
+    },
+  };
+}
+
+function readHolder(file: string): LockHolder | null {
+  try {
+    const h = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
+    return typeof h.pid === 'number' ? h : null;
+  } catch {
+    return null;
+  }
 }

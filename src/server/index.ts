@@ -1,10 +1,11 @@
 // Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the schedulers.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
-import type { ReadyLine, ReadySeed, Seed } from '../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES, type ReadyLine, type ReadySeed, type Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
+import { createByteBudget } from '../lib/byte-budget.js';
 import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
@@ -12,8 +13,8 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { createCore, type Core } from './core/index.js';
 import { jobsFor } from './core/deps.js';
 import { createApp } from './http/app.js';
-import type { BodyLimits } from './http/body.js';
-import { createServer, type HttpTimeouts } from './http/server.js';
+import { DEFAULT_BODY_LIMITS, type BodyLimits } from './http/body.js';
+import { createServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/server.js';
 import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { domainRoutes } from './http/routes/domains.js';
@@ -25,6 +26,7 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
 import { inboxStream } from './sandbox/stream.js';
+import { instanceId } from './sandbox/instance.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
@@ -39,13 +41,18 @@ import { eventRoutes } from './http/routes/events.js';
 import { DEFAULT_QUEUE } from './store/jobs.js';
 import { VERSION } from '../lib/version.js';
 import { systemMailWorker } from './workers/system-mail.js';
-import { deliveryWorker } from './workers/delivery.js';
+import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
+import { retentionWorker } from './workers/retention.js';
+import { RETENTION_JOB, RETENTION_QUEUE } from './core/retention.js';
 import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
 import { docsRoutes } from './http/docs.js';
+import { healthRoutes } from './http/health.js';
+import { lockDataDir } from './data-dir.js';
+import { isDiskFull } from '../lib/disk-full.js';
 
 export interface ServeOptions {
   host?: string;
@@ -61,6 +68,10 @@ export interface ServeOptions {
   openSignup?: boolean;
   seed?: boolean;
   sendRate?: number;
+  /** The largest message the SMTP sink takes, in bytes (default 50 MB; 552 beyond it). */
+  maxMessageSize?: number;
+  /** SMTP connections open at once (default 100; 421 beyond them). */
+  smtpMaxConnections?: number;
   relay?: string;
   /** Operator patterns (regular expressions) the abuse filter refuses with 451. */
   blockPattern?: string[];
@@ -80,6 +91,14 @@ export interface ServeOptions {
   webhookTimeoutMs?: number;
   /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
   bodyLimits?: BodyLimits;
+  /** The largest the database may grow, in bytes; writes beyond it are refused as on a full disk (507). */
+  maxDbSize?: number;
+  /** Bytes of messages in delivery at once, from their claim to the sink's answer (default 48 MiB). */
+  deliveryBudgetBytes?: number;
+  /** Caught messages kept, the newest (default 10,000); null keeps them all. */
+  maxMessages?: number | null;
+  /** Milliseconds of service clock after which caught mail and `/v1` messages and events go (default: null, none). */
+  maxAge?: number | null;
 }
 
 
@@ -122,21 +141,62 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         'or --allow-insecure-http if you really mean it.',
     );
   }
+  const retention = { maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages, maxAge: opts.maxAge ?? null };
+  if (retention.maxMessages !== null && !(Number.isInteger(retention.maxMessages) && retention.maxMessages >= 1)) {
+    throw new ServeUsageError('--max-messages must be a whole number of at least 1, or off.');
+  }
+  if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
+    throw new ServeUsageError('--max-age must be at least one second, or off.');
+  }
   const memory = opts.memory || !opts.dataDir;
-  const { db, fresh } = openDb({ dataDir: opts.dataDir, memory });
+  const dataDir = memory ? null : opts.dataDir!;
+  // What a write that finds no room is told, and what a start that finds none says.
+  const storage = !dataDir
+    ? 'the in-memory database is full'
+    : opts.maxDbSize
+      ? `the database in ${dataDir} has reached its size limit (--max-db-size), or the disk holding it is full`
+      : `the disk holding the data directory ${dataDir} is full`;
+  // What has been opened so far, closed in reverse order when starting fails part-way: nothing may keep a process
+  // that failed to start alive (a thread, a listener), or a supervisor would never see it exit.
+  const opened: (() => Promise<void> | void)[] = [];
+  const unwind = async () => {
+    for (let close = opened.pop(); close; close = opened.pop()) {
+      try {
+        await close();
+      } catch {
+        // The rest is still closed.
+      }
+    }
+  };
+  try {
+    return await start();
+  } catch (err) {
+    await unwind();
+    if (isDiskFull(err)) throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
+    throw err;
+  }
+
+  async function start(): Promise<RunningServer> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // One server per data directory: a second one is refused here, before it opens the database.
+  const lock = dataDir ? lockDataDir(dataDir) : null;
+  if (lock) opened.push(() => lock.release());
+  const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory, maxBytes: opts.maxDbSize });
+  opened.push(() => void db.close());
   const log = opts.log ?? createLogger({ json: opts.json });
   const checkpointer = startCheckpointer(db, log);
-  const closeStore = async () => {
-    await checkpointer.close();
-    db.close();
-  };
-  const { secrets, adminToken } = loadSecrets(memory ? null : opts.dataDir!);
+  opened.push(() => checkpointer.close());
+  const { secrets, adminToken } = loadSecrets(dataDir);
   const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
   const jobStore = createJobStore(db);
+  // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
+  jobStore.probe();
   const released = jobStore.releaseAll();
   if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
 
   let scheduler: Schedulers | undefined;
+  let listening = false;
+  let stopping = false;
   const jobs = jobsFor(jobStore, clock, (queue) => scheduler?.kick(queue), (queue) => scheduler?.retire(queue));
   const scheme = tls ? 'https' : 'http';
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -153,28 +213,38 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const changes = createChanges();
   const core = createCore(
     { db, commit, clock, log, secrets, config, jobs, resolver, changes },
-    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')) },
+    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')), retention },
   );
 
   const mailauthResolver = (name: string, rrtype: string) => resolver.resolve(name, rrtype);
   const caught = caughtReader({ store: core.sink, resolver: mailauthResolver });
-  const sink = createSink({
-    store: core.sink,
-    commit,
-    clock,
-    log,
-    resolver: mailauthResolver,
-    onStored: () => changes.notify('sink'),
-    origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
-  });
-  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host).catch(async (err: unknown) => {
-    await closeStore();
-    throw err;
-  });
+  const sink = createSink(
+    {
+      store: core.sink,
+      commit,
+      clock,
+      log,
+      resolver: mailauthResolver,
+      onStored: () => {
+        changes.notify('sink');
+        core.retention.caught();
+      },
+      origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
+    },
+    { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
+  );
+  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
+  opened.push(() => sink.close());
   const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
   const relay = opts.relay ? createRelaySender(opts.relay) : null;
   const composer = createComposer({ thread: opts.composeThread ?? true, log, resourceLimits: opts.composeResourceLimits });
   const webhookAgent = createWebhookAgent(opts.webhookTimeoutMs);
+  opened.push(async () => {
+    sender.close();
+    relay?.close();
+    await webhookAgent.close();
+    await composer.close();
+  });
   scheduler = createSchedulers({
     jobs: jobStore,
     commit,
@@ -182,7 +252,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     log,
     // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
     // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
-    concurrency: (queue) => (queue === DEFAULT_QUEUE ? undefined : 64),
+    concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
     handlers: {
       webhook: webhookWorker({
         webhooks: core.webhooks, agent: webhookAgent, userAgent: `svc-webhooks/${VERSION}`, timeoutMs: opts.webhookTimeoutMs,
@@ -190,21 +260,39 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       system_mail: systemMailWorker(sender, composer, config.systemFrom),
       deliver: deliveryWorker({
         delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
-        composer,
+        composer, budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
+        collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
         origin: () => config.publicOrigin,
       }),
       outcome: outcomeWorker(core.delivery),
       domain_check: domainCheckWorker(core.domains),
+      [RETENTION_JOB]: retentionWorker({
+        retention: core.retention, clock, log, onPruned: (ids) => stream.publish({ event: 'deleted', data: { ids } }),
+      }),
     },
   });
+  opened.push(() => scheduler!.stop());
+
+  // The demo account is made before the API listens: a request never meets a server half set up.
+  let seed: Seed | null = null;
+  let reported: ReadySeed | null = null;
+  if (opts.seed !== false) {
+    if (fresh) {
+      seed = await seedSandbox(core, opts.dns !== 'system');
+      if (dataDir) saveSeed(dataDir, seed);
+    }
+    reported = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
+  }
 
   const admin = sandboxAuth(adminToken);
   const stream = inboxStream({ sink: core.sink, webhooks: createWebhookStore(db), changes, auth: admin });
   const app = createApp({
     log,
-    bodyLimits: opts.bodyLimits,
+    bodyLimits: { ...DEFAULT_BODY_LIMITS, deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs, ...opts.bodyLimits },
     stopping: () => stopping,
+    storage,
     trustProxy: Boolean(opts.trustProxy),
+    instance: instanceId(secrets),
     origin: () => config.publicOrigin,
     authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
     isAdmin: (bearer, req) => admin.admits(bearer, req),
@@ -218,7 +306,23 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     },
     sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught, stream),
     extra: (a) => {
-      pages(a, { auth: admin, sink: core.sink, stream, webhooks: true });
+      healthRoutes(a, {
+        listening: () => listening && sink.listening(),
+        stopping: () => stopping,
+        probeWrite: async () => {
+          jobStore.probe();
+          if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
+        },
+        storage,
+        origin: () => config.publicOrigin,
+      });
+      pages(a, {
+        auth: admin, sink: core.sink, stream, webhooks: true,
+        firstSend: () => ({
+          seed: reported?.api_key_test && core.keys.active(reported.api_key_test) ? { key: reported.api_key_test, domain: reported.domain } : null,
+          smtp,
+        }),
+      });
       trackingRoutes(a, core, Boolean(opts.trustProxy));
       docsRoutes(a);
     },
@@ -230,41 +334,31 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
     timeouts: opts.httpTimeouts,
   });
-  const listening = new Promise<Server>((resolve, reject) => {
+  const server = await new Promise<Server>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(opts.port ?? 4010, host, () => resolve(http));
+    http.listen(opts.port ?? 4010, host, () => {
+      http.off('error', reject);
+      resolve(http);
+    });
   });
-  /** Everything behind the HTTP listener: the outbound side, the compose thread, the sink, the store. */
-  const closeBackend = async () => {
-    sender.close();
-    relay?.close();
-    await webhookAgent.close();
-    await composer.close();
-    await sink.close();
-    await closeStore();
-  };
-  const server = await listening.catch(async (err: unknown) => {
-    // Nothing may keep a process that failed to start alive: the sink already listens, the store is open.
-    await closeBackend();
-    throw err;
-  });
+  // Stops taking requests and lets those in flight finish (held long polls are answered at once, and every answer from
+  // now on closes its connection); only then do the workers stop.
+  opened.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  );
   const port = (server.address() as { port: number }).port;
   config.publicOrigin = `${scheme}://${urlHost}:${port}`;
+  listening = true;
 
-  let seed: Seed | null = null;
-  let reported: ReadySeed | null = null;
-  if (opts.seed !== false) {
-    if (fresh) {
-      seed = await seedSandbox(core, opts.dns !== 'system');
-      if (!memory) saveSeed(opts.dataDir!, seed);
-    }
-    reported = seed ?? (memory ? null : keptSeed(core, loadSeed(opts.dataDir!)));
-  }
-
+  core.retention.schedule();
   scheduler.start();
   let closing: Promise<void> | undefined;
-  let stopping = false;
   const api = `${config.publicOrigin}/v1`;
+  lock?.listening(api);
   const smtp = `smtp://${urlHost}:${smtpPort}`;
   const inbox = `${config.publicOrigin}/?token=${adminToken}`;
   return {
@@ -276,30 +370,27 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     smtpPort,
     adminToken,
     seed,
-    ready: { ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported },
+    ready: {
+      ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported,
+      retention: { max_messages: retention.maxMessages, max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000) },
+    },
     clock,
     core,
     changes,
     scheduler,
     close() {
       closing ??= (async () => {
-        // Stop taking requests and let those in flight finish (held long polls are answered at once, every answer
-        // from now on closes its connection), then the workers, then the sink and the store.
+        // In the reverse order of opening: the API, the workers, the outbound side, the sink, the store, the lock.
         stopping = true;
         changes.close();
         stream.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-        await scheduler!.stop();
-        await closeBackend();
+        await unwind();
       })();
       return closing;
     },
   };
+  }
 }
-
 
 /**
  * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`

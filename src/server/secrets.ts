@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_TOKEN_PREFIX, Seed } from '../contract/sandbox.js';
 import { base62 } from '../lib/ids.js';
@@ -19,9 +19,9 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
     const secretsFile = join(dataDir, SECRETS_FILE);
     const tokenFile = join(dataDir, ADMIN_TOKEN_FILE);
     if (existsSync(secretsFile)) stored = JSON.parse(readFileSync(secretsFile, 'utf8'));
-    else writeFileSync(secretsFile, JSON.stringify(stored), { mode: 0o600 });
+    else writePrivateFile(secretsFile, JSON.stringify(stored));
     if (existsSync(tokenFile)) adminToken = readFileSync(tokenFile, 'utf8').trim();
-    else writeFileSync(tokenFile, adminToken + '\n', { mode: 0o600 });
+    else writePrivateFile(tokenFile, adminToken + '\n');
   }
   return {
     secrets: { jwtKey: new Uint8Array(Buffer.from(stored.jwt, 'base64')), hashKey: Buffer.from(stored.hash, 'base64') },
@@ -35,9 +35,24 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
  */
 export function saveSeed(dataDir: string, seed: Seed): void {
   const file = join(dataDir, SEED_FILE);
-  writeFileSync(file, JSON.stringify(seed, null, 2) + '\n', { mode: 0o600 });
-  // `mode` applies only when the file is created; one left by an earlier database must not keep looser bits.
-  chmodSync(file, 0o600);
+  writePrivateFile(file, JSON.stringify(seed, null, 2) + '\n');
+}
+
+/**
+ * Writes a file readable only by the user, whole or not at all: the text goes to a temporary file renamed over the
+ * target, so a write cut short (a full disk) never leaves a half-written secret for the next start to choke on.
+ */
+export function writePrivateFile(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text, { mode: 0o600 });
+    // `mode` applies only when a file is created, and through the umask: the bits are set outright.
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** The seed kept in the data directory; null when there is none (a data directory of an older version, --no-seed). */

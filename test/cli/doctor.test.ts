@@ -21,7 +21,7 @@ describe('svc doctor', () => {
     dirs.cleanup();
   });
 
-  it('passes every check when the service answers, the session and the saved key work and the clocks agree', async () => {
+  it('passes when the service answers, the session and the saved key work and the clocks agree; a key short of a scope is a warning', async () => {
     const configDir = dirs.make();
     const login = await cli(s, { configDir, stdin: s.seed!.password });
     expect(await login.run(loginRun, { email: s.seed!.email, passwordStdin: true })).toBe(0);
@@ -31,14 +31,16 @@ describe('svc doctor', () => {
     const c = await cli(s, { configDir });
     expect(await c.run(doctorRun, {})).toBe(0);
     const checks = Object.fromEntries(c.stdout().trimEnd().split('\n').map((l) => l.split('\t')).map(([name, status, detail]) => [name, [status, detail]]));
-    expect(Object.keys(checks)).toEqual(['base url', 'service version', 'clock skew', 'credential store', 'session', 'api key']);
+    expect(Object.keys(checks)).toEqual(['base url', 'server health', 'service version', 'clock skew', 'credential store', 'session', 'api key']);
+    // A local server: its /readyz is asked too.
+    expect(checks['server health']).toEqual(['ok', `ready (${s.origin}/readyz)`]);
     expect(checks['base url']).toEqual(['ok', expect.stringMatching(new RegExp(`^${s.api} answered in \\d+ ms \\(from SVC_BASE_URL\\)$`))]);
     expect(checks['service version']).toEqual(['ok', '2026-08-01']);
     expect(checks['clock skew']![0]).toBe('ok');
     expect(checks['credential store']).toEqual(['ok', expect.stringMatching(/^file .*secrets\/credentials\.json \(chosen with SVC_CREDENTIAL_STORE=file\)$/)]);
     expect(checks.session).toEqual(['ok', `signed in as ${s.seed!.email}, workspace Sandbox (owner)`]);
-    // The key lacks domains:read: the service still knows it, so it is valid.
-    expect(checks['api key']).toEqual(['ok', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid \(/)]);
+    // The key lacks domains:read: the service still knows it, so it is valid, but only in part: a warning, not a pass.
+    expect(checks['api key']).toEqual(['warn', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid, but was refused reading domains: /)]);
   });
 
   it('fails, exit 1, without any credential; and says how far this machine\'s clock is off', async () => {
@@ -92,7 +94,7 @@ describe('svc completion', () => {
     expect(complete(bash, 'svc keys ""')).toEqual(expect.arrayContaining(['create', 'list', 'revoke']));
     expect(complete(bash, 'svc --profile staging keys cr')).toEqual(['create']);
     expect(complete(bash, 'svc emails send --html')).toEqual(['--html', '--html-file']);
-    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait']);
+    expect(complete(bash, 'svc domains verify dom_1 --w')).toEqual(['--wait', '--wide']);
   });
 
   it('names every command in the zsh and fish scripts', async () => {

@@ -59,9 +59,9 @@ describe('svc events list', () => {
   it('draws a table on a terminal and says how to get the next page', async () => {
     const c = await withKey({ tty: true, env: { NO_COLOR: '1' } });
     expect(await c.run(eventsListRun, { limit: 2 })).toBe(0);
-    expect(c.stdout()).toMatch(/│ ID +│ TYPE +│ CREATED +│ ABOUT +│ TO +│/);
-    expect(c.stdout()).toMatch(/│ evt_\w+ +│ domain\.verified +│ \S+ +│ example\.test +│ - +│/);
-    expect(c.stdout()).toMatch(/│ evt_\w+ +│ email\.queued +│/);
+    expect(c.stdout()).toMatch(/ID {2,}TYPE {2,}CREATED {2,}ABOUT {2,}TO/);
+    expect(c.stdout()).toMatch(/^evt_\w+ {2,}domain\.verified {2,}\S+ {2,}example\.test {2,}-$/m);
+    expect(c.stdout()).toMatch(/^evt_\w+ {2,}email\.queued {2,}/m);
     const second = (await listed())[1]!.id;
     expect(c.stderr()).toBe(`More: svc events list --limit 2 --after ${second}\n`);
 
@@ -97,6 +97,6 @@ describe('svc events list', () => {
   it('says which cursor is unknown (exit 1)', async () => {
     const c = await withKey();
     expect(await c.run(eventsListRun, { after: 'evt_000000000000000000000000' }, 'svc events list')).toBe(1);
-    expect(c.stderr()).toMatch(/after: no item of this list has this id/);
+    expect(c.stderr()).toMatch(/^error: svc events list: Invalid request — No item of this list has the id given in `after`; list again without it\. \[invalid_request, req_\w+\]$/m);
   });
 });

@@ -49,11 +49,12 @@ describe('the admin token of a local server', () => {
     expect((await clock({ configDir: dirs.make(), env: { SVC_DATA_DIR: wrongFile }, globals: { adminToken: s.adminToken } })).code).toBe(0);
     const wrong = await clock({ configDir: dirs.make(), env: { SVC_DATA_DIR: wrongFile } });
     expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toMatch(/hint: that is not this server's admin token: give the admin_token of its ready line/);
   });
 
   it('without one, the refusal says where a token comes from (exit 4)', async () => {
     const r = await clock({ configDir: dirs.make(), env: { SVC_DATA_DIR: join(dirs.make(), 'none') } });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: svc sandbox clock: .*; hint: give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN/);
+    expect(r.stderr).toMatch(/^error: svc sandbox clock: no admin token for \S+: no svc serve on this machine is registered at that address, and \S+\/none\/admin-token does not exist; hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\)/);
   });
 });

@@ -141,8 +141,8 @@ describe('svc sandbox', () => {
 
     const publish = await admin({ tty: true, env: { NO_COLOR: '1' } });
     expect(await publish.run(sandboxDnsPublishRun, { domainId: id })).toBe(0);
-    expect(publish.stdout()).toMatch(/│ HOST +│ TYPE +│ VALUES +│ STATE +│/);
-    expect(publish.stdout()).toMatch(/│ _svc-verification\.zone\.test +│ TXT +│ svc-verification=\S+ +│ visible +│/);
+    expect(publish.stdout()).toMatch(/HOST {2,}TYPE {2,}VALUES {2,}STATE/);
+    expect(publish.stdout()).toMatch(/_svc-verification\.zone\.test {2,}TXT {2,}svc-verification=\S+ {2,}visible/);
     expect(publish.stderr()).toContain(`check them with: svc domains verify ${id}`);
     expect((await verify()).verified).toBe(true);
 
@@ -182,9 +182,9 @@ describe('svc sandbox', () => {
 
     const table = await admin({ tty: true, env: { NO_COLOR: '1' } });
     expect(await table.run(sandboxWebhooksListRun, {})).toBe(0);
-    expect(table.stdout()).toMatch(new RegExp(`│ ${id} +│ ${ws} +│ ${rx.url.replace(/[./]/g, '\\$&')} +│ email\\.delivered +│ active +│`));
+    expect(table.stdout()).toMatch(new RegExp(`${id} {2,}${ws} {2,}${rx.url.replace(/[./]/g, '\\$&')} {2,}email\\.delivered {2,}active`));
     expect(table.stdout()).toMatch(/Recent attempts, newest first\n/);
-    expect(table.stdout()).toMatch(/│ ENDPOINT +│ AT +│ EVENT +│ TYPE +│ ATTEMPT +│ STATUS +│ MS +│ ERROR +│/);
+    expect(table.stdout()).toMatch(/ENDPOINT {2,}AT {2,}EVENT {2,}TYPE {2,}ATTEMPT {2,}STATUS {2,}MS {2,}ERROR/);
 
     const rotate = await admin();
     expect(await rotate.run(sandboxWebhooksRotateSecretRun, { id })).toBe(0);
@@ -224,6 +224,6 @@ describe('svc sandbox', () => {
   it('without the admin token, says where one comes from (exit 4)', async () => {
     const c = await cli(s, { configDir, env: { SVC_DATA_DIR: dirs.make() } });
     expect(await c.run(sandboxInvitesCreateRun, {}, 'svc sandbox invites create')).toBe(4);
-    expect(c.stderr()).toMatch(/hint: give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN/);
+    expect(c.stderr()).toMatch(/hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\) to the admin_token of the ready line/);
   });
 });

@@ -179,7 +179,7 @@ describe('svc webhooks and events, the built binary', () => {
       expect(invite.stdout).toMatch(/^\S+$/);
       const none = await svc(home, ['sandbox', 'invites', 'create'], { SVC_BASE_URL: s.api });
       expect(none.exitCode).toBe(4);
-      expect(none.stderr).toContain('hint: give the admin token of the local server');
+      expect(none.stderr).toContain('or set SVC_ADMIN_TOKEN (or pass --admin-token) to the admin_token of the ready line');
     });
   });
 });

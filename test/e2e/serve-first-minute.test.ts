@@ -110,9 +110,10 @@ describe('svc serve, the first minute', () => {
     expect(run.screen).toMatch(new RegExp(`\\n {2}Inbox {5}${escape(ready.inbox)}\\r?\\n {2}API {7}${escape(ready.api)}\\r?\\n {2}SMTP {6}${escape(ready.smtp)}`));
     expect(run.screen).toContain(`Login     ${seed.email}  password ${seed.password}`);
     expect(run.screen).toContain(`Test key  ${seed.api_key_test}`);
+    expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
     expect(run.screen).toContain('SIGINT: draining and closing…');
     expect(run.raw).not.toMatch(/\x1b\[1m/);
-    const tryLine = lines.find((l) => l.startsWith('Try: '))!.slice(5);
+    const tryLine = lines.find((l) => l.startsWith('Try: '))!.slice(4).trim();
     expect(tryLine).toBe(
       `SVC_BASE_URL=${ready.api} SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@example.test --to you@example.org --subject Hello --text 'Your code is 482913'`,
     );
@@ -128,11 +129,12 @@ describe('svc serve, the first minute', () => {
     expect(sent.stdout).toMatch(/^msg_\w{24}\tqueued$/);
     expect(await stop(again)).toEqual({ code: 0, signal: null });
 
-    // In colour without NO_COLOR; with --memory it says nothing is kept.
-    const coloured = await inTerminal(['--memory'], {}, [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)]);
+    // In colour without NO_COLOR; with --memory it says nothing is kept; what it keeps follows the flags.
+    const coloured = await inTerminal(['--memory', '--max-messages', 'off', '--max-age', '7d'], {}, [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)]);
     expect(coloured.code).toBe(0);
     expect(coloured.raw).toMatch(/\x1b\[1mInbox/);
     expect(coloured.screen).toContain('svc serve is running, in memory (nothing is kept).');
+    expect(coloured.screen).toContain('every caught message, none older than 7 days; /v1 messages and events for 7 days');
   }, 60_000);
 
   it('--reset asks on a terminal: "No" keeps everything (exit 1), "Yes" removes only what svc keeps and starts fresh', async () => {
@@ -177,7 +179,10 @@ describe('svc serve, the first minute', () => {
     const running = await serve(['--data-dir', dataDir]);
     const underIt = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--reset', '--yes']);
     expect((await within(10_000, underIt.exited, 'exit of --reset under a running server')).code).toBe(1);
-    expect(underIt.stderr()).toContain(`another svc serve is using ${dataDir}; nothing was removed; hint: stop that server first`);
+    // It names the running server: its pid and API address.
+    expect(underIt.stderr()).toContain(
+      `another svc serve (pid ${running.proc.pid}, ${running.ready.api}) is running on the data directory ${dataDir}; nothing was removed; hint: stop that server first`,
+    );
     expect((await http(running, 'GET', '/sandbox/clock', running.ready.admin_token)).status).toBe(200);
     expect(await stop(running)).toEqual({ code: 0, signal: null });
     expect(existsSync(join(dataDir, 'seed.json'))).toBe(true);

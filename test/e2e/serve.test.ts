@@ -68,7 +68,9 @@ describe('svc serve (the real binary)', () => {
     const { ready } = first;
 
     expect(ready).toMatchObject({ ready: true });
-    expect(Object.keys(ready).sort()).toEqual(['admin_token', 'api', 'inbox', 'ready', 'seed', 'smtp']);
+    expect(Object.keys(ready).sort()).toEqual(['admin_token', 'api', 'inbox', 'ready', 'retention', 'seed', 'smtp']);
+    // What it keeps unless told: the newest 10,000 caught messages, whatever their age.
+    expect(ready.retention).toEqual({ max_messages: 10_000, max_age_seconds: null });
     expect(ready.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     expect(ready.smtp).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
     expect(ready.inbox).toBe(`${first.origin}/?token=${ready.admin_token}`);
@@ -166,8 +168,9 @@ describe('svc serve (the real binary)', () => {
 
   it('--memory prints a seed that works and writes nothing to the data directory', async () => {
     const home = tmp('svc-e2e-home-');
-    const s = await serve(['--memory'], { SVC_DATA_DIR: join(home, 'svc-data'), XDG_DATA_HOME: join(home, 'xdg') });
+    const s = await serve(['--memory', '--max-messages', '500', '--max-age', '12h'], { SVC_DATA_DIR: join(home, 'svc-data'), XDG_DATA_HOME: join(home, 'xdg') });
     expect(s.ready.seed).not.toBeNull();
+    expect(s.ready.retention).toEqual({ max_messages: 500, max_age_seconds: 43_200 });
     expect(await loginWorks(s, s.ready.seed!.email, s.ready.seed!.password)).toHaveLength(2);
     expect(await stop(s)).toEqual({ code: 0, signal: null });
     expect(readdirSync(home)).toEqual([]);

@@ -206,6 +206,21 @@ describe('the message as caught', () => {
     expect(byName['logo.png']).toEqual({ filename: 'logo.png', content_type: 'image/png', size: PNG.length, content_id: 'logo@acme' });
   });
 
+  it('takes cc, bcc and reply_to as one address in a string, as other clients send them, and delivers them as lists of one', async () => {
+    const to = rcpt();
+    const cc = rcpt('cc');
+    const bcc = rcpt('bcc');
+    const a = await sendOk(s, mail({ to, cc, bcc, reply_to: 'Support <support@example.test>' }));
+    await s.settle();
+    const m = await caughtDetail(s, a.id);
+    expect(header(m, 'Reply-To')).toBe('Support <support@example.test>');
+    expect(header(m, 'Cc')).toBe(cc);
+    expect(m.cc).toEqual([cc]);
+    expect([...m.envelope.rcpt_to].sort()).toEqual([to, cc, bcc].sort());
+    const message = await s.call('GET', `/v1/emails/${a.id}`, { token: s.seed!.api_key_test });
+    expect(message.body).toMatchObject({ to: [to], cc: [cc], bcc: [bcc] });
+  });
+
   it('carries custom headers, Reply-To, Cc, and the tags in an X-Svc-Tags header; Bcc only in the envelope', async () => {
     const to = rcpt();
     const cc = rcpt('cc');

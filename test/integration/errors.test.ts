@@ -36,14 +36,14 @@ describe('field messages in plain words', () => {
     expect(r.body.detail).toBe('to: is required');
   });
 
-  it('reply_to given as one address says it must be an array of at most 10 addresses', async () => {
-    const r = await send(mail({ reply_to: 'a@b.test' }));
+  it('reply_to of a wrong type or with too many addresses says, once, what it must be', async () => {
+    const r = await send(mail({ reply_to: 42 }));
     expectProblem(r, 400, 'invalid_request');
-    expect(errorsOf(r)).toEqual([expect.objectContaining({ path: 'reply_to', message: 'must be an array of at most 10 addresses' })]);
+    expect(errorsOf(r)).toEqual([expect.objectContaining({ path: 'reply_to', message: 'must be an address or an array of at most 10 addresses' })]);
     // Too many says the same.
     const many = await send(mail({ reply_to: Array.from({ length: 11 }, (_, i) => `r${i}@b.test`) }));
     expectProblem(many, 422, 'validation_failed');
-    expect(errorsOf(many)).toEqual([expect.objectContaining({ path: 'reply_to', message: 'must be an array of at most 10 addresses' })]);
+    expect(errorsOf(many)).toEqual([expect.objectContaining({ path: 'reply_to', message: 'must be an address or an array of at most 10 addresses' })]);
   });
 
   it('to of a wrong type, none or too many says what to must be', async () => {

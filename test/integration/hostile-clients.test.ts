@@ -101,6 +101,32 @@ describe('stalled uploads', () => {
   });
 });
 
+describe('a body that trickles in', () => {
+  let s: TestServer;
+  const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
+  beforeAll(async () => {
+    // A body may take 2.5 s here (60 s in production), and may pause 1.5 s: a byte every 0.3 s never pauses that long.
+    const log = { info: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }), warn: () => {}, error: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }) };
+    s = await startTestServer({ httpTimeouts: { headersMs: 1_500, requestMs: 2_500 }, bodyLimits: { totalBytes: 48 * MiB, idleMs: 1_500 }, log });
+  });
+  afterAll(() => s?.close());
+
+  it('is answered 408 request_timeout while the client is still there, and logged as such (no 500)', async () => {
+    const c = open(s);
+    c.socket.write('POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{');
+    const drip = setInterval(() => c.socket.writable && c.socket.write(' '), 300);
+    try {
+      await c.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    const r = expectRawProblem(c.received(), 408, 'request_timeout');
+    expect(r.body.detail).toMatch(/did not arrive within 2.5 s; send it again in one go/);
+    expect(lines.filter((l) => l.msg === 'request' && l.fields?.status === 408)).toHaveLength(1);
+    expect(lines.filter((l) => l.msg === 'unhandled error')).toEqual([]);
+  });
+});
+
 describe('requests that fail below the router', () => {
   let s: TestServer;
   beforeAll(async () => {

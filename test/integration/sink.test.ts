@@ -222,6 +222,52 @@ describe('SMTP sink', () => {
     expect(data[0].subject).toBe('Raw ✓ check');
   });
 
+  it('catches a message byte for byte whatever size its client declared for it (SIZE, RFC 1870)', async () => {
+    const raw = await build({
+      from: 'alice@example.test',
+      to: 'bob@example.test',
+      subject: 'Declared',
+      text: 'A line of the report.\n'.repeat(10_000),
+      attachments: [{ filename: 'data.bin', content: Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 31) % 256)) }],
+    });
+    expect(raw.includes('\r\n.')).toBe(false);
+    const sock = connect(s.smtpPort, '127.0.0.1');
+    sock.setEncoding('utf8');
+    let buffer = '';
+    sock.on('data', (d: string) => (buffer += d));
+    const reply = async () => {
+      for (let i = 0; i < 1000 && !/^\d{3} .*\r\n/m.test(buffer); i++) await new Promise((r) => setTimeout(r, 10));
+      const out = buffer;
+      buffer = '';
+      return out;
+    };
+    try {
+      await reply();
+      sock.write('EHLO client.example.test\r\n');
+      await reply();
+      // Exactly, far less and far more than it sends.
+      for (const size of [raw.length, 10, raw.length * 3]) {
+        sock.write(`MAIL FROM:<alice@example.test> SIZE=${size}\r\n`);
+        expect(await reply()).toMatch(/^250 /m);
+        sock.write('RCPT TO:<bob@example.test>\r\n');
+        expect(await reply()).toMatch(/^250 /m);
+        sock.write('DATA\r\n');
+        expect(await reply()).toMatch(/^354 /m);
+        sock.write(Buffer.concat([raw, Buffer.from('.\r\n')]));
+        expect(await reply()).toMatch(/^250 /m);
+      }
+      sock.write('QUIT\r\n');
+    } finally {
+      sock.destroy();
+    }
+    const { data } = await list();
+    expect(data).toHaveLength(3);
+    for (const m of data) {
+      const res = await fetch(`${s.origin}/sandbox/messages/${m.id}/raw`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+      expect(Buffer.from(await res.arrayBuffer()).equals(raw)).toBe(true);
+    }
+  });
+
   it('empties with DELETE /sandbox/messages, and unknown ids are 404 Problems', async () => {
     await send({ from: 'alice@example.test', to: 'bob@example.test', subject: 'to be deleted', text: 'x' });
     const { data } = await list();
@@ -270,7 +316,7 @@ describe('SMTP sink', () => {
     }
   });
 
-  it('refuses a message just over 50 MiB with 552 and keeps catching mail afterwards', async () => {
+  it('refuses a message just over the default 50 MB with 552 and keeps catching mail afterwards', async () => {
     const head = Buffer.from('From: alice@example.test\r\nTo: bob@example.test\r\nSubject: too big\r\n\r\n');
     const line = Buffer.from('x'.repeat(998) + '\r\n');
     const lines = Math.ceil((MAX_MESSAGE_BYTES + 1 - head.length) / line.length);

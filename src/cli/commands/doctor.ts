@@ -6,7 +6,8 @@ import { printJson } from '../output.js';
 
 export interface Check {
   name: string;
-  status: 'ok' | 'fail' | 'skip';
+  /** `warn`: it works in part (a key the service knows that may not do everything); only `fail` fails the run. */
+  status: 'ok' | 'warn' | 'fail' | 'skip';
   detail: string;
 }
 
@@ -18,6 +19,19 @@ export function doctorCommand(runner: Runner): Command {
     .description('Check the setup: service reachable, its version, credential store, session and key, clock skew')
     .action((_o: object, c: Command) => runner(c, doctorRun, {}));
   return examples(cmd, 'svc doctor', 'svc doctor --profile staging', 'svc doctor --json | jq \'.checks[] | select(.status == "fail")\'');
+}
+
+/** A local server's /readyz: ok, or what it says is wrong (a full disk, still starting, shutting down). */
+async function readiness(baseUrl: string): Promise<[Check['status'], string]> {
+  const url = new URL('/readyz', baseUrl).href;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    const body = (await res.json().catch(() => ({}))) as { detail?: string };
+    if (res.ok) return ['ok', `ready (${url})`];
+    return ['fail', `${body.detail ?? `${url} answered ${res.status}`}`];
+  } catch (err) {
+    return ['fail', `${url}: ${(err as Error).message}`];
+  }
 }
 
 export async function doctorRun(ctx: Context): Promise<void> {
@@ -34,6 +48,9 @@ export async function doctorRun(ctx: Context): Promise<void> {
     const received = ctx.clock.now();
     reachable = true;
     add('base url', 'ok', `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`);
+    // A local server (it says so in every answer) tells its health itself: /readyz names what is wrong.
+    const { isSandbox } = await import('../../contract/sandbox-headers.js');
+    if (isSandbox(r.headers)) add('server health', ...(await readiness(url)));
     const version = r.headers.get('service-version');
     add('service version', version === SERVICE_VERSION ? 'ok' : 'fail', version === SERVICE_VERSION ? version : `answered ${version ?? 'no Service-Version header'}; this svc speaks ${SERVICE_VERSION}`);
     const date = Date.parse(r.headers.get('date') ?? '');
@@ -58,7 +75,9 @@ export async function doctorRun(ctx: Context): Promise<void> {
   } else if (session) {
     try {
       const me = await (await ctx.client()).call('getMe');
-      add('session', 'ok', `signed in as ${me.body.user.email}${me.body.workspace ? `, workspace ${me.body.workspace.name} (${me.body.workspace.role})` : ', no workspace chosen'}`);
+      const w = me.body.workspace;
+      if (w) add('session', 'ok', `signed in as ${me.body.user.email}, workspace ${w.name} (${w.role})`);
+      else add('session', 'warn', `signed in as ${me.body.user.email}, but no workspace is chosen: \`svc login --workspace ID_OR_SLUG\``);
     } catch (err) {
       add('session', 'fail', `${(err as Error).message}; sign in again with \`svc login\``);
     }
@@ -74,7 +93,7 @@ export async function doctorRun(ctx: Context): Promise<void> {
     } catch (err) {
       const e = err as { name?: string; status?: number; message: string };
       // 403: the service knows the key (a scope or an address rule refused this one call).
-      if (e.name === 'ApiError' && e.status === 403) add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid (${e.message})`);
+      if (e.name === 'ApiError' && e.status === 403) add('api key', 'warn', `${key.slice(0, 13)}… (${from}) is valid, but was refused reading domains: ${e.message}`);
       else add('api key', 'fail', `${key.slice(0, 13)}… (${from}): ${e.message}`);
     }
   } else if (!key) {
@@ -94,6 +113,6 @@ function printChecks(ctx: Context, checks: Check[]): void {
     return;
   }
   const width = Math.max(...checks.map((c) => c.name.length));
-  const mark = { ok: io.out.green('✓'), fail: io.out.red('✗'), skip: io.out.dim('-') };
+  const mark = { ok: io.out.green('✓'), warn: io.out.yellow('!'), fail: io.out.red('✗'), skip: io.out.dim('-') };
   for (const c of checks) io.print(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skip' ? io.out.dim(c.detail) : c.detail}`);
 }

@@ -1,10 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReadyLine } from '../../contract/sandbox.js';
 import type { Logger } from '../../lib/log.js';
+import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
 import { CommandError, UsageError } from '../errors.js';
 import { processIO, type IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
@@ -12,6 +14,41 @@ function intArg(name: string, min: number, max: number) {
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
     return n;
   };
+}
+
+/** The largest `--max-message-size`: SQLite (as better-sqlite3 builds it) stores no value over 512 MiB. */
+const LARGEST_MESSAGE = 500 * 1024 * 1024;
+
+function sizeArg(name: string, min: number, max: number, range: string) {
+  return (v: string) => {
+    const n = parseSize(v);
+    if (n === null) throw new InvalidArgumentError(`${name} takes a size such as 50MB, 10MiB, 500KB or a number of bytes.`);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be ${range}.`);
+    return n;
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `--max-messages N` or `off`: a count of at least 1 (0 would keep nothing; `off` keeps everything). */
+function parseMaxMessages(v: string): number | 'off' {
+  if (v === 'off') return v;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('give a whole number of messages of at least 1 (e.g. 10000), or off to keep every one.');
+  }
+  return n;
+}
+
+/** `--max-age 7d|12h|30m|90s|3600` (seconds without a unit) or `off`, in milliseconds. */
+function parseMaxAge(v: string): number | 'off' {
+  if (v === 'off') return v;
+  const m = /^(\d+)([smhd]?)$/.exec(v);
+  const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2] || 's']! : NaN;
+  if (!m || !(seconds >= 1) || seconds > 100 * 365 * 86_400) {
+    throw new InvalidArgumentError('give a duration such as 7d, 12h, 30m, 90s or a number of seconds, or off.');
+  }
+  return seconds * 1000;
 }
 
 export interface ServeFlags {
@@ -26,6 +63,9 @@ export interface ServeFlags {
   openSignup?: boolean;
   seed: boolean;
   sendRate: number;
+  /** Bytes (parsed from `50MB`, `10MiB`, …); the sink's default when not given. */
+  maxMessageSize?: number;
+  smtpMaxConnections?: number;
   relay?: string;
   blockPattern?: string[];
   tlsCert?: string;
@@ -33,6 +73,12 @@ export interface ServeFlags {
   allowInsecureHttp?: boolean;
   trustProxy?: boolean;
   json?: boolean;
+  /** The largest the database may grow, in bytes (`--max-db-size`). */
+  maxDbSize?: number;
+  /** Caught messages kept (`off`: all). Commander turns a parser's null into '', hence the word. */
+  maxMessages?: number | 'off';
+  /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
+  maxAge?: number | 'off';
   /** Empty the data directory first (after a confirmation, or `yes`). */
   reset?: boolean;
   yes?: boolean;
@@ -40,41 +86,74 @@ export interface ServeFlags {
 
 /**
  * The node flags `svc serve` runs with. A server allocates steadily for as long as it runs, and V8 would otherwise size
- * its heap for throughput: --max-semi-space-size=8 stops the young generation at 8 MB semi-spaces instead of 32 MB
- * (~50 MB of resident memory, no measurable throughput); --heap-growing-percent=100 lets the old generation grow to
- * twice what survived the last full collection before it collects again, instead of up to four times (the drain
- * bench's peak RSS fell from 240–256 to 196–204 MB at the same throughput; the send bench measured 5–15 % fewer
- * accepted/s, within its targets).
+ * its heap for throughput:
+ * --max-semi-space-size=8: the young generation stops at 8 MB semi-spaces instead of 32 MB (~50 MB of resident memory,
+ * no measurable throughput);
+ * --heap-growing-percent=100: the old generation may grow to twice what survived the last full collection before it
+ * collects again, instead of up to four times. The drain bench's peak RSS fell from 240–256 to 196–204 MB at the same
+ * throughput; the send bench measured 5–15 % fewer accepted/s, within its targets (README, Benchmarks).
+ * --expose-gc: the server starts a collection when a big message is through and nothing else is in delivery
+ * (workers/delivery.ts, smtp/compose-thread.ts): left to V8, a server gone idle kept such a message's copies resident
+ * for up to a minute.
  */
-export const SERVE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=100'];
+export const SERVE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=100', '--expose-gc'];
 
 /**
- * Gives this process the serve flags. They are not on bin/svc.js's first line: any V8 flag there makes Node compile
- * every built-in module it loads after start-up afresh instead of from the compiled code it ships (the code is tied to
- * the default flags), which cost each client command a third of its start. Node ≥ 22.15 restarts the process in place
- * with them (same pid, same stdio; not on Windows); otherwise the old generation's rule is taken at run time, and the
- * young generation keeps V8's size.
+ * The environment `svc serve` runs with, read by glibc's malloc when the process starts (other C libraries ignore it).
+ * MALLOC_MMAP_THRESHOLD_: every allocation of 128 KiB or more gets memory of its own, given back to the system when it
+ * is freed. glibc's default raises that threshold to the size of the largest block freed so far (up to 32 MiB), so once
+ * a big message had passed, the next ones' buffers were carved from the heap and stayed resident after they were
+ * freed: bench:big-mail left 356 MB resident a minute after its last message instead of 216.
+ * MALLOC_TRIM_THRESHOLD_: fixing the first also fixes the free space kept at the top of the heap at 128 KiB (the
+ * default raises it with the other), and the heap then shrank and grew again about once a message in a drain of small
+ * ones (2,106 brk calls for 2,000 messages instead of 130); 4 MiB keeps that as before.
+ */
+export const SERVE_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '4194304' };
+
+/**
+ * Gives this process the serve flags and environment. They are not on bin/svc.js's first line: any V8 flag there makes
+ * Node compile every built-in module it loads after start-up afresh instead of from the compiled code it ships (the
+ * code is tied to the default flags), which cost each client command a third of its start. Node ≥ 22.15 restarts the
+ * process in place with them (process.execve: same pid, same stdio; not on Windows).
+ *
+ * Without execve (Node 20, Node 22 before 22.15, Windows) the process cannot be given them afresh, and it gets less:
+ * --heap-growing-percent=100 taken at run time; a collector obtained by turning on --expose-gc at run time and taking
+ * `gc` from a new context (the worker threads started afterwards have theirs as a global); the young generation keeps
+ * V8's size (its semi-spaces are already sized); malloc keeps glibc's defaults, read at start, unless whoever started
+ * node set SERVE_ENV itself.
  */
 function withServeFlags(): void {
   const missing = SERVE_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
-  if (missing.length === 0) return;
+  const envMissing = Object.entries(SERVE_ENV).some(([name, value]) => process.env[name] !== value);
+  if (missing.length === 0 && !envMissing) return;
   const { execve } = process as unknown as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
-  if (execve && process.platform !== 'win32') execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], process.env);
-  process.getBuiltinModule('node:v8').setFlagsFromString('--heap-growing-percent=100');
+  if (execve && process.platform !== 'win32') {
+    execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...SERVE_ENV });
+  }
+  const v8 = process.getBuiltinModule('node:v8');
+  if (missing.includes('--heap-growing-percent=100')) v8.setFlagsFromString('--heap-growing-percent=100');
+  if (typeof globalThis.gc !== 'function') {
+    v8.setFlagsFromString('--expose-gc');
+    globalThis.gc = process.getBuiltinModule('node:vm').runInNewContext('gc') as typeof globalThis.gc;
+  }
 }
 
 /** `svc serve`: loads the server lazily, so client commands never load SQLite or the SMTP stack. */
 export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
   withServeFlags();
-  const { reset, yes, ...options } = flags;
+  const { reset, yes, maxMessages, maxAge, ...options } = flags;
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
   if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
+  const { DataDirInUse } = await import('../../server/data-dir.js');
   const { createLogger } = await import('../../lib/log.js');
   const held = holdUntilReady(createLogger({ json: flags.json }));
   let server;
   try {
-    server = await startServer({ ...options, dataDir, memory: flags.memory, log: held.log });
+    server = await startServer({
+      ...options, dataDir, memory: flags.memory, log: held.log,
+      maxMessages: maxMessages === 'off' ? null : maxMessages, maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
+    });
   } catch (err) {
     held.release();
     if (err instanceof ServeUsageError) throw new UsageError(err.message);
@@ -82,21 +161,46 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
     if (e.code === 'EADDRINUSE') {
       throw new Error(`${e.message}: another program uses that port; pick another with --port/--smtp-port (0 picks a free one).`);
     }
+    if (err instanceof DataDirInUse) {
+      throw new CommandError(err.message, 'stop that server first (Ctrl-C where it runs), or give this one another --data-dir');
+    }
+    if (isDiskFull(err)) {
+      throw new CommandError((err as Error).message, 'free space there (or give another --data-dir), then start again');
+    }
     throw err;
   }
+  // Registered before the ready line is out, so whoever reads it can run `svc inbox` at once; gone when it stops.
+  const unregister = await register(io, server.ready, dataDir);
   // Handled before the ready line is out: whoever reads it may signal at once.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       io.info(`${signal}: draining and closing…`);
-      server.close().then(resolve, resolve);
+      server.close().finally(() => unregister?.()).then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   io.print(JSON.stringify(server.ready));
   held.release();
-  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir);
+  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir, unregister !== undefined);
   await stopped;
+}
+
+/**
+ * Registers the server for the local client (lib/local-servers.ts): its API address → data directory and admin token.
+ * A server that cannot register still serves (undefined); the client then needs the token given (SVC_ADMIN_TOKEN).
+ */
+async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): Promise<(() => void) | undefined> {
+  const { registerLocalServer } = await import('../../lib/local-servers.js');
+  try {
+    const unregister = registerLocalServer({ api: ready.api, data_dir: dataDir ?? null, admin_token: ready.admin_token }, io.env);
+    // Also when the process ends some other way than by a signal (an uncaught error).
+    process.once('exit', unregister);
+    return unregister;
+  } catch (err) {
+    io.info(`warning: could not register this server for svc inbox and svc sandbox (${(err as Error).message}); give them SVC_ADMIN_TOKEN`);
+    return undefined;
+  }
 }
 
 /**
@@ -107,25 +211,35 @@ async function resetDataDir(io: IO, dir: string, yes: boolean): Promise<void> {
   if (!yes && !io.canPrompt) {
     throw new UsageError(`--reset asks before it empties ${dir}, and there is no terminal to ask on`, 'add --yes to reset without asking');
   }
-  const { dataFilesIn, databaseInUse, removeDataFiles } = await import('../../server/data-dir.js');
+  const { dataFilesIn, lockDataDir, DataDirInUse, removeDataFiles, LOCK_FILE, HOLDER_FILE } = await import('../../server/data-dir.js');
   if (dataFilesIn(dir).length === 0) {
     io.info(`Nothing to reset: ${dir} holds no svc data.`);
     return;
   }
-  if (databaseInUse(dir)) {
-    throw new CommandError(`another svc serve is using ${dir}; nothing was removed`, 'stop that server first (Ctrl-C where it runs), then reset');
+  let lock;
+  try {
+    lock = lockDataDir(dir);
+  } catch (err) {
+    if (!(err instanceof DataDirInUse)) throw err;
+    throw new CommandError(`${err.message}; nothing was removed`, 'stop that server first (Ctrl-C where it runs), then reset');
   }
-  if (!yes) {
-    const sure = await (await io.prompts()).select(
-      `Empty ${dir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
-      [
-        { name: 'No, keep everything', value: false },
-        { name: 'Yes, remove them and start fresh', value: true },
-      ],
-    );
-    if (!sure) throw new CommandError('reset declined; nothing was removed');
+  try {
+    if (!yes) {
+      const sure = await (await io.prompts()).select(
+        `Empty ${dir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
+        [
+          { name: 'No, keep everything', value: false },
+          { name: 'Yes, remove them and start fresh', value: true },
+        ],
+      );
+      if (!sure) throw new CommandError('reset declined; nothing was removed');
+    }
+    // Removed under the lock, so no server can start on the directory half-way through.
+    const removed = removeDataFiles(dir).filter((name) => name !== LOCK_FILE && name !== HOLDER_FILE);
+    io.info(`Removed ${removed.join(', ')} from ${dir}.`);
+  } finally {
+    lock.release();
   }
-  io.info(`Removed ${removeDataFiles(dir).join(', ')} from ${dir}.`);
 }
 
 /** Log lines wait until the ready line is out: it is the first line on stdout, also with --json logs. */
@@ -146,7 +260,7 @@ function holdUntilReady(log: Logger): { log: Logger; release(): void } {
 }
 
 /** On a terminal, the ready line for a person (stderr: stdout keeps only the line itself). */
-function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): void {
+function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined, registered: boolean): void {
   const { bold, dim } = io.err;
   const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
   const lines = [
@@ -156,27 +270,52 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined): vo
     row('Inbox', ready.inbox),
     row('API', ready.api),
     row('SMTP', ready.smtp),
+    row('Keeps', keeps(ready.retention)),
   ];
   const seed = ready.seed;
   if (seed) {
     lines.push(row('Login', `${seed.email}  password ${seed.password}`));
     lines.push(row('Test key', seed.api_key_test ?? 'revoked (svc keys create makes another)'));
   }
-  lines.push('', `Try: ${tryNext(io, ready, dataDir)}`, dim('Ctrl-C stops it.'), '');
+  lines.push('', ...tryNext(ready, registered), dim('Ctrl-C stops it.'), '');
   for (const line of lines) io.info(line);
 }
 
-/** One command to run next, with the environment it needs when this server is not where svc looks by default. */
-function tryNext(io: IO, ready: ReadyLine, dataDir: string | undefined): string {
-  const base = ready.api === DEFAULT_BASE_URL ? '' : `SVC_BASE_URL=${ready.api} `;
+/** What the server keeps, in words: "the newest 10,000 caught messages; /v1 messages and events until a reset". */
+function keeps(r: ReadyLine['retention']): string {
+  const age = r.max_age_seconds == null ? null : durationWords(r.max_age_seconds);
+  const caught = r.max_messages == null ? 'every caught message' : `the newest ${r.max_messages.toLocaleString('en-US')} caught messages`;
+  return age == null
+    ? `${caught}; /v1 messages and events until a reset`
+    : `${caught}, none older than ${age}; /v1 messages and events for ${age}`;
+}
+
+/** 604800 → "7 days", 5400 → "90 minutes": the largest unit that divides the duration. */
+function durationWords(seconds: number): string {
+  const units: [string, number][] = [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]];
+  const [name, size] = units.find(([, size]) => seconds % size === 0)!;
+  const n = seconds / size;
+  return `${n.toLocaleString('en-US')} ${name}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * What to run next, exactly as it works from another terminal: with SVC_BASE_URL when this server is not where svc
+ * looks by default (a server bound to every address is reached on loopback), and the admin token only when this
+ * server could not register itself, since the client finds it in the registry otherwise.
+ */
+function tryNext(ready: ReadyLine, registered: boolean): string[] {
+  const api = ready.api.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
+  const base = api === DEFAULT_BASE_URL ? '' : `SVC_BASE_URL=${api} `;
+  const inbox = `${base}${registered ? '' : `SVC_ADMIN_TOKEN=${ready.admin_token} `}svc inbox`;
   const seed = ready.seed;
   if (seed?.api_key_test) {
-    return `${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`;
+    return [
+      `Try: ${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`,
+      `Then: ${inbox}`,
+    ];
   }
-  if (seed) return `${base}svc login --email ${seed.email}`;
-  // The client finds the admin token itself only in the default data directory.
-  const admin = dataDir === defaultDataDir(io.env) ? '' : `SVC_ADMIN_TOKEN=${ready.admin_token} `;
-  return `${base}${admin}svc inbox --follow`;
+  if (seed) return [`Try: ${base}svc login --email ${seed.email}`];
+  return [`Try: ${inbox} --follow`];
 }
 
 export function serveCommand(): Command {
@@ -185,6 +324,16 @@ export function serveCommand(): Command {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <n>', 'HTTP port (0 picks a free one)', intArg('--port', 0, 65535), 4010)
     .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
+    .option(
+      '--max-message-size <size>',
+      'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',
+      sizeArg('--max-message-size', 1, LARGEST_MESSAGE, 'from 1 byte to 500MiB'),
+    )
+    .option(
+      '--smtp-max-connections <n>',
+      'SMTP connections open at once; more are refused with 421 (default: 100)',
+      intArg('--smtp-max-connections', 1, 100_000),
+    )
     .option('--data-dir <dir>', 'where the SQLite database and secrets live (default: the user data directory)')
     .option('--memory', 'keep everything in memory; nothing on disk')
     .addOption(new Option('--clock <mode>', 'service clock').choices(['real', 'manual']).default('real'))
@@ -209,6 +358,14 @@ export function serveCommand(): Command {
     .option('--tls-key <file>', 'private key for --tls-cert')
     .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
     .option('--trust-proxy', 'take the client address from X-Forwarded-For')
+    .option(
+      '--max-db-size <size>',
+      'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',
+      sizeArg('--max-db-size', 1_000_000, Number.MAX_SAFE_INTEGER, 'at least 1MB'),
+    )
+    // No commander default: the server's (10,000) applies, and the contract's zod stays out of `svc --version`.
+    .option('--max-messages <n|off>', 'caught messages kept; the oldest go first (default: 10000)', parseMaxMessages)
+    .option('--max-age <duration|off>', 'remove caught mail, /v1 messages and events older than this: 7d, 12h, 30m, seconds (default: off)', parseMaxAge)
     .option('--json', 'log as JSON lines on stdout')
     .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
     .option('--yes', 'with --reset: do not ask')

@@ -1,13 +1,39 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical.js';
+import { canonicalSha256 } from './canonical.js';
 import { parseAddress, simulatorMailbox } from './addresses.js';
 import { createSendRate } from './send-rate.js';
 import { manualClock } from '../../lib/clock.js';
 
-describe('canonicalJson', () => {
-  it('sorts keys at every depth and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}');
-    expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
+/** The canonical JSON text, built: what the stored request hashes of Idempotency-Keys were computed from. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('canonicalSha256', () => {
+  it('hashes the JSON text with keys sorted at every depth, array order kept', () => {
+    expect(canonicalSha256({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } })).toBe(sha256('{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}'));
+    expect(canonicalSha256({ a: 1, b: 2 })).toBe(canonicalSha256({ b: 2, a: 1 }));
+    expect(canonicalSha256({ a: 1, b: 2 })).not.toBe(canonicalSha256({ a: 2, b: 1 }));
+  });
+
+  it('gives the hash a replay of a request stored before compares with, long strings and escapes included', () => {
+    const long = Buffer.alloc(3 * 1024 * 1024 + 7, 'Zm9v').toString('latin1');
+    const requests = [
+      { op: 'sendEmail', body: { from: 'a@example.test', to: ['b@example.net'], attachments: [{ filename: 'x.bin', content: long }] } },
+      { body: { text: `quote " backslash \\ newline \n tab \t ${'é'.repeat(5)} 🙂 \u2028`, html: `${long}"` } },
+      { body: { list: [undefined, null, 1.5, true, 'x'], nested: { z: { y: [{}] } }, empty: '' } },
+      { body: { ascii: long.slice(0, 1024 * 1024 + 1), wide: `${long}🙂` } },
+    ];
+    for (const r of requests) expect(canonicalSha256(r)).toBe(sha256(canonicalJson(r)));
   });
 });
 

@@ -120,6 +120,12 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
       });
     },
 
+    /** About how many bytes the message is as sent (html, text, attachments), read without loading any of them. */
+    sizeOf: (id: string): number => store.sizeOf(id) ?? 0,
+
+    /** The stored bytes of a message's attachments, by attachment index, in pieces of about 1 MiB. */
+    attachmentChunks: (id: string): Map<number, Buffer[]> => store.chunks(id),
+
     /** Whether the provider refuses the message outright (the `fail@` simulator recipient). */
     refusedByProvider: (out: OutgoingMessage) => out.recipients.some((r) => simulatorMailbox(r) === 'fail'),
 

@@ -44,6 +44,10 @@ export interface Jobs {
   enqueue(kind: string, payload: unknown, runAt?: number, queue?: string): void;
   /** Drops every job of a queue (call inside a transaction). */
   dropQueue(queue: string): void;
+  /** The id of the queue's job of this kind, added (due now) if there is none: a recurring job. */
+  ensure(kind: string, payload: unknown, queue?: string): number;
+  /** Makes a job of the queue that waits for a later time due now. */
+  hasten(id: number, queue?: string): void;
 }
 
 export interface Deps {
@@ -71,6 +75,15 @@ export function jobsFor(store: JobStore, clock: Clock, kick: (queue: string) => 
     dropQueue(queue) {
       store.dropQueue(queue);
       retire(queue);
+    },
+    ensure(kind, payload, queue = DEFAULT_QUEUE) {
+      const now = clock.now();
+      const id = store.ensure(kind, payload, now, now, queue);
+      kick(queue);
+      return id;
+    },
+    hasten(id, queue = DEFAULT_QUEUE) {
+      if (store.hasten(id, clock.now())) kick(queue);
     },
   };
 }

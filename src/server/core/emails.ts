@@ -1,6 +1,7 @@
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { FieldError } from '../../contract/common.js';
 import type { Message, MessageAccepted, SendEmailRequest, Tag } from '../../contract/emails.js';
+import { decodePieces, includesAcross } from '../../lib/base64.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountStore } from '../store/accounts.js';
@@ -9,13 +10,14 @@ import type { EventStore } from '../store/events.js';
 import type { MessageRow, MessageStore } from '../store/messages.js';
 import type { KeyPrincipal } from './keys.js';
 import { parseAddress, type ParsedAddress } from './addresses.js';
-import { canonicalJson, sha256 } from './canonical.js';
+import { canonicalSha256 } from './canonical.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import type { Events } from './events.js';
 
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
+const EICAR_BYTES = Buffer.from(EICAR, 'latin1');
 const RESERVED_HEADERS = new Set(
   ['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding',
     'dkim-signature', 'return-path',
@@ -29,10 +31,12 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
  */
 const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
 const MAX_SCHEDULE_AHEAD = 30 * DAY;
-const IDEMPOTENCY_WINDOW = DAY;
+/** How long an Idempotency-Key answers with its first response. */
+export const IDEMPOTENCY_WINDOW = DAY;
 
 export interface StoredAttachment {
   filename: string;
+  /** Base64, in messages stored before attachment bytes were kept apart (store/messages.ts insertChunk). */
   content?: string;
   url?: string;
   content_type: string;
@@ -141,7 +145,7 @@ export function createEmails(
     const blocked = (why: string) => fail('content_blocked', `The message was refused by the abuse filter: ${why}. Remove it and send again.`);
     if (texts.some((t) => t.includes(GTUBE))) blocked('it contains the GTUBE spam test string');
     for (const a of attachments) {
-      if (a.content && Buffer.from(a.content, 'base64').includes(EICAR)) blocked(`attachment ${a.filename} contains the EICAR test virus`);
+      if (a.content && includesAcross(decodePieces(a.content), EICAR_BYTES)) blocked(`attachment ${a.filename} contains the EICAR test virus`);
     }
     for (const p of deps.blockPatterns) {
       if (texts.some((t) => p.test(t))) blocked('it matches a blocked pattern of this server');
@@ -192,12 +196,14 @@ export function createEmails(
       to_addrs: JSON.stringify(f.to.map((a) => a.address)), cc_addrs: JSON.stringify(f.cc.map((a) => a.address)),
       bcc_addrs: JSON.stringify(f.bcc.map((a) => a.address)), reply_to: JSON.stringify(input.reply_to ?? []),
       subject: input.subject ?? '', html: input.html ?? null, text: input.text ?? null,
-      attachments: JSON.stringify(f.attachments), headers: JSON.stringify(input.headers ?? {}),
+      // The attachments' bytes are stored apart, decoded (storeMessage); the row keeps what describes them.
+      attachments: JSON.stringify(f.attachments.map(({ content: _, ...described }) => described)),
+      headers: JSON.stringify(input.headers ?? {}),
       tags: JSON.stringify(input.tags ?? []),
       tracking: JSON.stringify({ opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true }),
       scheduled_at: status === 'scheduled' ? f.scheduledAt : null, created_at: now, updated_at: now,
     };
-    storeMessage(row, now);
+    storeMessage(row, f.attachments, now);
     return { id: row.id, status, created_at: iso(now) };
   }
 
@@ -208,12 +214,17 @@ export function createEmails(
    */
   function idempotent(workspaceId: string, key: string | undefined, request: unknown, produce: () => SendResult): SendResult {
     if (key === undefined) return produce();
-    return replayOrProduce(workspaceId, key, sha256(canonicalJson(request)), produce);
+    return replayOrProduce(workspaceId, key, canonicalSha256(request), produce);
   }
 
   // Transaction functions are built once (building one per call was a visible cost on the sending path).
-  const storeMessage = deps.db.transaction((row: MessageRow, now: number) => {
+  const storeMessage = deps.db.transaction((row: MessageRow, attachments: StoredAttachment[], now: number) => {
     store.insert(row);
+    attachments.forEach((a, i) => {
+      if (a.content === undefined) return;
+      let chunk = 0;
+      for (const bytes of decodePieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
+    });
     if (row.status === 'queued') emit(row, 'email.queued');
     jobs.enqueue('deliver', { message_id: row.id }, row.status === 'queued' ? now : row.scheduled_at!);
   });

@@ -1,4 +1,5 @@
 import type { ErrorCode, FieldError } from '../../contract/common.js';
+import { DISK_FULL_RETRY_AFTER_S } from '../../lib/disk-full.js';
 
 /** A refusal by a rule of the service. `http/` maps its code to a status; the message becomes the Problem `detail`. */
 export class ServiceError extends Error {
@@ -33,4 +34,16 @@ export function unknownCursor(): never {
 /** A 422 `validation_failed` naming one field. */
 export function invalidField(path: string, message: string, code: ErrorCode = 'validation_failed'): ServiceError {
   return new ServiceError(code, `${path}: ${message}`, { errors: [{ path, code: 'invalid', message }] });
+}
+
+/**
+ * 507 `insufficient_storage`: a write found no room (`full` says where: "the disk holding the data directory … is
+ * full"). Nothing of the request was kept, so sending it again later is safe.
+ */
+export function storageFull(full: string): ServiceError {
+  return new ServiceError(
+    'insufficient_storage',
+    `Nothing was written: ${full}. Free space there; writes are accepted again by themselves, and reads still work.`,
+    { headers: { 'Retry-After': String(DISK_FULL_RETRY_AFTER_S) } },
+  );
 }

@@ -18,12 +18,17 @@ import { createAccounts } from './accounts.js';
 import type { Deps } from './deps.js';
 import { createKeys } from './keys.js';
 import { createWindows } from './windows.js';
+import { createRetentionStore } from '../store/retention.js';
+import { DEFAULT_MAX_MESSAGES } from '../../contract/sandbox.js';
+import { createRetention, type RetentionPolicy } from './retention.js';
 
 export interface CoreOptions {
   /** Sending requests per second per workspace (bucket of twice that). */
   sendRate: number;
   /** Operator patterns of the abuse filter. */
   blockPatterns: RegExp[];
+  /** What is kept (default: the newest 10,000 caught messages, no age limit). */
+  retention?: RetentionPolicy;
 }
 
 export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, blockPatterns: [] }) {
@@ -45,9 +50,13 @@ export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, block
   const delivery = createDelivery({ ...deps, store: messageStore, domains: domainStore, emails });
   const tracking = createTracking({ ...deps, store: messageStore, emails });
   const sendRate = createSendRate(opts.sendRate, deps.clock);
+  const retention = createRetention(
+    { ...deps, store: createRetentionStore(deps.db) },
+    opts.retention ?? { maxMessages: DEFAULT_MAX_MESSAGES, maxAge: null },
+  );
   return {
     accounts, keys, access, sink, accountStore, windows, events, eventStore, domains, domainStore, messageStore, emails, delivery,
-    tracking, sendRate, webhooks,
+    tracking, sendRate, webhooks, retention,
   };
 }
 export type Core = ReturnType<typeof createCore>;

@@ -18,7 +18,8 @@ export const MAX_ENDPOINTS = 5;
 export const RETRY_OFFSETS = [0, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, DAY];
 /** How long the secret before a rotation keeps signing beside the new one (service clock). */
 export const ROTATION_OVERLAP = DAY;
-const RECENT_ATTEMPTS = 10;
+/** The attempts `GET /sandbox/webhooks` shows per endpoint. */
+export const RECENT_ATTEMPTS = 10;
 
 /** The job queue of an endpoint's deliveries: each endpoint has its own, so one that hangs holds up nothing else. */
 export const queueOf = (endpointId: string) => `webhook:${endpointId}`;

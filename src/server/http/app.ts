@@ -7,14 +7,16 @@ import type { IncomingMessage } from 'node:http';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
 import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
+import { INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { Empty } from '../../contract/common.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { Caller } from '../core/access.js';
-import { ServiceError } from '../core/errors.js';
+import { ServiceError, storageFull } from '../core/errors.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 import { problemResponse } from './problem.js';
 import { validate } from './validate.js';
-import { createBodyBudget, DEFAULT_BODY_LIMITS, readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
+import { ClientGone, createBodyBudget, DEFAULT_BODY_LIMITS, readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
 
 
 export interface Reply {
@@ -61,6 +63,10 @@ export interface AppDeps {
   bodyLimits?: BodyLimits;
   /** True once the server is shutting down: no connection is kept for another request. */
   stopping?: () => boolean;
+  /** What is full when a write finds no room ("the disk holding the data directory … is full"). */
+  storage?: string;
+  /** The data directory's instance id (sandbox/instance.ts), sent on every answer beside `Svc-Sandbox: 1`. */
+  instance?: string;
 }
 
 type Route = { method: string; pattern: RegExp };
@@ -92,14 +98,25 @@ function bearerOf(c: Context): string | null {
 
 /**
  * The request's body, read straight from the socket's IncomingMessage (building a web ReadableStream per request cost
- * more than the rest of a send), or from the Request when the app is called in-process.
+ * more than the rest of a send), or from the Request when the app is called in-process, and handed to `parse` once
+ * whole: only what `parse` makes of it is kept, so the bytes and the text of a 40 MiB send are let go as soon as it
+ * is parsed (the budget counts them until the answer all the same).
  */
-function bodyReader(c: Context, limit: number, budget: BodyBudget, idleMs: number): { body: Promise<Buffer>; release: () => void } {
+function bodyReader<T>(
+  c: Context,
+  limit: number,
+  budget: BodyBudget,
+  limits: BodyLimits,
+  parse: (bytes: Buffer) => T,
+): { body: Promise<T>; release: () => void } {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming) return readIncoming(incoming, limit, budget, idleMs);
+  if (incoming) {
+    const read = readIncoming(incoming, limit, budget, limits.idleMs, limits.deadlineMs);
+    return { body: read.body.then(parse), release: read.release };
+  }
   const body = c.req.raw.arrayBuffer().then((b) => {
     if (b.byteLength > limit) throw tooLarge(limit);
-    return Buffer.from(b);
+    return parse(Buffer.from(b));
   });
   return { body, release: () => {} };
 }
@@ -168,6 +185,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     c.res.headers.set(VERSION_HEADER, SERVICE_VERSION);
     c.res.headers.set('X-Request-Id', requestId);
+    // This app is only ever a local server: clients give sandbox hints by this, never by guessing from the host.
+    c.res.headers.set(SANDBOX_HEADER, '1');
+    if (deps.instance) c.res.headers.set(INSTANCE_HEADER, deps.instance);
     // Answered before its body was read (refused before authentication, too large, stalled): the rest of the body
     // is not waited for, and the connection is not reused. Nor is any while the server shuts down: a client that
     // asks again at once (a long poll) would otherwise keep the server up on its open connection.
@@ -198,10 +218,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
       // Before authentication: a declared length over the limit is refused without reading a byte.
       if (Number(c.req.header('content-length') ?? '0') > limit) throw tooLarge(limit);
       const caller = await authorize(c, ip);
-      const read = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : bodyReader(c, limit, budget, limits.idleMs);
+      const read =
+        c.req.method === 'GET' || c.req.method === 'HEAD'
+          ? null
+          : bodyReader(c, limit, budget, limits, (bytes) => parseJsonBody(c, utf8(bytes), e.body));
       try {
-        const rawBody = read ? utf8(await read.body) : '';
-        const body = parseJsonBody(c, rawBody, e.body) as BodyOf<E>;
+        const body = (read ? await read.body : parseJsonBody(c, '', e.body)) as BodyOf<E>;
         const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
         const reply = await handler({
           body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers,
@@ -263,6 +285,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
         headers['WWW-Authenticate'] = 'Bearer';
       }
       return problemResponse(err, requestId, deps.origin(), headers);
+    }
+    if (err instanceof ClientGone) {
+      // Nothing reaches the client; the answer only closes the exchange.
+      deps.log.info('request abandoned by the client', { request_id: requestId });
+      return problemResponse(new ServiceError('invalid_request', err.message), requestId, deps.origin());
+    }
+    if (isDiskFull(err)) {
+      deps.log.warn('write refused: no room', { request_id: requestId, full: deps.storage });
+      return problemResponse(storageFull(deps.storage ?? 'the disk holding the data is full'), requestId, deps.origin());
     }
     deps.log.error('unhandled error', { request_id: requestId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     return problemResponse(

@@ -2,6 +2,7 @@
 // the declared length before authentication, and again while reading), one budget of bytes buffered across all
 // requests, and a body that stops arriving is given up after a while.
 import type { IncomingMessage } from 'node:http';
+import { gather } from '../../lib/gather.js';
 import { ServiceError } from '../core/errors.js';
 
 export interface BodyLimits {
@@ -9,9 +10,21 @@ export interface BodyLimits {
   totalBytes: number;
   /** How long a body may go without a byte before it is given up (400). */
   idleMs: number;
+  /** How long a whole body may take to arrive, however steadily it trickles (408). */
+  deadlineMs?: number;
 }
 
-export const DEFAULT_BODY_LIMITS: BodyLimits = { totalBytes: 48 * 1024 * 1024, idleMs: 15_000 };
+export const DEFAULT_BODY_LIMITS: BodyLimits = { totalBytes: 48 * 1024 * 1024, idleMs: 15_000, deadlineMs: 60_000 };
+
+/** The client closed the connection before its request arrived: there is no one left to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away before its request arrived');
+    this.name = 'ClientGone';
+  }
+}
+/** A declared body this long (more than one socket read) is gathered in one Buffer as it arrives. */
+const GATHER_WHOLE = 64 * 1024;
 
 function sizeOf(limit: number): string {
   return limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`;
@@ -56,25 +69,38 @@ const busy = () =>
  * `release` (call it once the request is answered) gives the bytes back. A declared Content-Length is taken from the
  * budget before the first byte is read (refused with nothing read when there is no room); a chunked body is counted as
  * it arrives. Rejects with 413 past the limit, 429 when the server holds too much already, 400 when the body stops
- * arriving for `idleMs`.
+ * arriving for `idleMs`, 408 when the whole of it has not arrived after `deadlineMs`.
  */
 export function readIncoming(
   incoming: IncomingMessage,
   limit: number,
   budget: BodyBudget,
   idleMs: number,
+  deadlineMs = DEFAULT_BODY_LIMITS.deadlineMs!,
 ): { body: Promise<Buffer>; release: () => void } {
   const declared = incoming.headers['content-length'] === undefined ? null : Number(incoming.headers['content-length']);
   if (declared !== null && !budget.take(declared)) return { body: Promise.reject(busy()), release: () => {} };
   let taken = declared ?? 0;
   let read = 0;
   const body = new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // A declared length that spans several socket reads is gathered in one Buffer of that size (what the budget took).
+    // Otherwise a socket read may fill only part of the block node allocated for it: keep just the bytes, so what the
+    // budget counts is what memory holds.
+    const chunks = gather(declared !== null && declared >= GATHER_WHOLE ? declared : 0, (chunk) =>
+      chunk.byteLength * 2 < chunk.buffer.byteLength ? Buffer.from(chunk) : chunk,
+    );
     let timer: NodeJS.Timeout | undefined;
+    // A body that trickles in (a byte every few seconds) never stalls long enough for the idle limit: it is answered
+    // 408 at this deadline while the client is still there, rather than dropped by node's own request timeout.
+    const deadline = setTimeout(
+      () => finish(new ServiceError('request_timeout', `The request body did not arrive within ${deadlineMs / 1000} s; send it again in one go.`)),
+      deadlineMs,
+    );
     const finish = (err: Error | null) => {
       clearTimeout(timer);
+      clearTimeout(deadline);
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onAborted);
-      if (!err) return resolve(Buffer.concat(chunks, read));
+      if (!err) return resolve(chunks.bytes());
       incoming.pause();
       reject(err);
     };
@@ -92,14 +118,12 @@ export function readIncoming(
         if (!budget.take(chunk.length)) return finish(busy());
         taken += chunk.length;
       }
-      // A socket read may fill only part of the block node allocated for it; keep just the bytes, so what the budget
-      // counts is what memory holds.
-      chunks.push(chunk.byteLength * 2 < chunk.buffer.byteLength ? Buffer.from(chunk) : chunk);
+      chunks.add(chunk);
       arm();
     };
     const onEnd = () => finish(null);
     const onError = (err: Error) => finish(err);
-    const onAborted = () => finish(new Error('the client went away'));
+    const onAborted = () => finish(new ClientGone());
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
     arm();
   });

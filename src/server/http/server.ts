@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Hono } from 'hono';
 import { SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
+import { SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import { ServiceError } from '../core/errors.js';
@@ -15,7 +16,7 @@ import { problemBody, problemResponse } from './problem.js';
 export interface HttpTimeouts {
   /** The request line and headers must arrive within this (ms). */
   headersMs: number;
-  /** The whole request, body included, must arrive within this (ms). */
+  /** The body must arrive within this (ms) once the headers have (408 otherwise). */
   requestMs: number;
 }
 
@@ -52,6 +53,7 @@ function rawProblem(detail: string, origin: string): string {
     `Content-Length: ${Buffer.byteLength(body)}`,
     `${VERSION_HEADER}: ${SERVICE_VERSION}`,
     `X-Request-Id: ${requestId}`,
+    `${SANDBOX_HEADER}: 1`,
     'Connection: close',
     '',
     body,
@@ -72,6 +74,7 @@ export function createServer(
       return problemResponse(new ServiceError('invalid_request', detail), requestId, opts.origin(), {
         [VERSION_HEADER]: SERVICE_VERSION,
         'X-Request-Id': requestId,
+        [SANDBOX_HEADER]: '1',
         Connection: 'close',
       });
     },
@@ -80,7 +83,9 @@ export function createServer(
     // A request without Host reaches the adapter, which refuses it with a Problem like any other bad URL.
     requireHostHeader: false,
     headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.requestMs,
+    // A backstop only: the app answers a body that has not arrived within requestMs with a 408 (http/body.ts) while
+    // the client is still there; node's own limit would drop the connection without a word.
+    requestTimeout: timeouts.headersMs + timeouts.requestMs,
     // How often node looks for connections past those timeouts (its default, 30 s, would triple a 10 s limit).
     connectionsCheckingInterval: Math.min(2_000, timeouts.headersMs),
   };

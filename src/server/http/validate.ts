@@ -155,8 +155,20 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
   const errors: FieldError[] = [];
   let total = 0;
   let shape = false;
+  // One entry per field and rule: zod may report one wrong value twice (a string given for an array of at most 10
+  // is both the wrong type and, by its length, too long), and a schema's own wording makes both read the same.
+  const seen = new Set<string>();
   const add = (e: FieldError) => {
-    if (++total <= MAX_FIELD_ERRORS) errors.push(e);
+    // Past the cap only count (a repeat there counts again: the count is "and N more", not a promise).
+    if (total >= MAX_FIELD_ERRORS) {
+      total++;
+      return;
+    }
+    const key = `${e.path}\u0000${e.message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    total++;
+    errors.push(e);
   };
   for (const issue of result.error.issues.flatMap(matchedBranch)) {
     if (SHAPE_CODES.has(issue.code)) shape = true;

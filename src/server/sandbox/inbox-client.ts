@@ -234,6 +234,10 @@ export function inboxClient(): void {
         return loadList();
       }
       if (!(err instanceof ApiError && err.status === 401)) say((err as Error).message);
+      if (rowsEl.getAttribute('aria-busy') === 'true') {
+        rowsEl.removeAttribute('aria-busy');
+        rowsEl.replaceChildren(h('li', { class: 'empty' }, 'The messages could not be loaded.'));
+      }
       return;
     }
     if (serial !== listSerial) return; // a later load has begun
@@ -291,10 +295,18 @@ export function inboxClient(): void {
   const rowLinks = () => [...rowsEl.querySelectorAll<HTMLAnchorElement>('a.row')];
   const focusedRowId = () => (document.activeElement as HTMLElement | null)?.closest?.('a.row')?.getAttribute('data-id') ?? null;
 
+  /** The empty list: what matches nothing, or, while nothing is caught, how to send a first message. */
+  function emptyList(): Node {
+    if (state.q || state.workspace) return h('li', { class: 'empty' }, 'No message matches this search.');
+    const first = document.getElementById('first-send') as HTMLTemplateElement | null;
+    if (first) return first.content.cloneNode(true);
+    return h('li', { class: 'empty' }, 'No mail caught yet: send some through the API or to the SMTP port.');
+  }
+
   function renderList() {
     const focused = focusedRowId();
-    const empty = state.q || state.workspace ? 'No message matches this search.' : 'No mail caught yet: send some through the API or to the SMTP port.';
-    rowsEl.replaceChildren(...(state.rows.length ? state.rows.map(rowOf) : [h('li', { class: 'empty' }, empty)]));
+    rowsEl.removeAttribute('aria-busy');
+    rowsEl.replaceChildren(...(state.rows.length ? state.rows.map(rowOf) : [emptyList()]));
     older.disabled = !state.hasMore;
     newer.disabled = state.after === null;
     if (focused) rowLinks().find((a) => a.dataset.id === focused)?.focus();
@@ -874,7 +886,10 @@ export function inboxClient(): void {
 
   function renderWebhooks() {
     const { endpoints, workspaces } = state.endpoints!;
-    const focused = (document.activeElement as HTMLElement | null)?.closest?.('#webhooks [data-enable]')?.getAttribute('data-enable');
+    // The panel is drawn anew on every change: the focus stays on the Enable button or the endpoint that had it.
+    const active = document.activeElement as HTMLElement | null;
+    const focused = active?.closest?.('#webhooks [data-enable]')?.getAttribute('data-enable');
+    const focusedEndpoint = active?.matches?.('#webhooks li.endpoint') ? active.getAttribute('data-endpoint-id') : null;
     const names = new Map(workspaces.map((w) => [w.id, w.name]));
     const byWorkspace = new Map<string, Endpoint[]>();
     for (const e of endpoints) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
@@ -888,9 +903,13 @@ export function inboxClient(): void {
               h('ul', { class: 'endpoints' }, ...list.map(endpointOf)),
             ),
           )
-        : [h('p', {}, 'No webhook endpoints: add one with ', h('code', {}, 'POST /sandbox/webhooks'), '.')]),
+        : [
+            h('p', {}, 'No webhook endpoints. Add one with ', h('code', {}, 'svc sandbox webhooks add --workspace ID --url URL'), '.'),
+            h('p', {}, 'Or take the events on your machine without one: ', h('code', {}, 'svc webhooks listen --forward-to URL'), '.'),
+          ]),
     );
     if (focused) document.querySelector<HTMLElement>(`#webhooks [data-enable="${CSS.escape(focused)}"]`)?.focus();
+    else if (focusedEndpoint) document.querySelector<HTMLElement>(`#webhooks li.endpoint[data-endpoint-id="${CSS.escape(focusedEndpoint)}"]`)?.focus();
   }
 
   // ---- live -------------------------------------------------------------------------------------------------

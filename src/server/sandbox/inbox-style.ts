@@ -1,6 +1,6 @@
 // The inbox page's stylesheet (served as /inbox.css). Colours keep a contrast of at least 4.5:1 with their
-// background; the layout is one column up to 760 px wide, list and message side by side above, and the sandbox
-// panels in a column of their own from 1280 px.
+// background; the layout is one column up to 760 px wide (the sandbox panels below the list there), list and
+// message side by side above, and the sandbox panels in a column of their own from 1280 px.
 export const INBOX_CSS = `
 :root {
   --ink: #1b2230; --muted: #555f6e; --line: #d9dde3; --bg: #f5f6f8; --card: #fff; --accent: #1f4fc2;
@@ -64,6 +64,11 @@ main { display: grid; grid-template-columns: 1fr; gap: 1rem; min-width: 0; }
 .row.unread .who, .row.unread .subject { font-weight: 700; }
 .row .dot { display: inline-block; width: .55rem; height: .55rem; border-radius: 50%; background: var(--accent); margin-right: .35rem; vertical-align: middle; }
 .empty { padding: 1.5rem .8rem; color: var(--muted); }
+.first-send p { margin: 0 0 .5rem; }
+.first-send strong { color: var(--ink); }
+.first-send pre { margin: 0 0 .8rem; padding: .5rem .6rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
+  color: var(--ink); white-space: pre-wrap; overflow-wrap: anywhere; user-select: all; }
+.panel code { overflow-wrap: anywhere; }
 .pager { display: flex; justify-content: space-between; gap: .5rem; padding: .6rem .8rem; }
 .ws { color: var(--muted); }
 .clip { width: .95rem; height: .95rem; vertical-align: -2px; fill: none; stroke: currentColor; stroke-width: 2; }
@@ -127,6 +132,9 @@ kbd { font-family: inherit; border: 1px solid var(--line); border-bottom-width: 
 
 @media (max-width: 759px) {
   .layout { padding: .5rem; gap: .5rem; }
+  /* The list comes first on a phone; the clock and webhook panels fold below it. */
+  .layout > main { order: 1; }
+  .layout > .panels { order: 2; }
   body.reading .list, body.reading .panels { display: none; }
   body:not(.reading) .view { display: none; }
   .row .preview { white-space: normal; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; }

@@ -48,7 +48,36 @@ first line (<code>{"ready":true,…}</code>), also shown in its summary on the t
 admin token and signs this browser in; it is then removed from the address bar.</p></main>`,
 );
 
-function shell(workspaces: { id: string; name: string }[], webhooks: boolean): string {
+/** What the inbox's empty list offers to send a first message with: the seeded test key, while it works. */
+export interface FirstSend {
+  /** A test key of the seed, and its verified domain; null without a seed (or once its test key is revoked). */
+  seed: { key: string; domain: string } | null;
+  /** The SMTP sink's address, where any program may hand mail. */
+  smtp: string;
+}
+
+/**
+ * The empty list's way to a first message, as a template the page script shows while nothing is caught: a curl line
+ * with the seeded test key (or `svc emails send` with a key of one's own), and the SMTP port.
+ */
+function firstSendTemplate(origin: string, f: FirstSend): string {
+  const api = `${origin}/v1`;
+  const send = f.seed
+    ? `curl -s ${api}/emails -H 'Authorization: Bearer ${f.seed.key}' -H 'Content-Type: application/json' ` +
+      `-d '{"from":"hello@${f.seed.domain}","to":"you@example.org","subject":"Hello","text":"Your code is 482913"}'`
+    : `SVC_BASE_URL=${api} SVC_API_KEY=svc_test_… svc emails send --from hello@YOUR-DOMAIN --to you@example.org --subject Hello --text 'Hi'`;
+  const cli = f.seed
+    ? `SVC_BASE_URL=${api} SVC_API_KEY=${f.seed.key} svc emails send --from hello@${f.seed.domain} --to you@example.org --subject Hello --text 'Hi'`
+    : null;
+  return `<template id="first-send"><li class="empty first-send">
+  <p><strong>No mail caught yet.</strong> Send a first message${f.seed ? ' with the seeded test key' : ' with an API key of yours'}; it shows here at once:</p>
+  <pre><code id="first-send-command">${escapeHtml(send)}</code></pre>
+  ${cli ? `<p>or from the command line:</p>\n  <pre><code>${escapeHtml(cli)}</code></pre>` : ''}
+  <p>Any program may also hand mail to the SMTP sink at <code>${escapeHtml(f.smtp)}</code>.</p>
+</li></template>`;
+}
+
+function shell(workspaces: { id: string; name: string }[], webhooks: boolean, firstSend: string): string {
   const options = workspaces.map((w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}</option>`).join('');
   const clip = '<svg class="clip" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
   return page(
@@ -89,7 +118,7 @@ function shell(workspaces: { id: string; name: string }[], webhooks: boolean): s
         <button type="button" id="delete-all" class="danger">Delete all…</button>
       </div>
       <p id="note" class="note" role="status"></p>
-      <ol id="rows" class="rows" tabindex="-1" aria-labelledby="list-h"></ol>
+      <ol id="rows" class="rows" tabindex="-1" aria-labelledby="list-h" aria-busy="true"><li class="empty">Loading…</li></ol>
       <nav class="pager" aria-label="Pages">
         <button type="button" id="newer" disabled>← Newer</button>
         <button type="button" id="older" disabled>Older →</button>
@@ -100,6 +129,7 @@ function shell(workspaces: { id: string; name: string }[], webhooks: boolean): s
 </div>
 <p class="keys"><kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>Enter</kbd> open · <kbd>Delete</kbd> delete · <kbd>/</kbd> search</p>
 <template id="clip">${clip}</template>
+${firstSend}
 <dialog id="confirm-all" aria-labelledby="confirm-h" aria-describedby="confirm-p">
   <form method="dialog">
     <h2 id="confirm-h">Delete all messages?</h2>
@@ -126,6 +156,8 @@ export function pages(
     stream: InboxStream;
     /** Whether GET /sandbox/webhooks is served: the page then shows each workspace's endpoints. */
     webhooks?: boolean;
+    /** How the empty list says to send a first message (asked on every page, so a revoked key is not offered). */
+    firstSend?: () => FirstSend;
   },
 ): void {
   const { auth } = deps;
@@ -163,7 +195,9 @@ document.getElementById('go').onclick = async () => {
       return c.redirect(`${rest.pathname}${rest.search}`, 303);
     }
     if (!auth.hasCookie(c.req.raw)) return html(c, SIGN_IN, 401);
-    return html(c, shell(deps.sink.workspaces(), deps.webhooks ?? false));
+    const origin = new URL(c.req.url).origin;
+    const first = deps.firstSend ? firstSendTemplate(origin, deps.firstSend()) : '';
+    return html(c, shell(deps.sink.workspaces(), deps.webhooks ?? false, first));
   };
   app.get('/', inbox);
   app.get('/messages/:id', inbox);

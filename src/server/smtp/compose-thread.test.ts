@@ -46,16 +46,34 @@ describe('compose thread', () => {
   it('a thread that dies under a message fails that one with ComposeThreadDied, logs it, and the messages waiting behind it are built on a new thread', async () => {
     const logged: string[] = [];
     const log: Logger = { info: () => {}, warn: (m) => void logged.push(m), error: (m) => void logged.push(m) };
-    // A heap far too small for a 64 MB attachment's base64 (but enough to start): the thread runs out of memory on it.
-    const c = composer({ log, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
-    const big = c.compose(request({ text: 'big', attachments: [{ filename: 'big.bin', content: Buffer.alloc(64 * 1024 * 1024, 1) }] }));
+    // A heap far too small for 24 MB of header fields (but enough to start): the thread runs out of memory on them. (An
+    // attachment's bytes would not do: they are written outside the heap.) The fields come in 96 pieces so the heap
+    // reaches its limit a piece at a time and Node ends the thread; one 24 MB allocation past the limit would be more
+    // than the room Node gives a thread there, and V8 would end the whole process.
+    const c = composer({ log, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } });
+    const fillers = Object.fromEntries(Array.from({ length: 96 }, (_, i) => [`X-Filler-${i}`, 'v'.repeat(256 * 1024)]));
+    const big = c.compose(request({ text: 'big', headers: fillers }));
     const small = c.compose(request({ text: 'small, queued behind the big one' }));
+    // Its attachment's memory went to the thread with it: it goes back to the queue too (its delivery reads it again).
+    const handedOver = c.compose({ ...request({ text: 'x', attachments: [{ filename: 'a.bin' }] }), pieces: [[Buffer.alloc(64 * 1024, 1)]] });
     await expect(big).rejects.toBeInstanceOf(ComposeThreadDied);
+    await expect(handedOver).rejects.toBeInstanceOf(ComposeThreadDied);
     expect((await small).toString()).toContain('small, queued behind the big one');
     expect(logged).toContain('compose thread exited while building a message; its delivery will be tried again on a new thread');
     expect(c.threads).toBe(2);
     expect((await c.compose(request({ text: 'and after' }))).toString()).toContain('and after');
     expect(c.threads).toBe(2);
+  });
+
+  it('builds attachments given in pieces (handed to the thread) into the message built from them whole', async () => {
+    const c = composer();
+    const bytes = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 5 }, (_, i) => (i * 7 + (i >> 11)) % 256));
+    const attachment = { filename: 'export.bin', contentType: 'application/octet-stream' };
+    // Pieces in memory of their own (handed over) and a small one (copied).
+    const pieces = [[Buffer.from(bytes.subarray(0, 2_000_001)), Buffer.from(bytes.subarray(2_000_001, bytes.length - 100)), Buffer.from(bytes.subarray(-100))]];
+    const expected = await composeSigned(request({ text: 'Export', attachments: [{ ...attachment, content: bytes }] }));
+    const got = await c.compose({ ...request({ text: 'Export', attachments: [attachment] }), pieces });
+    expect(got.equals(expected)).toBe(true);
   });
 
   it('an error building a message is that message’s own error, and the thread carries on', async () => {

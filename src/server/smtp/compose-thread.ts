@@ -1,21 +1,21 @@
-// The compose worker thread of `svc serve` (see compose.ts).
+// The compose thread of `svc serve` (see compose.ts).
 import { parentPort } from 'node:worker_threads';
-import { composeSigned, reviveBuffers, type ComposeRequest } from './compose.js';
+import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest } from './compose.js';
 
-/**
- * The bytes to post back, and what may be transferred. A small Buffer is a view into Node's shared allocation pool:
- * that ArrayBuffer is not the message's to give away (Node ≥ 21 refuses to transfer it; 20 copied it silently), so
- * such a message is copied into memory of its own first. A Buffer that owns its whole ArrayBuffer moves without a copy.
- */
-function transferable(raw: Buffer): Uint8Array {
-  return raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw : new Uint8Array(raw);
-}
+const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 parentPort!.on('message', ({ id, req }: { id: number; req: ComposeRequest }) => {
-  composeSigned({ ...req, mail: reviveBuffers(req.mail) })
+  composeSigned(reviveBuffers(req))
     .then((raw) => {
-      const bytes = transferable(raw);
+      // A signed message is a view into memory of its own, starting just after the room left for its signature: that
+      // memory moves without a copy. A small message may live in Node's shared pool, which is not its to give away.
+      const whole = new Uint8Array(raw.buffer, 0, raw.buffer.byteLength);
+      const own = ownsMemory(whole) && raw.byteOffset + raw.byteLength === whole.byteLength && raw.byteLength * 2 > whole.byteLength;
+      const bytes = own ? raw : new Uint8Array(raw);
       parentPort!.postMessage({ id, raw: bytes }, [bytes.buffer as ArrayBuffer]);
+      // A big message's attachment pieces, handed to this thread, are garbage now: collected at once (when V8's
+      // collector is exposed, as `svc serve`'s binary does) rather than whenever this mostly idle thread next would.
+      if (raw.length >= BIG_MESSAGE_BYTES) void globalThis.gc?.({ type: 'major', execution: 'async' });
     })
     .catch((err: unknown) => parentPort!.postMessage({ id, error: err instanceof Error ? err.message || err.name : String(err) }));
 });

@@ -1,8 +1,10 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { generateKeyPairSync } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { buildMime } from './compose.js';
+import { buildMime, composeSigned } from './compose.js';
+import { dkimSign } from './dkim.js';
 
 // A fixed boundary, Message-ID and date make nodemailer's output a function of the message alone, so the one-pass
 // writer can be compared with nodemailer's own streaming build byte for byte.
@@ -86,5 +88,42 @@ describe('buildMime', () => {
     const mime = await buildMime(fixed(mail()));
     expect(mime.toString('latin1')).toBe((await nodemailerBuild(mail())).toString('latin1'));
     expect(mime.toString()).toMatch(/filename=data\.csv/);
+  });
+});
+
+describe('composeSigned', () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const key = { domainName: 'example.test', keySelector: 'svc1', privateKey };
+  const T = 1_767_225_600;
+
+  it.each(cases)('signs %s into the bytes of nodemailer’s build, signed', async (_name, mail) => {
+    const signed = await composeSigned({ mail: fixed(mail), key, signTime: T });
+    expect(signed.toString('latin1')).toBe(dkimSign(await nodemailerBuild(mail), key, T).toString('latin1'));
+  });
+
+  it('writes attachments given in pieces as the same attachments given whole, whatever the pieces’ sizes', async () => {
+    const bytes = Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i * 131 + (i >> 7)) % 256));
+    const csv = Buffer.from('a,b\r\n1,2\r\n'.repeat(300));
+    const whole: Mail.Options = {
+      text: 'Two files',
+      attachments: [
+        { filename: 'data.bin', content: bytes, contentType: 'application/octet-stream' },
+        { filename: 'table.csv', content: csv, contentType: 'text/csv' },
+        { filename: 'empty.bin', content: Buffer.alloc(0), contentType: 'application/octet-stream' },
+      ],
+    };
+    const expected = dkimSign(await nodemailerBuild(whole), key, T).toString('latin1');
+    const split = (b: Buffer, sizes: number[]) => {
+      const out: Buffer[] = [];
+      let at = 0;
+      for (const n of sizes) out.push(b.subarray(at, (at += n)));
+      return [...out, b.subarray(at)].filter((p) => p.length);
+    };
+    for (const sizes of [[], [57 * 100], [1], [2, 2, 2], [1000, 1, 57, 4000], [9_998, 1]]) {
+      const mail = { ...whole, attachments: whole.attachments!.map((a) => ({ ...a, content: undefined })) };
+      const pieces = [split(bytes, sizes), split(csv, sizes.map((n) => n % 500)), []];
+      const signed = await composeSigned({ mail: fixed(mail), pieces, key, signTime: T });
+      expect(signed.toString('latin1'), `pieces of ${sizes.join(', ')}`).toBe(expected);
+    }
   });
 });

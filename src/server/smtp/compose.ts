@@ -2,16 +2,21 @@
 // delivery, so `svc serve` runs it on a worker thread (compose-thread.ts) beside the main event loop.
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type MimeNode from 'nodemailer/lib/mime-node';
-import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import { startThread } from '../threads.js';
-import { dkimSign, type DkimKey } from './dkim.js';
+import { crlfLines, dkimField, dkimSign, type DkimKey } from './dkim.js';
 
 export interface ComposeRequest {
   mail: Mail.Options;
+  /**
+   * Attachment contents in pieces, by index into `mail.attachments` (whose `content` they stand in for): the stored
+   * bytes of a message, never joined into one Buffer. On the thread, their memory is handed over rather than copied,
+   * so the caller must not use them again.
+   */
+  pieces?: (Buffer[] | undefined)[];
   key: DkimKey | undefined;
   /** DKIM `t=`, seconds. */
   signTime: number;
@@ -38,47 +43,178 @@ function inMemory(node: Node): boolean {
   );
 }
 
+/** A stretch of the message: bytes as they are, or bytes to write in base64. */
+type Part = Buffer | { base64: Buffer[] };
+
 /**
- * Writes a node the way MimeNode#stream does (headers, content in its transfer encoding, then the children of a
- * multipart), in one synchronous pass: nodemailer's stream pipeline per node (encoders, pass-throughs, a
- * setImmediate per step) cost more than twice the work itself. Tested byte for byte against nodemailer's build().
+ * Lists the stretches of a node the way MimeNode#stream writes them (headers, content in its transfer encoding, then
+ * the children of a multipart), in one synchronous pass: nodemailer's stream pipeline per node (encoders,
+ * pass-throughs, a setImmediate per step) cost more than twice the work itself. Tested byte for byte against
+ * nodemailer's build(). `pieces` maps a stand-in content to the pieces it stands for; with `crlf`, every line ends in
+ * CRLF (what a DKIM signature covers: see dkimSign).
  */
-function serialize(node: Node, out: Buffer[]): void {
-  out.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
+function serialize(node: Node, out: Part[], pieces: Map<unknown, Buffer[]>, crlf: boolean): void {
+  const bytes = (b: Buffer) => (crlf ? crlfLines(b) : b);
+  out.push(bytes(Buffer.from(`${node.buildHeaders()}\r\n\r\n`)));
   const c = node.content as string | Buffer | undefined;
   if (c) {
     // buildHeaders() has just worked the encoding out (getTransferEncoding scans the content) and set it as a header.
     const encoding = node.getHeader('Content-Transfer-Encoding');
-    // base64.Encoder and qp.Encoder (for text, the only kind that gets quoted-printable) write exactly this.
-    if (encoding === 'base64') out.push(Buffer.from(base64.wrap(base64.encode(c), 76), 'latin1'));
-    else if (encoding === 'quoted-printable') out.push(Buffer.from(qp.wrap(qp.encode(c), 76), 'latin1'));
-    else out.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    // base64.Encoder (written by writeBase64) and qp.Encoder (for text, the only kind that gets quoted-printable)
+    // write exactly this.
+    if (encoding === 'base64') out.push({ base64: pieces.get(c) ?? [Buffer.isBuffer(c) ? c : Buffer.from(c)] });
+    else if (encoding === 'quoted-printable') out.push(bytes(Buffer.from(qp.wrap(qp.encode(c), 76), 'latin1')));
+    else out.push(bytes(Buffer.isBuffer(c) ? c : Buffer.from(c)));
   }
   if (node.multipart) {
     (node.childNodes as Node[]).forEach((child, i) => {
       out.push(Buffer.from(`${i ? '\r\n' : ''}--${node.boundary}\r\n`));
-      serialize(child, out);
+      serialize(child, out, pieces, crlf);
     });
     out.push(Buffer.from(`\r\n--${node.boundary}--\r\n`));
   }
 }
 
-/** The MIME of a message, built by nodemailer's composer (written in one pass when all of it is in memory). */
-export async function buildMime(mail: Mail.Options): Promise<Buffer> {
-  const root = new MailComposer(mail).compile() as Node;
-  if (!inMemory(root)) return root.build();
-  const out: Buffer[] = [];
-  serialize(root, out);
-  // nodemailer's last stage: the message ends with a line break.
-  const mime = Buffer.concat(out);
-  const last = mime[mime.length - 1];
-  return last === 0x0a ? mime : Buffer.concat([mime, Buffer.from(last === 0x0d ? '\n' : '\r\n')]);
+const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
+/** nodemailer's base64 line: 76 characters (RFC 2045 §6.8), lines joined by CRLF, none after the last. */
+const LINE = 76;
+
+/** The length of `n` bytes in base64 as written by writeBase64. */
+function base64Length(n: number): number {
+  const chars = Math.ceil(n / 3) * 4;
+  return chars && chars + 2 * (Math.ceil(chars / LINE) - 1);
 }
 
-/** Builds the MIME of a message and signs it when a key is given. */
+/**
+ * Writes the base64 of `pieces` (taken one after the other) into `out` at `pos`, wrapped as nodemailer wraps it;
+ * returns where it ended. Straight into the message's memory: the encoded text, then the wrapped text and then its
+ * bytes were three copies of the whole attachment, each larger than it.
+ */
+function writeBase64(pieces: Buffer[], out: Buffer, pos: number): number {
+  let column = 0;
+  let group = 0; // the bytes of a group of three begun at the end of a piece
+  let grouped = 0;
+  const put = (v: number, chars: number) => {
+    if (column === LINE) {
+      out[pos++] = 0x0d;
+      out[pos++] = 0x0a;
+      column = 0;
+    }
+    out[pos] = ALPHABET[(v >> 18) & 63]!;
+    out[pos + 1] = ALPHABET[(v >> 12) & 63]!;
+    out[pos + 2] = chars > 2 ? ALPHABET[(v >> 6) & 63]! : 0x3d;
+    out[pos + 3] = chars > 3 ? ALPHABET[v & 63]! : 0x3d;
+    pos += 4;
+    column += 4;
+  };
+  for (const piece of pieces) {
+    const n = piece.length;
+    let i = 0;
+    while (grouped && grouped < 3 && i < n) {
+      group = (group << 8) | piece[i++]!;
+      grouped++;
+    }
+    if (grouped === 3) {
+      put(group, 4);
+      grouped = group = 0;
+    }
+    for (; i + 3 <= n; i += 3) {
+      if (column === LINE) {
+        out[pos++] = 0x0d;
+        out[pos++] = 0x0a;
+        column = 0;
+      }
+      const v = (piece[i]! << 16) | (piece[i + 1]! << 8) | piece[i + 2]!;
+      out[pos] = ALPHABET[v >> 18]!;
+      out[pos + 1] = ALPHABET[(v >> 12) & 63]!;
+      out[pos + 2] = ALPHABET[(v >> 6) & 63]!;
+      out[pos + 3] = ALPHABET[v & 63]!;
+      pos += 4;
+      column += 4;
+    }
+    for (; i < n; i++) {
+      group = (group << 8) | piece[i]!;
+      grouped++;
+    }
+  }
+  if (grouped) put(group << (8 * (3 - grouped)), grouped + 1);
+  return pos;
+}
+
+const lengthOf = (p: Part) => (Buffer.isBuffer(p) ? p.length : base64Length(p.base64.reduce((n, b) => n + b.length, 0)));
+
+/**
+ * Writes the parts into one Buffer with `room` bytes left free before them (where a signature goes without copying
+ * the message), ending the message with a line break as nodemailer's last stage does. Returns the message: a view
+ * that starts `room` bytes into memory of its own.
+ */
+function writeParts(parts: Part[], room: number): Buffer {
+  let last = 0;
+  for (const p of parts) {
+    if (!lengthOf(p)) continue;
+    last = Buffer.isBuffer(p) ? p[p.length - 1]! : 0x3d;
+  }
+  const ending = last === 0x0a ? '' : last === 0x0d ? '\n' : '\r\n';
+  const size = parts.reduce((n, p) => n + lengthOf(p), 0) + ending.length;
+  const out = Buffer.allocUnsafeSlow(room + size);
+  let pos = room;
+  for (const p of parts) pos = Buffer.isBuffer(p) ? pos + p.copy(out, pos) : writeBase64(p.base64, out, pos);
+  out.write(ending, pos, 'latin1');
+  return out.subarray(room);
+}
+
+/** Room kept before a message for its DKIM-Signature field (a 4096-bit key's is under 1 KiB). */
+const SIGNATURE_ROOM = 2048;
+
+/**
+ * Builds with nodemailer's composer, written in one pass when all of it is in memory. `pieces` stand in for attachment
+ * contents (ComposeRequest); with `crlf`, every line ends in CRLF; `room` bytes are kept free before the message when
+ * it is written here (the room it got is returned with it).
+ */
+async function writeMime(
+  mail: Mail.Options,
+  pieces: ComposeRequest['pieces'],
+  crlf: boolean,
+  room: number,
+): Promise<{ mime: Buffer; room: number }> {
+  const standIns = new Map<unknown, Buffer[]>();
+  const attachments = (mail.attachments ?? []).map((a, i) => {
+    const list = pieces?.[i];
+    if (!list) return a;
+    // A message/* attachment is not encoded: nodemailer reads its bytes to label them 7bit or 8bit.
+    if (/^message\//i.test(a.contentType ?? '')) return { ...a, content: Buffer.concat(list) };
+    const standIn = Buffer.alloc(0);
+    standIns.set(standIn, list);
+    return { ...a, content: standIn };
+  });
+  const root = new MailComposer({ ...mail, attachments }).compile() as Node;
+  if (!inMemory(root)) {
+    // Content to read or fetch (never a stand-in: those are in memory): nodemailer's own build.
+    const built = await root.build();
+    return { mime: crlf ? crlfLines(built) : built, room: 0 };
+  }
+  const parts: Part[] = [];
+  serialize(root, parts, standIns, crlf);
+  return { mime: writeParts(parts, room), room };
+}
+
+/** The MIME of a message as nodemailer's composer builds it. */
+export async function buildMime(mail: Mail.Options): Promise<Buffer> {
+  return (await writeMime(mail, undefined, false, 0)).mime;
+}
+
+/**
+ * Builds the MIME of a message and signs it when a key is given. Signed, the message is written with room before it
+ * for the DKIM-Signature field, which goes there: signing copies nothing.
+ */
 export async function composeSigned(req: ComposeRequest): Promise<Buffer> {
-  const mime = await buildMime(req.mail);
-  return req.key ? dkimSign(mime, req.key, req.signTime) : mime;
+  if (!req.key) return (await writeMime(req.mail, req.pieces, false, 0)).mime;
+  const { mime, room } = await writeMime(req.mail, req.pieces, true, SIGNATURE_ROOM);
+  const field = Buffer.from(dkimField(mime, req.key, req.signTime), 'latin1');
+  if (field.length > room) return dkimSign(mime, req.key, req.signTime);
+  const signed = Buffer.from(mime.buffer, mime.byteOffset - field.length, field.length + mime.length);
+  field.copy(signed, 0);
+  return signed;
 }
 
 export interface Composer {
@@ -89,14 +225,23 @@ export interface Composer {
   close(): Promise<void>;
 }
 
+const asBuffer = (c: Uint8Array) => (Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+
 /** Buffers cross the thread boundary as Uint8Arrays; nodemailer wants Buffers back. */
-export function reviveBuffers(mail: Mail.Options): Mail.Options {
-  const attachments = (mail.attachments ?? []).map((a) => {
+export function reviveBuffers(req: ComposeRequest): ComposeRequest {
+  const attachments = (req.mail.attachments ?? []).map((a) => {
     const c = a.content as unknown;
-    return c instanceof Uint8Array && !Buffer.isBuffer(c) ? { ...a, content: Buffer.from(c.buffer, c.byteOffset, c.byteLength) } : a;
+    return c instanceof Uint8Array && !Buffer.isBuffer(c) ? { ...a, content: asBuffer(c) } : a;
   });
-  return { ...mail, attachments };
+  return { ...req, mail: { ...req.mail, attachments }, pieces: req.pieces?.map((list) => list?.map(asBuffer)) };
 }
+
+/**
+ * Whether a Buffer's memory can be handed to another thread as it is: it must be the whole of an ArrayBuffer, and not
+ * Node's shared pool of small Buffers (which is not any one Buffer's to give away; Node ≥ 21 refuses to, 20 copied it).
+ */
+export const ownsMemory = (b: Uint8Array) =>
+  b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer.byteLength > Buffer.poolSize;
 
 /**
  * The compose thread ended (it crashed, ran out of memory, or was stopped) while building this message. The delivery
@@ -120,8 +265,12 @@ export interface ComposerOptions {
 
 export function createComposer(opts: ComposerOptions): Composer {
   if (!opts.thread) return { compose: composeSigned, close: async () => {} };
-  // In the order posted, which is the order the thread works through them.
-  const pending = new Map<number, { thread: Worker; req: ComposeRequest; resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+  // In the order posted, which is the order the thread works through them. `handedOver`: the request's pieces went to
+  // the thread, so they cannot be posted again.
+  const pending = new Map<
+    number,
+    { thread: Worker; req: ComposeRequest; handedOver: boolean; resolve: (b: Buffer) => void; reject: (e: Error) => void }
+  >();
   let thread: Worker | null = null;
   let next = 0;
   let starts = 0;
@@ -143,14 +292,16 @@ export function createComposer(opts: ComposerOptions): Composer {
     t.on('exit', (code) => {
       if (thread === t) thread = null;
       // The thread builds one message at a time, oldest first: the first one still pending is the one it was on.
-      // That one goes back to the queue; those waiting behind it move to a new thread as they are.
+      // That one goes back to the queue; those waiting behind it move to a new thread as they are, unless their
+      // attachments' memory went with the dead thread (then they go back to the queue too, and are read again).
       const [first, ...waiting] = [...pending].filter(([, p]) => p.thread === t);
       if (!first) return void opts.log.warn('compose thread exited', { exit_code: code });
       pending.delete(first[0]);
       first[1].reject(new ComposeThreadDied(code));
       for (const [id, p] of waiting) {
         pending.delete(id);
-        post(p.req, p.resolve, p.reject);
+        if (p.handedOver) p.reject(new ComposeThreadDied(code));
+        else post(p.req, p.resolve, p.reject);
       }
       opts.log.warn('compose thread exited while building a message; its delivery will be tried again on a new thread', {
         exit_code: code,
@@ -163,8 +314,12 @@ export function createComposer(opts: ComposerOptions): Composer {
   function post(req: ComposeRequest, resolve: (b: Buffer) => void, reject: (e: Error) => void): void {
     const t = (thread ??= start());
     const id = next++;
-    pending.set(id, { thread: t, req, resolve, reject });
-    t.postMessage({ id, req });
+    // The pieces move to the thread without a copy (a structured clone would hold them twice until the next
+    // collection on each side); anything else is copied.
+    const transfer = new Set<ArrayBuffer>();
+    for (const list of req.pieces ?? []) for (const b of list ?? []) if (ownsMemory(b)) transfer.add(b.buffer as ArrayBuffer);
+    pending.set(id, { thread: t, req, handedOver: transfer.size > 0, resolve, reject });
+    t.postMessage({ id, req }, [...transfer]);
   }
 
   return {

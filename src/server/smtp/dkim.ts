@@ -15,11 +15,69 @@ const SIGNED_HEADERS = [
   'content-transfer-encoding', 'in-reply-to', 'references', 'list-unsubscribe', 'x-svc-tags',
 ];
 
-/** Relaxed body canonicalization (§3.4.4). */
-export function relaxedBody(body: string): string {
-  const lines = body.split('\r\n').map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, ''));
-  while (lines.length && lines[lines.length - 1] === '') lines.pop();
-  return lines.length ? lines.join('\r\n') + '\r\n' : '';
+const CR = 0x0d;
+const LF = 0x0a;
+const SP = 0x20;
+const HTAB = 0x09;
+
+/** Whether bytes [start, end) are only SP and HTAB (or none). */
+function blank(b: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (b[i] !== SP && b[i] !== HTAB) return false;
+  return true;
+}
+
+/** Where the body's last line that is not blank ends (before its CRLF); trailing blank lines are not signed. */
+function contentEnd(body: Buffer): number {
+  let end = body.length;
+  while (end > 0) {
+    const lf = body.lastIndexOf(LF, end - 1);
+    if (!blank(body, lf + 1, end)) return end;
+    if (lf < 0) return 0;
+    end = lf - 1;
+  }
+  return 0;
+}
+
+/**
+ * The sha256 (base64) of a body (its line ends all CRLF) under relaxed body canonicalization (RFC 6376 §3.4.4): runs of
+ * SP and HTAB become one SP and go at line ends, blank lines at the end go, and a body that is left ends in CRLF. The
+ * body is hashed where it lies, in stretches between the lines that need rewriting: a line of base64 never does, and
+ * the text form of a 35 MB body, split into lines, was several times its size.
+ */
+export function relaxedBodyHash(body: Buffer): string {
+  const hash = createHash('sha256');
+  const end = contentEnd(body);
+  // Rewritten lines and the short stretches between them are gathered as text and hashed together: a line of html
+  // full of spaces is the common case, and a hash update per line cost more than the line.
+  let text = '';
+  const flush = () => {
+    if (text) hash.update(text, 'latin1');
+    text = '';
+  };
+  const put = (start: number, stop: number) => {
+    if (stop - start <= 4096) return void (text += body.toString('latin1', start, stop));
+    flush();
+    hash.update(body.subarray(start, stop));
+  };
+  let from = 0; // bytes before `from` are taken
+  let sp = body.indexOf(SP);
+  let tab = body.indexOf(HTAB);
+  for (;;) {
+    if (sp >= 0 && sp < from) sp = body.indexOf(SP, from);
+    if (tab >= 0 && tab < from) tab = body.indexOf(HTAB, from);
+    const ws = sp < 0 ? tab : tab < 0 ? sp : Math.min(sp, tab);
+    if (ws < 0 || ws >= end) break;
+    const start = body.lastIndexOf(LF, ws) + 1;
+    let stop = body.indexOf(CR, ws);
+    if (stop < 0 || stop > end) stop = end;
+    put(from, start);
+    text += body.toString('latin1', start, stop).replace(/[ \t]+/g, ' ').replace(/ $/, '');
+    from = stop;
+  }
+  put(from, end);
+  if (end > 0) text += '\r\n';
+  flush();
+  return hash.digest('base64');
 }
 
 /**
@@ -60,22 +118,29 @@ function keyObject(k: DkimKey['privateKey']): KeyObject {
   return obj;
 }
 
+/** Whether a message has a CR or LF that is not part of a CRLF. */
+function bareLineEnds(b: Buffer): boolean {
+  for (let i = b.indexOf(LF); i >= 0; i = b.indexOf(LF, i + 1)) if (i === 0 || b[i - 1] !== CR) return true;
+  for (let i = b.indexOf(CR); i >= 0; i = b.indexOf(CR, i + 1)) if (b[i + 1] !== LF) return true;
+  return false;
+}
+
 /**
- * Returns the message with a DKIM-Signature header prepended, line endings normalised to CRLF first: SMTP carries
- * no bare LF or CR (RFC 5321 §2.3.8), and SMTP clients, nodemailer's among them, turn both into CRLF, so the signature
- * must cover that form. A message with no body and no empty line after its header gets that line: verifiers
- * (mailauth, nodemailer's parser) find the end of the header by it.
+ * The bytes with every line ending in CRLF: SMTP carries no bare LF or CR (RFC 5321 §2.3.8), and SMTP clients,
+ * nodemailer's among them, turn both into CRLF, so a signature must cover that form. The same Buffer when it is so.
  */
-export function dkimSign(raw: Buffer, key: DkimKey, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
-  let text = raw.toString('binary').replace(/\r\n?|\n/g, '\r\n');
-  let split = text.indexOf('\r\n\r\n');
-  if (split < 0) {
-    text += text.endsWith('\r\n') ? '\r\n' : '\r\n\r\n';
-    split = text.length - 4;
-  }
-  const head = text.slice(0, split);
-  const body = text.slice(split + 4);
-  const bh = createHash('sha256').update(relaxedBody(body), 'binary').digest('base64');
+export function crlfLines(b: Buffer): Buffer {
+  return bareLineEnds(b) ? Buffer.from(b.toString('latin1').replace(/\r\n?|\n/g, '\r\n'), 'latin1') : b;
+}
+
+/**
+ * The DKIM-Signature field (with its CRLF) for a message whose lines all end in CRLF and whose header ends with an
+ * empty line.
+ */
+export function dkimField(msg: Buffer, key: DkimKey, nowSeconds: number): string {
+  const split = msg.indexOf('\r\n\r\n');
+  const head = msg.toString('latin1', 0, split);
+  const bh = relaxedBodyHash(msg.subarray(split + 4));
 
   // For each name in h=, the last unused occurrence, bottom-up (§5.4.2).
   const fields = headerFields(head);
@@ -94,5 +159,16 @@ export function dkimSign(raw: Buffer, key: DkimKey, nowSeconds = Math.floor(Date
   const value = `v=1; a=rsa-sha256; c=relaxed/relaxed; d=${key.domainName}; s=${key.keySelector}; t=${nowSeconds}; h=${names.join(':')}; bh=${bh}; b=`;
   const signed = canon.map((c) => `${c}\r\n`).join('') + relaxedHeader(`DKIM-Signature: ${value}`);
   const signature = sign('sha256', Buffer.from(signed, 'binary'), keyObject(key.privateKey));
-  return Buffer.from(`DKIM-Signature: ${value}${signature.toString('base64')}\r\n${text}`, 'binary');
+  return `DKIM-Signature: ${value}${signature.toString('base64')}\r\n`;
+}
+
+/**
+ * Returns the message with a DKIM-Signature header prepended, line endings normalised to CRLF first (crlfLines). A
+ * message with no body and no empty line after its header gets that line: verifiers (mailauth, nodemailer's parser)
+ * find the end of the header by it.
+ */
+export function dkimSign(raw: Buffer, key: DkimKey, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
+  let msg = crlfLines(raw);
+  if (msg.indexOf('\r\n\r\n') < 0) msg = Buffer.concat([msg, Buffer.from(msg.subarray(-2).toString('latin1') === '\r\n' ? '\r\n' : '\r\n\r\n')]);
+  return Buffer.concat([Buffer.from(dkimField(msg, key, nowSeconds), 'latin1'), msg]);
 }

@@ -1,12 +1,13 @@
 // The service's outbound side. Every message is composed and signed before it gets here, so a sender only moves
 // bytes: an envelope and the raw message.
 //
-// To the sink: a small pool of nodemailer SMTP connections kept open and reused (the sink greets each new
-// connection after a delay), driven directly rather than through nodemailer's mailer, which would wrap every
+// To the sink: a small pool of nodemailer SMTP connections kept open and reused (a new connection costs a greeting
+// and an EHLO before its first message), driven directly rather than through nodemailer's mailer, which would wrap every
 // raw message in a MIME node and a stream pipeline again. To a relay (`--relay`): nodemailer's pooled transport,
 // which also handles the URL's TLS and credentials.
 import nodemailer, { type Transporter } from 'nodemailer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { Readable } from 'node:stream';
 
 export interface OutgoingMail {
   envelope: { from: string; to: string[] };
@@ -19,6 +20,11 @@ export interface Sender {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+const SLICE_BYTES = 1024 * 1024;
+
+function* slices(raw: Buffer): Generator<Buffer> {
+  for (let i = 0; i < raw.length; i += SLICE_BYTES) yield raw.subarray(i, i + SLICE_BYTES);
+}
 
 interface Pending {
   mail: OutgoingMail;
@@ -87,7 +93,11 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
   function sendOn(conn: Conn, item: Pending): void {
     conn.busy = true;
     const reused = conn.sent > 0;
-    conn.smtp.send(item.mail.envelope, item.mail.raw, (err: (Error & { code?: string; responseCode?: number }) | null) => {
+    const { envelope, raw } = item.mail;
+    // The size is declared (SIZE, RFC 1870) so the sink can hold the message in one Buffer as it arrives. A big one
+    // goes in slices: nodemailer's dot-stuffing copies a whole chunk it has to change, and it can be tens of MB.
+    const message = raw.length > SLICE_BYTES ? Readable.from(slices(raw), { objectMode: false }) : raw;
+    conn.smtp.send({ ...envelope, size: raw.length }, message, (err: (Error & { code?: string; responseCode?: number }) | null) => {
       conn.sent++;
       if (!err) {
         conn.busy = false;

@@ -15,6 +15,8 @@ const every = workerData.intervalMs as number;
 const restartFrames = workerData.restartFrames as number;
 
 let timer: NodeJS.Timeout;
+/** The last error reported: the same one (a full disk, every round) is reported once, not ten times a second. */
+let reported = '';
 const run = () => {
   try {
     // PASSIVE never blocks the writer: it copies what no reader still needs and leaves the rest for next time.
@@ -23,10 +25,14 @@ const run = () => {
     // over, so it would only grow. Past a size, RESTART copies the little that is left, holding writers back for
     // that long, and the next commit writes from the start of the file again.
     if (r && r.log > restartFrames) restart.run();
+    reported = '';
   } catch (err) {
     // A busy database is checkpointed on the next round; anything else is reported to the server's log.
     const code = (err as { code?: string }).code;
-    if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') parentPort!.postMessage({ error: String(err) });
+    if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED' && String(err) !== reported) {
+      reported = String(err);
+      parentPort!.postMessage({ error: reported });
+    }
   }
   timer = setTimeout(run, every);
 };

@@ -1,20 +1,25 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrations } from './migrations.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 
 export type Db = Database.Database;
 
 /** The database's file in a data directory (SQLite adds `-wal` and `-shm` beside it while it is open). */
 export const DB_FILE = 'svc.sqlite';
 
-/** Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database. */
-export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; fresh: boolean } {
+/**
+ * Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database;
+ * `maxBytes` caps its size.
+ */
+export function openDb(opts: { dataDir?: string; memory?: boolean; maxBytes?: number }): { db: Db; fresh: boolean } {
   let file = ':memory:';
   if (!opts.memory) {
     if (!opts.dataDir) throw new Error('dataDir is required unless memory is set');
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     file = join(opts.dataDir, DB_FILE);
+    keepPrivate(file);
   }
   const db = new Database(file);
   cacheStatements(db);
@@ -22,8 +27,23 @@ export function openDb(opts: { dataDir?: string; memory?: boolean }): { db: Db; 
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // A cap on the file's size: a write past it fails as on a full disk (SQLITE_FULL). It is a setting of this
+  // connection, not of the file, so it applies from this start on.
+  if (opts.maxBytes) db.pragma(`max_page_count = ${Math.max(1, Math.floor(opts.maxBytes / (db.pragma('page_size', { simple: true }) as number)))}`);
   const fresh = migrate(db) === 0;
   return { db, fresh };
+}
+
+/**
+ * The database holds webhook signing secrets and keyed hashes: it is readable only by the user whatever the umask.
+ * SQLite creates its `-wal` and `-shm` files with the mode of the database file, so creating that file 0600 first
+ * covers all three; files an older version left readable by others are narrowed.
+ */
+function keepPrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f)) chmodSync(f, 0o600);
+  }
 }
 
 /**
@@ -80,7 +100,17 @@ export const json = {
 
 const MIN_COMMIT_INTERVAL_MS = 2;
 
-export type GroupCommit = <T>(fn: () => T) => Promise<T>;
+export interface GroupCommit {
+  <T>(fn: () => T): Promise<T>;
+  /**
+   * Called from inside a write function: runs `fn` at the end of the same transaction, after every write function
+   * of it and outside their savepoints (dropped if the write function that asked for it throws). For writes to an
+   * FTS5 table: FTS5 writes out what it holds at every savepoint, so one entry written per write function is one
+   * index segment each, where entries written at the end make one for the whole transaction. A `fn` that throws
+   * fails the whole transaction.
+   */
+  atEnd(fn: () => void): void;
+}
 
 /**
  * Group commit: write functions queued during one turn of the event loop run in a single transaction on the
@@ -88,60 +118,124 @@ export type GroupCommit = <T>(fn: () => T) => Promise<T>;
  * after the transaction has committed, so a caller that awaits it answers after its write is durable — at the
  * cost of one commit per turn instead of one per request.
  *
- * Under a steady stream of writes a commit also waits until MIN_COMMIT_INTERVAL_MS after the previous one ended, so the
- * writes of several messages share a transaction: a commit writes every page it touched, and some pages are touched
- * by every commit whatever it holds (the last pages of the tables and their sequence, page 1). Replaying a
- * delivery's statements, four writes a commit cost about 270 µs a message and twelve 205–235 µs; the drain bench
- * went from 988–1,170 to 1,045–1,238 messages/s (alternating runs). A server that has been quiet for that long
- * commits on the next turn, as before.
+ * Under a steady stream of writes a commit also waits, turn after turn, while more writes keep arriving, until
+ * MIN_COMMIT_INTERVAL_MS after the previous one ended, so the writes of several messages share a transaction: a
+ * commit writes every page it touched, and some pages are touched by every commit whatever it holds (the last pages
+ * of the tables and their sequence, page 1, the search index's structure). Replaying a delivery's statements, four
+ * writes a commit cost about 270 µs a message and twelve 205–235 µs; the drain bench went from 988–1,170 to
+ * 1,045–1,238 messages/s (alternating runs). A turn that brings no new write commits at once: waiting on would only
+ * leave the loop idle while every writer waits (the sink's 250 waits for its commit, and an SMTP client sends its
+ * next message only then). A server that has been quiet for that long commits on the next turn.
  */
-export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): GroupCommit {
+/** A group commit that also tells whether its last commit failed for lack of room (cleared by the next that succeeds). */
+export type WatchedCommit = GroupCommit & { readonly full: boolean };
+
+export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): WatchedCommit {
   // Plain statements rather than db.transaction() wrappers: building a wrapper per item was a visible cost.
   // IMMEDIATE: the write lock is taken before the first read, so a transaction never has to upgrade a read.
   const [begin, commit, rollback] = ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'].map((sql) => db.prepare(sql));
   const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) => db.prepare(sql));
-  let queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  type Item = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  let queue: Item[] = [];
   let lastCommit = -Infinity;
-  const flush = () => {
-    const items = queue;
-    queue = [];
-    const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  let full = false;
+  /** The end-of-transaction work asked for by the write function running now (null outside one). */
+  let asked: (() => void)[] | null = null;
+  // A transaction a failed commit or rollback left open is rolled back before the next one begins.
+  const abandon = () => {
     try {
+      if (db.inTransaction) rollback!.run();
+    } catch {
+      // Left open: the next flush tries again before it begins.
+    }
+  };
+  const flush = () => {
+    let items = queue;
+    queue = [];
+    try {
+      // A write that finds no room makes SQLite roll back the whole transaction (SQLITE_FULL, like I/O errors, is
+      // not undone by the savepoint alone): that write fails, and the others run again without it, so a message too
+      // big for the space left does not take a job's small bookkeeping down with it.
+      for (;;) {
+        const outcome = run(items);
+        if (outcome.committed) {
+          full = false;
+          settle(items, outcome.results);
+          return;
+        }
+        full ||= isDiskFull(outcome.error);
+        if (outcome.culprit === undefined) {
+          for (const item of items) item.reject(outcome.error);
+          return;
+        }
+        items[outcome.culprit]!.reject(outcome.error);
+        items = items.filter((_, i) => i !== outcome.culprit);
+        if (items.length === 0) return;
+      }
+    } finally {
+      lastCommit = performance.now();
+    }
+  };
+  type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+  /** One transaction of the items; when it could not commit, the error and the item that caused it (if one did). */
+  const run = (items: Item[]): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: number } => {
+    const results: Result[] = [];
+    const atEnd: (() => void)[] = [];
+    let current: number | undefined;
+    try {
+      abandon();
       begin!.run();
-      for (const item of items) {
+      for (const [i, item] of items.entries()) {
+        current = i;
         savepoint!.run();
+        asked = [];
         try {
           const value = item.fn();
           if (value instanceof Promise) throw new TypeError('a group-commit function must not be async');
           release!.run();
           results.push({ ok: true, value });
+          atEnd.push(...asked);
         } catch (error) {
+          if (!db.inTransaction) throw error;
           rollbackTo!.run();
           release!.run();
           results.push({ ok: false, error });
+        } finally {
+          asked = null;
         }
       }
+      current = undefined;
+      for (const fn of atEnd) fn();
       commit!.run();
+      return { committed: true, results };
     } catch (error) {
-      if (db.inTransaction) rollback!.run();
-      for (const item of items) item.reject(error);
-      return;
-    } finally {
-      lastCommit = performance.now();
+      // This runs from a timer: nothing may escape it, or the process ends. A rollback that fails too leaves the
+      // transaction open; the next BEGIN tries it again.
+      abandon();
+      return { committed: false, error, culprit: current };
     }
+  };
+  const settle = (items: Item[], results: Result[]) =>
     items.forEach((item, i) => {
       const r = results[i]!;
       if (r.ok) item.resolve(r.value);
       else item.reject(r.error);
     });
+  /** Runs once a turn from the first queued write: commits, unless the last turn brought writes and the interval is not over. */
+  const whenQuiet = (seen: number) => {
+    if (queue.length > seen && performance.now() - lastCommit < minIntervalMs) setImmediate(whenQuiet, queue.length);
+    else flush();
   };
-  return <T>(fn: () => T) =>
+  const enqueue = <T>(fn: () => T) =>
     new Promise<T>((resolve, reject) => {
-      if (queue.length === 0) {
-        const wait = lastCommit + minIntervalMs - performance.now();
-        if (wait <= 0) setImmediate(flush);
-        else setTimeout(flush, wait);
-      }
+      if (queue.length === 0) setImmediate(whenQuiet, 0);
       queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
     });
+  const watched = Object.assign(enqueue, {
+    atEnd(fn: () => void) {
+      if (!asked) throw new Error('atEnd is called from inside a group-commit function');
+      asked.push(fn);
+    },
+  });
+  return Object.defineProperty(watched, 'full', { get: () => full }) as WatchedCommit;
 }

@@ -105,6 +105,21 @@ describe('job store', () => {
     expect(jobs.claimDue(T0 + 2000, WALL, LEASE, 1).map((j) => j.attempts)).toEqual([1]);
   });
 
+  it('ensure writes a recurring job once, whatever the restarts; hasten makes it due now, never later', () => {
+    const jobs = memoryStore();
+    const id = jobs.ensure('every-minute', {}, T0 + MINUTE, T0);
+    expect(jobs.ensure('every-minute', {}, T0, T0)).toBe(id);
+    expect(jobs.count('every-minute')).toBe(1);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
+    expect(jobs.hasten(id, T0)).toBe(true);
+    expect(jobs.claimDue(T0, WALL, LEASE, 10).map((j) => j.id)).toEqual([id]);
+    // Claimed (its run_at already past): hastening changes nothing.
+    expect(jobs.hasten(id, T0 + 1000)).toBe(false);
+    jobs.defer(id, T0 + MINUTE);
+    expect(jobs.hasten(id, T0 + 2000)).toBe(true);
+    expect(jobs.nextRunAt()).toBe(T0 + 2000);
+  });
+
   it('releaseAll frees every claim and says how many', () => {
     const jobs = memoryStore();
     jobs.enqueue('k', {}, T0, T0);

@@ -14,6 +14,9 @@ export interface JobRow {
 /** The queue of every job that names none. */
 export const DEFAULT_QUEUE = 'default';
 
+/** A queue no scheduler runs: the probe's row is never claimed (and never committed). */
+const PROBE_QUEUE = '-probe';
+
 export function createJobStore(db: Db) {
   const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, created_at, queue) VALUES (?, ?, ?, ?, ?)');
   const claim = db.prepare(`
@@ -26,6 +29,7 @@ export function createJobStore(db: Db) {
     RETURNING *`);
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
+  const postpone = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE id = ?');
   // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
   const defer = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?');
   // ORDER BY + LIMIT walks the (queue, run_at) index to the first unclaimed job instead of scanning the table.
@@ -49,10 +53,34 @@ export function createJobStore(db: Db) {
     reschedule(id: number, runAt: number): void {
       reschedule.run(runAt, id);
     },
+    /**
+     * Whether a write of a typical size (64 KiB) finds room: a row that size is added and the transaction rolled
+     * back, so the probe leaves nothing behind, not even in the log. (A full file system only shows when a commit
+     * writes the log; the group commit reports that.)
+     */
+    probe(): void {
+      db.prepare('BEGIN IMMEDIATE').run();
+      try {
+        insert.run('probe', JSON.stringify('x'.repeat(64 * 1024)), Number.MAX_SAFE_INTEGER, 0, PROBE_QUEUE);
+      } finally {
+        if (db.inTransaction) db.prepare('ROLLBACK').run();
+      }
+    },
+    /** Reschedules a job whose attempt did not count (it could not write to a full disk): its claim is given back. */
+    postpone(id: number, runAt: number): void {
+      postpone.run(runAt, id);
+    },
     /** Reschedules a job that asked to run again later (not a failure), with a new payload if given: its attempt count is reset. */
     defer(id: number, runAt: number, payload?: unknown): void {
       defer.run(runAt, payload === undefined ? null : JSON.stringify(payload), id);
     },
+    /** The id of the job of this kind in the queue, added first if there is none (a recurring job, written once). */
+    ensure(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE): number {
+      const found = db.prepare('SELECT id FROM jobs WHERE kind = ? AND queue = ? ORDER BY id LIMIT 1').get(kind, queue) as { id: number } | undefined;
+      return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue).lastInsertRowid);
+    },
+    /** Makes a job that waits for a later time due at `now`; true when it did. */
+    hasten: (id: number, now: number): boolean => db.prepare('UPDATE jobs SET run_at = ? WHERE id = ? AND run_at > ?').run(now, id, now).changes === 1,
     nextRunAt(queue = DEFAULT_QUEUE): number | null {
       return (next.get(queue) as { t: number } | undefined)?.t ?? null;
     },

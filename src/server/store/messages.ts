@@ -52,12 +52,39 @@ export function createMessageStore(db: Db) {
      ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
        body = excluded.body, headers = excluded.headers, created_at = excluded.created_at`,
   );
+  const putChunk = db.prepare('INSERT INTO attachment_chunks (message_id, attachment, chunk, bytes) VALUES (?, ?, ?, ?)');
+  const chunksOf = db.prepare('SELECT attachment, bytes FROM attachment_chunks WHERE message_id = ? ORDER BY attachment, chunk');
+  // octet_length and length of a BLOB read a value's size from its record header, not its pages.
+  const sizeOf = db
+    .prepare(
+      `SELECT coalesce(octet_length(html), 0) + coalesce(octet_length(text), 0) + octet_length(attachments)
+         + coalesce((SELECT sum(length(bytes)) FROM attachment_chunks WHERE message_id = m.id), 0) * 4 / 3
+       FROM messages m WHERE id = ?`,
+    )
+    .pluck();
   const suppressed = db.prepare('SELECT 1 FROM suppressions WHERE workspace_id = ? AND email = ?');
   const suppress = db.prepare(
     'INSERT INTO suppressions (workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   return {
     insert: (m: MessageRow) => void insert.run(m),
+    /** Stores one piece of attachment `attachment` (its index in the row's attachments) of a message. */
+    insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) => void putChunk.run(id, attachment, chunk, bytes),
+    /** The stored pieces of a message's attachments, by attachment index, in order. */
+    chunks(id: string): Map<number, Buffer[]> {
+      const out = new Map<number, Buffer[]>();
+      for (const r of chunksOf.iterate(id) as Iterable<{ attachment: number; bytes: Buffer }>) {
+        let list = out.get(r.attachment);
+        if (!list) out.set(r.attachment, (list = []));
+        list.push(r.bytes);
+      }
+      return out;
+    },
+    /**
+     * About how many bytes a message is as sent: its html, text and attachments (base64 is 4/3 of the bytes), read
+     * without loading any of them. Undefined for no such message.
+     */
+    sizeOf: (id: string) => sizeOf.get(id) as number | undefined,
     get: (id: string) => byId.get(id) as MessageRow | undefined,
     /** The workspace a message belongs to (the sink links caught mail with it). */
     workspaceOf: (id: string) =>

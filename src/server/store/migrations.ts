@@ -323,4 +323,34 @@ ALTER TABLE sink_messages DROP COLUMN headers;
 ALTER TABLE sink_messages DROP COLUMN parsed;
 `,
   },
+  {
+    version: 5,
+    name: 'attachment chunks',
+    sql: `
+-- The bytes of a message's attachments, decoded, apart from its row and in pieces of about 1 MiB. As base64 inside
+-- messages.attachments, every status change rewrote all of them with the row (a 35 MB message copied 35 MB at each
+-- of its steps to delivered), and storing or reading one held the whole of it two or three times over in SQLite and
+-- its binding; a piece at a time, only a piece is. Messages stored before keep their content in the JSON.
+CREATE TABLE attachment_chunks (
+  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  attachment INTEGER NOT NULL, -- its index in messages.attachments
+  chunk INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (message_id, attachment, chunk)
+);
+`,
+  },
+  {
+    version: 6,
+    name: 'retention',
+    sql: `
+-- What the retention passes (store/retention.ts) walk to find what has aged out, oldest first, without a scan.
+CREATE INDEX messages_created ON messages(created_at);
+CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+-- Events that belong to no message (domain.*, tenant.*): few, so a partial index costs the sends nothing.
+CREATE INDEX events_unlinked ON events(created_at) WHERE message_id IS NULL;
+-- A workspace's newest event of each type is kept whatever its age: it is where a caught-up listener's cursor points.
+CREATE INDEX events_ws_type ON events(workspace_id, type, seq);
+`,
+  },
 ];

@@ -81,16 +81,32 @@ export function createSinkStore(db: Db) {
   const index = db.prepare('INSERT INTO sink_search (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)');
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
 
+  const add = (row: SinkRow): number | null => {
+    const r = insert.run(row);
+    if (r.changes !== 1) return null;
+    insertContent.run(r.lastInsertRowid, row.headers, row.text, row.html, row.attachments, row.raw);
+    return Number(r.lastInsertRowid);
+  };
+  const addToIndex = (seq: number, row: SinkRow, text: SinkIndexText): void => {
+    const recipients = [...JSON.parse(row.to_addrs), ...JSON.parse(row.cc_addrs), ...JSON.parse(row.rcpt_to)].join(' ');
+    index.run(seq, row.subject ?? '', `${row.from_addr ?? ''} ${row.mail_from ?? ''}`, recipients, text.body);
+  };
+
   return {
     /** Stores a caught message and indexes it for search; a second copy of a service message (same Message-ID) is ignored. */
     insert(row: SinkRow, text: SinkIndexText): boolean {
-      const r = insert.run(row);
-      if (r.changes !== 1) return false;
-      insertContent.run(r.lastInsertRowid, row.headers, row.text, row.html, row.attachments, row.raw);
-      const recipients = [...JSON.parse(row.to_addrs), ...JSON.parse(row.cc_addrs), ...JSON.parse(row.rcpt_to)].join(' ');
-      index.run(r.lastInsertRowid, row.subject ?? '', `${row.from_addr ?? ''} ${row.mail_from ?? ''}`, recipients, text.body);
+      const seq = add(row);
+      if (seq === null) return false;
+      addToIndex(seq, row, text);
       return true;
     },
+    /**
+     * Stores a caught message without its search entry (`index`, in the same transaction); its `seq`, or null for a
+     * second copy of a service message (same Message-ID), which is not stored.
+     */
+    add,
+    /** Writes the search entry of a message stored by `add`. */
+    index: addToIndex,
     /**
      * Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively; `search` is the
      * inbox's search. Paged by `seq` (the primary key) so a page deep in a large sink costs what the first does.

@@ -1,7 +1,8 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
 // to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { ComposeThreadDied, type Composer } from '../smtp/compose.js';
+import type { ByteBudget } from '../../lib/byte-budget.js';
+import { ComposeThreadDied, type Composer, type ComposeRequest } from '../smtp/compose.js';
 import { EICAR } from '../core/emails.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
@@ -12,7 +13,17 @@ import { MAX_ATTEMPTS, type JobHandler } from './scheduler.js';
 import { messageIdHeader } from '../core/message-ids.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
+const SINK = 'The sandbox sink';
 const MAX_FETCH_BYTES = 40 * 1024 * 1024;
+
+/**
+ * Bytes of messages between their claim and the sink's answer, as the body budget holds the requests that bring them
+ * (http/body.ts): each is held as its attachments read back, then as its signed MIME on the compose thread, on the
+ * socket and in the sink, a few times over at moments, so a few dozen big messages at once would hold gigabytes.
+ */
+export const DELIVERY_BUDGET_BYTES = 48 * 1024 * 1024;
+/** A message this large leaves enough garbage behind to be worth a collection of its own (DeliveryWorkerDeps.collect). */
+const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export interface DeliveryWorkerDeps {
   delivery: Delivery;
@@ -22,6 +33,14 @@ export interface DeliveryWorkerDeps {
   sender: Sender;
   relay: Sender | null;
   composer: Composer;
+  /** Bytes of messages in delivery at once (DELIVERY_BUDGET_BYTES); a message waits for room before it is claimed. */
+  budget: ByteBudget;
+  /**
+   * Starts a full garbage collection (`svc serve`'s binary exposes V8's; absent elsewhere). Run when a big message is
+   * through and no other is in delivery: its copies are garbage then, and a server gone idle would otherwise keep
+   * them resident until V8 next collects on its own, up to a minute later (bench:big-mail).
+   */
+  collect?: () => void;
   /** The server's origin (`http://127.0.0.1:4010`), for tracking links without a tracking host. */
   origin: () => string;
   fetch?: typeof fetch;
@@ -51,16 +70,22 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
     return k;
   };
 
-  async function build(out: OutgoingMessage): Promise<Mail.Options> {
+  async function build(out: OutgoingMessage): Promise<Pick<ComposeRequest, 'mail' | 'pieces'>> {
     const m = out.row;
     const attachments: Mail.Attachment[] = [];
-    for (const a of out.attachments) {
-      const content = a.url
-        ? await fetchAttachment(a.url, doFetch).catch((err: Error) => {
-            throw new Error(`attachment ${a.filename} could not be fetched from ${a.url} (${err.message})`);
-          })
-        : Buffer.from(a.content!, 'base64');
-      attachments.push({ filename: a.filename, content, contentType: a.content_type, ...(a.content_id ? { cid: a.content_id } : {}) });
+    const stored = out.attachments.length ? deps.delivery.attachmentChunks(m.id) : new Map<number, Buffer[]>();
+    const pieces: Buffer[][] = [];
+    for (const [i, a] of out.attachments.entries()) {
+      pieces[i] = a.url
+        ? [
+            await fetchAttachment(a.url, doFetch).catch((err: Error) => {
+              throw new Error(`attachment ${a.filename} could not be fetched from ${a.url} (${err.message})`);
+            }),
+          ]
+        : a.content !== undefined
+          ? [Buffer.from(a.content, 'base64')]
+          : (stored.get(i) ?? []);
+      attachments.push({ filename: a.filename, contentType: a.content_type, ...(a.content_id ? { cid: a.content_id } : {}) });
     }
     const origin = deps.origin();
     const base = out.domain.trackingHost ? origin.replace(/\/\/[^/:]+/, `//${out.domain.trackingHost}`) : origin;
@@ -70,7 +95,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
       headers['X-Svc-Tags'] = out.tags.map((t) => `${t.name}=${encodeURIComponent(t.value)}`).join('; ');
     }
     const replyTo = JSON.parse(m.reply_to) as string[];
-    return {
+    const mail: Mail.Options = {
       from: m.from_header,
       to: JSON.parse(m.to_addrs),
       cc: JSON.parse(m.cc_addrs),
@@ -84,12 +109,13 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
       messageId: messageIdHeader(m.id, out.domain.name),
       date: new Date(m.created_at),
     };
+    return { mail, pieces };
   }
 
   /** The signed raw message and its envelope, as handed to the provider. */
   async function compose(out: OutgoingMessage): Promise<OutgoingMail> {
     const raw = await deps.composer.compose({
-      mail: await build(out),
+      ...(await build(out)),
       key: signingKey(out.row.domain_id),
       signTime: Math.floor(out.row.created_at / 1000),
     });
@@ -102,7 +128,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
   /** Hands the message to the sink, and live mail to the relay; throws the SMTP error of the one that refused. */
   async function handOver(out: OutgoingMessage, mail: OutgoingMail): Promise<void> {
     await deps.sender.send(mail).catch((err: SmtpError) => {
-      throw Object.assign(err, { who: 'The sandbox sink' });
+      throw Object.assign(err, { who: SINK });
     });
     if (out.row.mode === 'live' && deps.relay) {
       await deps.relay.send(mail).catch((err: SmtpError) => {
@@ -111,39 +137,54 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler {
     }
   }
 
-  return {
-    async run({ message_id }: { message_id: string }) {
-      const out = await deps.delivery.claim(message_id);
-      if (!out) return;
-      if (deps.delivery.refusedByProvider(out)) {
-        await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
-        return;
-      }
-      let mail: OutgoingMail;
-      try {
-        mail = await compose(out);
-      } catch (err) {
-        // The thread that was building it stopped: nothing is wrong with the message, it waits for the next attempt.
-        if (err instanceof ComposeThreadDied) {
-          await deps.delivery.requeue(message_id);
-          throw err;
-        }
-        await deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
-        return;
-      }
-      try {
-        await handOver(out, mail);
-      } catch (err) {
-        const e = err as SmtpError;
-        // A 5xx is the receiving server's final answer (RFC 5321 §4.2.1); anything else (4xx, no connection) may pass.
-        if (e.responseCode !== undefined && e.responseCode >= 500) {
-          await deps.delivery.failed(message_id, `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`);
-          return;
-        }
+  /** A message's way from its claim to the sink (and relay), holding its size of the budget until it is over. */
+  async function deliver(message_id: string): Promise<void> {
+    const out = await deps.delivery.claim(message_id);
+    if (!out) return;
+    if (deps.delivery.refusedByProvider(out)) {
+      await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
+      return;
+    }
+    let mail: OutgoingMail;
+    try {
+      mail = await compose(out);
+    } catch (err) {
+      // The thread that was building it stopped: nothing is wrong with the message, it waits for the next attempt.
+      if (err instanceof ComposeThreadDied) {
         await deps.delivery.requeue(message_id);
         throw err;
       }
-      await deps.delivery.sent(out);
+      await deps.delivery.failed(message_id, `The message could not be built: ${(err as Error).message}.`);
+      return;
+    }
+    try {
+      await handOver(out, mail);
+    } catch (err) {
+      const e = err as SmtpError;
+      // A 5xx is the receiving server's final answer (RFC 5321 §4.2.1); anything else (4xx, no connection) may pass.
+      if (e.responseCode !== undefined && e.responseCode >= 500) {
+        await deps.delivery.failed(message_id, `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`);
+        return;
+      }
+      await deps.delivery.requeue(message_id);
+      // The sink's 452 says its disk is full: the message waits for space without using up its attempts.
+      if (e.responseCode === 452 && e.who === SINK) throw Object.assign(e, { diskFull: true });
+      throw err;
+    }
+    await deps.delivery.sent(out);
+  }
+
+  return {
+    async run({ message_id }: { message_id: string }) {
+      // Room is taken before the claim: a message waiting for it is still `queued`, and can be cancelled.
+      const size = deps.delivery.sizeOf(message_id);
+      const give = await deps.budget.take(size);
+      try {
+        await deliver(message_id);
+      } finally {
+        give();
+        if (size >= BIG_MESSAGE_BYTES && deps.budget.held === 0) deps.collect?.();
+      }
     },
     /** Every attempt met a temporary refusal or no connection: the message ends `failed`, saying why. */
     async exhausted({ message_id }: { message_id: string }, err: unknown) {

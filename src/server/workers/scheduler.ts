@@ -3,6 +3,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
+import { isDiskFull } from '../../lib/disk-full.js';
 import { DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { GroupCommit } from '../store/db.js';
 
@@ -25,6 +26,8 @@ const LEASE_MS = 5 * MINUTE;
 /** Attempts of a job whose handler keeps throwing: 2 s, 4 s, … apart, about 17 minutes in all. */
 export const MAX_ATTEMPTS = 10;
 const IDLE_POLL_MS = 5 * SECOND;
+/** How long a job that met a full disk waits before it tries again. */
+const DISK_FULL_RETRY_MS = 30 * SECOND;
 
 export interface Scheduler {
   start(): void;
@@ -69,6 +72,13 @@ export function createScheduler(deps: SchedulerDeps & { concurrency?: number; qu
       if (!run) throw new Error(`no handler for job kind ${job.kind}`);
       result = await run(JSON.parse(job.payload), job);
     } catch (err) {
+      // A full disk is no fault of the job's: it waits for space without using up its attempts (a message is never
+      // failed for it). The postponing write may not fit either; then the job runs again once its claim expires.
+      if (isDiskFull(err)) {
+        log.warn('job postponed: the disk is full', { job: job.id, kind: job.kind });
+        await postpone(job.id);
+        return;
+      }
       if (job.attempts >= MAX_ATTEMPTS) {
         log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
         if (handler && typeof handler !== 'function' && handler.exhausted) {
@@ -100,9 +110,24 @@ export function createScheduler(deps: SchedulerDeps & { concurrency?: number; qu
     }
   }
 
+  /**
+   * Jobs met a full disk and their postponing could not be written either: their claims are given back as soon as a
+   * write fits again (each step tries), rather than after the lease, which runs on the wall clock.
+   */
+  const stranded = new Set<number>();
+  async function postpone(id: number): Promise<void> {
+    try {
+      await write(() => jobs.postpone(id, clock.now() + DISK_FULL_RETRY_MS));
+      stranded.delete(id);
+    } catch {
+      stranded.add(id);
+    }
+  }
+
   const canClaim = () => inflight.size === 0 || concurrency - inflight.size >= batch;
 
   async function step(): Promise<number> {
+    if (stranded.size) await Promise.all([...stranded].map(postpone));
     if (!canClaim()) return 0;
     const free = concurrency - inflight.size;
     const due = jobs.claimDue(clock.now(), Date.now(), LEASE_MS, free, queue);

@@ -69,7 +69,7 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
 
   const previous = await ctx.sessionTokens();
   // The refresh token is kept at once: from here on it is this profile's session.
-  await ctx.saveSession(infoOf(client.baseUrl, session), tokensOf(session));
+  await ctx.saveSession(infoOf(client.baseUrl, session, reply.headers), tokensOf(session));
   if (previous) await client.call('logout', { body: { refresh_token: previous.refresh_token } }).catch(() => undefined);
 
   if (!chosen && !session.workspace && session.workspaces.length > 1) {
@@ -86,7 +86,7 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
       const r = await client.call('refreshSession', {
         body: { refresh_token: (current ?? tokensOf(session)).refresh_token, workspace_id: picked.id },
       });
-      await ctx.saveSession(infoOf(client.baseUrl, r.body), tokensOf(r.body));
+      await ctx.saveSession(infoOf(client.baseUrl, r.body, r.headers), tokensOf(r.body));
       return { session: r.body, raw: r.raw };
     }));
   }

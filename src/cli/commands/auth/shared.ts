@@ -1,7 +1,7 @@
 // What signup and login share: asking for a value or naming the flag, reading a password from stdin, and keeping
 // the issued session.
 import type { Session } from '../../../contract/auth.js';
-import type { SessionTokens } from '../../../client/index.js';
+import type { ResponseHeaders, SessionTokens } from '../../../client/index.js';
 import type { SessionInfo } from '../../config.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -29,12 +29,15 @@ export function tokensOf(s: Session): SessionTokens {
   return { access_token: s.access_token, refresh_token: s.refresh_token, expires_at: s.expires_at };
 }
 
-export function infoOf(baseUrl: string, s: Session): SessionInfo {
+/** What the profile shows of a session just issued; `headers` are those of the answer that issued it. */
+export function infoOf(baseUrl: string, s: Session, headers: ResponseHeaders): SessionInfo {
   const w = s.workspace;
+  const instance = headers.instance;
   return {
     base_url: baseUrl,
     user: { id: s.user.id, email: s.user.email },
     ...(w ? { workspace: { id: w.id, name: w.name, slug: w.slug, role: w.role } } : {}),
+    ...(instance ? { sandbox_instance: instance } : {}),
   };
 }
 

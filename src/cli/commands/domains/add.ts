@@ -26,7 +26,13 @@ export async function domainsAddRun(ctx: Context, o: DomainsAddOptions): Promise
   });
   if (ctx.json) return printJson(ctx.io, r.raw);
   const d = r.body;
-  ctx.io.info(`Added ${ctx.io.err.bold(d.name)} (${d.id}), status ${d.status}. Publish these records at your DNS host:`);
+  const sandbox = r.headers.sandbox;
+  ctx.io.info(`Added ${ctx.io.err.bold(d.name)} (${d.id}), status ${d.status}. ${sandbox ? 'Its records:' : 'Publish these records at your DNS host:'}`);
   await printTable(ctx.io, d.records, recordColumns);
-  ctx.io.info(`Then: svc domains verify ${d.id} --wait`);
+  if (sandbox) {
+    ctx.io.info(`On this local sandbox its DNS is a zone of its own. Then: svc sandbox dns publish ${d.id} && svc domains verify ${d.id}`);
+    ctx.io.info(`(or both at once: svc domains verify ${d.id} --publish)`);
+  } else {
+    ctx.io.info(`Then: svc domains verify ${d.id} --wait`);
+  }
 }

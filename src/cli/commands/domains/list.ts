@@ -14,13 +14,13 @@ export function domainsListCommand(runner: Runner): Command {
 }
 
 const columns: Column<Domain>[] = [
-  { header: 'ID', value: (d) => d.id },
+  { header: 'ID', value: (d) => d.id, id: true },
   { header: 'NAME', value: (d) => d.name },
   { header: 'STATUS', value: (d) => d.status },
   { header: 'PURPOSE', value: (d) => d.purpose.join(',') },
-  { header: 'CREATED', value: (d) => d.created_at },
-  { header: 'VERIFIED', value: (d) => d.verified_at },
-  { header: 'LAST CHECKED', value: (d) => d.last_checked_at },
+  { header: 'CREATED', value: (d) => d.created_at, time: true },
+  { header: 'VERIFIED', value: (d) => d.verified_at, time: true },
+  { header: 'LAST CHECKED', value: (d) => d.last_checked_at, time: true },
 ];
 
 export async function domainsListRun(ctx: Context, o: PageOptions): Promise<void> {

@@ -26,3 +26,8 @@ export const findingColumns: Column<Finding>[] = [
   { header: 'STATUS', value: (f) => f.status },
   { header: 'DETAIL', value: (f) => f.detail },
 ];
+
+/** On a local server (its answers say it is one) nothing publishes a domain's records but its sandbox zone. */
+export function sandboxZoneNote(id: string): string {
+  return `this is a local sandbox: nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\``;
+}

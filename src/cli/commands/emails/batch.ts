@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
-import { CommandError, UsageError } from '../../errors.js';
+import { CommandError, problemDetail, UsageError } from '../../errors.js';
 import { printJson, printTable } from '../../output.js';
 
 export interface EmailsBatchOptions {
@@ -49,7 +49,7 @@ export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promi
     await printTable(ctx.io, items.map((item, index) => ({ index, ...item })), [
       { header: '#', value: (i) => i.index },
       { header: 'STATUS', value: (i) => i.status },
-      { header: 'ID', value: (i) => i.id },
+      { header: 'ID', value: (i) => i.id, id: true },
       { header: 'RESULT', value: (i) => i.message_status ?? problemLine(i.error) },
     ]);
   }
@@ -60,6 +60,9 @@ export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promi
 
 function problemLine(p: Record<string, unknown> | undefined): string {
   if (!p) return '';
-  const fields = Array.isArray(p.errors) ? ` (${(p.errors as { path: string; message: string }[]).map((e) => `${e.path}: ${e.message}`).join('; ')})` : '';
-  return `${String(p.code ?? p.title)}${p.detail ? `: ${String(p.detail)}` : ''}${fields}`;
+  const detail = problemDetail({
+    detail: typeof p.detail === 'string' ? p.detail : undefined,
+    errors: Array.isArray(p.errors) ? (p.errors as { path: string; code: string; message: string }[]) : undefined,
+  });
+  return `${String(p.code ?? p.title)}${detail ? `: ${detail}` : ''}`;
 }

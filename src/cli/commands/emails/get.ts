@@ -31,7 +31,7 @@ export async function emailsGetRun(ctx: Context, o: { id: string }): Promise<voi
     ctx.io.print('');
     await printTable(ctx.io, m.events, [
       { header: 'EVENT', value: (e) => e.type },
-      { header: 'AT', value: (e) => e.occurred_at },
+      { header: 'AT', value: (e) => e.occurred_at, time: true },
       { header: 'DETAIL', value: (e) => (Object.keys(e.detail).length ? JSON.stringify(e.detail) : '') },
     ]);
   } else {

@@ -26,9 +26,9 @@ const about = (e: Event) => (typeof e.data.message_id === 'string' ? e.data.mess
 const recipients = (e: Event) => (Array.isArray(e.data.to) ? e.data.to.join(', ') : typeof e.data.to === 'string' ? e.data.to : '');
 
 const columns: Column<Event>[] = [
-  { header: 'ID', value: (e) => e.id },
+  { header: 'ID', value: (e) => e.id, id: true },
   { header: 'TYPE', value: (e) => e.type },
-  { header: 'CREATED', value: (e) => e.created_at },
+  { header: 'CREATED', value: (e) => e.created_at, time: true },
   { header: 'ABOUT', value: about },
   { header: 'TO', value: recipients },
 ];

@@ -4,8 +4,8 @@ import type { IO } from '../../io.js';
 import { printFields, type Column } from '../../output.js';
 
 export const summaryColumns: Column<CaughtMessageSummary>[] = [
-  { header: 'ID', value: (m) => m.id },
-  { header: 'TIME', value: (m) => m.received_at },
+  { header: 'ID', value: (m) => m.id, id: true },
+  { header: 'TIME', value: (m) => m.received_at, time: true },
   { header: 'FROM', value: (m) => m.from },
   { header: 'TO', value: (m) => [...m.to, ...m.cc].join(', ') },
   { header: 'SUBJECT', value: (m) => m.subject },

@@ -52,7 +52,10 @@ export async function keysCreateRun(ctx: Context, o: KeysCreateOptions): Promise
     },
   });
   const key = r.body;
-  if (o.save) await ctx.saveApiKey({ base_url: client.baseUrl, id: key.id, prefix: key.prefix, mode: key.mode }, key.key);
+  if (o.save) {
+    const instance = r.headers.instance;
+    await ctx.saveApiKey({ base_url: client.baseUrl, id: key.id, prefix: key.prefix, mode: key.mode, ...(instance ? { sandbox_instance: instance } : {}) }, key.key);
+  }
   if (ctx.json) printJson(ctx.io, r.raw);
   else ctx.io.print(key.key);
   const { io } = ctx;

@@ -14,14 +14,14 @@ export function keysListCommand(runner: Runner): Command {
 }
 
 const columns: Column<ApiKey>[] = [
-  { header: 'ID', value: (k) => k.id },
+  { header: 'ID', value: (k) => k.id, id: true },
   { header: 'NAME', value: (k) => k.name },
   { header: 'KEY', value: (k) => k.reveal },
   { header: 'MODE', value: (k) => k.mode },
   { header: 'SCOPES', value: (k) => k.scopes.join(',') },
   { header: 'STATE', value: (k) => (k.revoked ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active') },
-  { header: 'CREATED', value: (k) => k.created_at },
-  { header: 'LAST USED', value: (k) => k.last_used_at },
+  { header: 'CREATED', value: (k) => k.created_at, time: true },
+  { header: 'LAST USED', value: (k) => k.last_used_at, time: true },
 ];
 
 export async function keysListRun(ctx: Context, o: PageOptions): Promise<void> {

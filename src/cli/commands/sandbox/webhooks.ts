@@ -55,7 +55,7 @@ export async function sandboxWebhooksAddRun(ctx: Context, o: SandboxWebhooksAddO
 }
 
 const endpointColumns: Column<WebhookEndpoint>[] = [
-  { header: 'ID', value: (e) => e.id },
+  { header: 'ID', value: (e) => e.id, id: true },
   { header: 'WORKSPACE', value: (e) => e.workspace_id },
   { header: 'URL', value: (e) => e.url },
   { header: 'EVENTS', value: (e) => (e.events ? e.events.join(',') : 'all') },
@@ -63,9 +63,9 @@ const endpointColumns: Column<WebhookEndpoint>[] = [
 ];
 
 const attemptColumns: Column<WebhookAttempt>[] = [
-  { header: 'ENDPOINT', value: (a) => a.endpoint_id },
-  { header: 'AT', value: (a) => a.at },
-  { header: 'EVENT', value: (a) => a.event_id },
+  { header: 'ENDPOINT', value: (a) => a.endpoint_id, id: true },
+  { header: 'AT', value: (a) => a.at, time: true },
+  { header: 'EVENT', value: (a) => a.event_id, id: true },
   { header: 'TYPE', value: (a) => a.event_type },
   { header: 'ATTEMPT', value: (a) => a.attempt },
   { header: 'STATUS', value: (a) => a.status_code },

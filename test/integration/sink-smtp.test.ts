@@ -1,0 +1,157 @@
+// The SMTP sink's side of a conversation, over real sockets: its greeting, and its limits — the largest message
+// (--max-message-size), the connections open at once (--smtp-max-connections) and the time a whole DATA phase may take.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { manualClock } from '../../src/lib/clock.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { createSink, type Sink, type SinkLimits } from '../../src/server/smtp/sink.js';
+import { openDb, type Db } from '../../src/server/store/db.js';
+import { createSinkStore, type SinkStore } from '../../src/server/store/sink.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { smtpTalk, type SmtpTalk } from '../helpers/smtp.js';
+
+/** A message of exactly `bytes` bytes as the sink stores it (CRLF line ends, no line starting with a dot). */
+function messageOf(bytes: number, subject: string): string {
+  const head = `From: alice@example.test\r\nTo: bob@example.test\r\nSubject: ${subject}\r\n\r\n`;
+  let body = '';
+  while (head.length + body.length + 80 <= bytes) body += 'x'.repeat(78) + '\r\n';
+  const rest = bytes - head.length - body.length;
+  return head + body + (rest >= 2 ? 'y'.repeat(rest - 2) + '\r\n' : 'z'.repeat(rest));
+}
+
+/** Greets, says EHLO and opens a transaction up to the 354; resolves with the EHLO reply. */
+async function openTransaction(talk: SmtpTalk): Promise<string> {
+  expect(await talk.reply()).toMatch(/^220 /);
+  talk.write('EHLO client.example.test\r\n');
+  const ehlo = await talk.reply();
+  talk.write('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n');
+  expect([(await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3)]).toEqual(['250', '250', '354']);
+  return ehlo;
+}
+
+describe('--max-message-size', () => {
+  let s: TestServer;
+  const LIMIT = 10_000;
+  const subjects = async () => {
+    const r = await s.admin('GET', '/sandbox/messages');
+    expect(r.status).toBe(200);
+    return (r.body.data as { subject: string }[]).map((m) => m.subject);
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ maxMessageSize: LIMIT });
+  });
+  afterAll(() => s?.close());
+  beforeEach(async () => {
+    expect((await s.admin('DELETE', '/sandbox/messages')).status).toBe(204);
+  });
+
+  it('is advertised with SIZE; a message of that many bytes is caught, one byte more is refused with 552 and not stored', async () => {
+    const talk = await smtpTalk(s.smtpPort);
+    try {
+      const ehlo = await openTransaction(talk);
+      expect(ehlo).toMatch(new RegExp(`^250[- ]SIZE ${LIMIT}\\r$`, 'm'));
+      talk.write(`${messageOf(LIMIT, 'just fits')}.\r\n`);
+      expect(await talk.reply()).toMatch(/^250 /);
+
+      talk.write('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n');
+      expect([(await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3)]).toEqual(['250', '250', '354']);
+      talk.write(`${messageOf(LIMIT + 1, 'one byte over')}.\r\n`);
+      expect(await talk.reply()).toMatch(/^552 /);
+
+      // A size declared up front is refused before the message is sent.
+      talk.write(`MAIL FROM:<alice@example.test> SIZE=${LIMIT + 1}\r\n`);
+      expect(await talk.reply()).toMatch(/^552 /);
+    } finally {
+      talk.destroy();
+    }
+    expect(await subjects()).toEqual(['just fits']);
+    const { data } = (await s.admin('GET', '/sandbox/messages')).body;
+    expect(data[0].size).toBe(LIMIT);
+  });
+});
+
+describe('the sink on its own', () => {
+  let db: Db;
+  let store: SinkStore;
+  let sink: Sink | undefined;
+  const talks: SmtpTalk[] = [];
+
+  async function start(limits: SinkLimits): Promise<number> {
+    sink = createSink({ store, clock: manualClock(), log: silentLogger }, limits);
+    return sink.listen(0, '127.0.0.1');
+  }
+  async function talk(port: number): Promise<SmtpTalk> {
+    const t = await smtpTalk(port);
+    talks.push(t);
+    return t;
+  }
+
+  beforeEach(() => {
+    db = openDb({ memory: true }).db;
+    store = createSinkStore(db);
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    for (const t of talks.splice(0)) t.destroy();
+    await sink?.close();
+    sink = undefined;
+    db.close();
+  });
+
+  it('greets a new connection at once, and answers a client that talks before the greeting in order', async () => {
+    // With no timer able to fire, smtp-server's own 100 ms wait before the greeting would answer this client
+    // "421 You talk too soon".
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const port = await start({});
+    const early = await talk(port);
+    early.write(`EHLO client.example.test\r\nMAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n${messageOf(500, 'early')}.\r\nQUIT\r\n`);
+    const codes: string[] = [];
+    for (let i = 0; i < 7; i++) codes.push((await early.reply()).slice(0, 3));
+    expect(codes).toEqual(['220', '250', '250', '250', '354', '250', '221']);
+    expect(store.count()).toBe(1);
+  });
+
+  it('refuses a connection beyond --smtp-max-connections with 421 and closes it; a freed place is taken again', async () => {
+    const port = await start({ maxConnections: 2 });
+    const [first, second] = [await talk(port), await talk(port)];
+    expect(await first.reply()).toMatch(/^220 /);
+    expect(await second.reply()).toMatch(/^220 /);
+
+    const third = await talk(port);
+    expect(await third.reply()).toMatch(/^421 .*Too many connected clients/);
+    await third.closed;
+
+    // The two keep working.
+    second.write('NOOP\r\n');
+    expect(await second.reply()).toMatch(/^250 /);
+
+    first.write('QUIT\r\n');
+    expect(await first.reply()).toMatch(/^221 /);
+    await first.closed;
+    const fourth = await talk(port);
+    expect(await fourth.reply()).toMatch(/^220 /);
+  });
+
+  it('cuts off a client that drips its message for longer than the DATA time limit with 421, and keeps nothing of it', async () => {
+    const port = await start({ dataTimeoutMs: 200 });
+    const slow = await talk(port);
+    await openTransaction(slow);
+    slow.write('From: alice@example.test\r\nTo: bob@example.test\r\nSubject: never ends\r\n\r\n');
+    // A byte every 10 ms: never idle long enough for the idle limit, never finished.
+    const drip = setInterval(() => slow.write('x'), 10);
+    try {
+      expect(await slow.reply()).toMatch(/^421 The message did not arrive within 0\.2 s/);
+      await slow.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(store.count()).toBe(0);
+
+    // The sink goes on catching mail.
+    const next = await talk(port);
+    await openTransaction(next);
+    next.write(`${messageOf(500, 'after the cut')}.\r\n`);
+    expect(await next.reply()).toMatch(/^250 /);
+    expect(store.count()).toBe(1);
+  });
+});
