@@ -1,29 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../src/cli/commands/serve.js';
 import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 
 type Ready = ReadyLine & { seed: Seed };
 
 /**
- * The environment and node flags of the executable's `#!/usr/bin/env -S NAME=value … node …` line: `npx svc serve`
- * runs with them.
- */
-export function shebang(): { env: Record<string, string>; flags: string[] } {
-  const words = readFileSync('bin/svc.js', 'utf8').split('\n')[0]!.split(/\s+/).slice(2);
-  const node = words.indexOf('node');
-  return {
-    env: Object.fromEntries(words.slice(0, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)])),
-    flags: words.slice(node + 1),
-  };
-}
-const SHEBANG = shebang();
-
-/**
  * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the environment and
- * node flags of its shebang line), and waits for the ready line. `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
+ * node flags it gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line.
+ * `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
  * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
  */
 export async function spawnServe(
@@ -33,8 +21,8 @@ export async function spawnServe(
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
-  const proc = spawn(process.execPath, [...SHEBANG.flags, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
-    env: { ...process.env, ...SHEBANG.env },
+  const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+    env: { ...process.env, ...SERVE_ENV },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
   const lines = createInterface({ input: proc.stdout! });

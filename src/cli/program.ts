@@ -1,23 +1,8 @@
-// The commander tree. Loading it loads only commander and the commands' wiring: each command's work, and what it
-// needs (the HTTP client, the contract's schemas, the profile, the keychain), is imported when the command runs.
+// The commander tree. Loading it loads only commander and the root's options: each top-level command's wiring is
+// imported when argv names it (a chunk of its own in the bundle), and each command's work, and what it needs (the HTTP
+// client, the contract's schemas, the profile, the keychain), when the command runs.
 import { Command, CommanderError } from 'commander';
 import { examples, int, typedCommand, type Runner } from './command.js';
-import { signupCommand } from './commands/auth/signup.js';
-import { loginCommand } from './commands/auth/login.js';
-import { logoutCommand } from './commands/auth/logout.js';
-import { whoamiCommand } from './commands/auth/whoami.js';
-import { verifyEmailCommand } from './commands/auth/verify-email.js';
-import { sessionsCommand } from './commands/sessions/index.js';
-import { keysCommand } from './commands/keys/index.js';
-import { domainsCommand } from './commands/domains/index.js';
-import { emailsCommand } from './commands/emails/index.js';
-import { eventsCommand } from './commands/events/index.js';
-import { webhooksCommand } from './commands/webhooks/index.js';
-import { sandboxCommand } from './commands/sandbox/index.js';
-import { doctorCommand } from './commands/doctor.js';
-import { completionCommand } from './commands/completion.js';
-import { inboxCommand } from './commands/inbox/index.js';
-import { serveCommand } from './commands/serve.js';
 import type { Context, GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
 import { processIO, type IO } from './io.js';
@@ -25,13 +10,66 @@ import { VERSION } from '../lib/version.js';
 
 export { VERSION };
 
+type Make = (runner: Runner) => Command;
+
+/** The top-level commands, in the order help lists them, each loaded on demand. */
+const COMMANDS: Record<string, () => Promise<Make>> = {
+  signup: async () => (await import('./commands/auth/signup.js')).signupCommand,
+  login: async () => (await import('./commands/auth/login.js')).loginCommand,
+  logout: async () => (await import('./commands/auth/logout.js')).logoutCommand,
+  whoami: async () => (await import('./commands/auth/whoami.js')).whoamiCommand,
+  'verify-email': async () => (await import('./commands/auth/verify-email.js')).verifyEmailCommand,
+  sessions: async () => (await import('./commands/sessions/index.js')).sessionsCommand,
+  keys: async () => (await import('./commands/keys/index.js')).keysCommand,
+  domains: async () => (await import('./commands/domains/index.js')).domainsCommand,
+  emails: async () => (await import('./commands/emails/index.js')).emailsCommand,
+  events: async () => (await import('./commands/events/index.js')).eventsCommand,
+  webhooks: async () => (await import('./commands/webhooks/index.js')).webhooksCommand,
+  inbox: async () => (await import('./commands/inbox/index.js')).inboxCommand,
+  sandbox: async () => (await import('./commands/sandbox/index.js')).sandboxCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  completion: async () => (await import('./commands/completion.js')).completionCommand,
+  serve: async () => {
+    const { serveCommand } = await import('./commands/serve.js');
+    return () => examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');
+  },
+};
+
+/** The root's options that take a value (`--profile NAME`): the word after them is no command name. */
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--api-key', '--admin-token', '--retries']);
+/** The root's options that take none. */
+const FLAG_OPTIONS = new Set(['--json', '--wide']);
+
+/**
+ * The top-level commands a run needs, read from its arguments as commander will: the one named first, or none when
+ * `-V`/`--version` comes before any name (commander prints the version as soon as it reads the flag). Every one
+ * otherwise: the root's help lists them all, an unknown name is answered with the nearest known ones, and the
+ * completion script is made from the whole tree.
+ */
+export function commandsFor(args: readonly string[]): readonly string[] {
+  const all = Object.keys(COMMANDS);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-V' || arg === '--version') return [];
+    if (VALUE_OPTIONS.has(arg)) {
+      i++;
+      continue;
+    }
+    if (FLAG_OPTIONS.has(arg) || VALUE_OPTIONS.has(arg.split('=')[0]!)) continue;
+    if (arg.startsWith('-')) return all;
+    return Object.hasOwn(COMMANDS, arg) && arg !== 'completion' ? [arg] : all;
+  }
+  return all;
+}
 export interface ProgramOptions {
   runner: Runner;
   /** Where commander writes help and its own errors (stdout and stderr of the IO). */
   io?: Pick<IO, 'stdout' | 'stderr'>;
+  /** The top-level commands to load (default: every one). */
+  commands?: readonly string[];
 }
 
-export function buildProgram(o: ProgramOptions): Command {
+export async function buildProgram(o: ProgramOptions): Promise<Command> {
   const program = new Command('svc')
     .description('Send transactional email from code, and run the whole service locally with `svc serve`.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -49,17 +87,15 @@ export function buildProgram(o: ProgramOptions): Command {
     const { stdout, stderr } = o.io;
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
   }
-  for (const make of [signupCommand, loginCommand, logoutCommand, whoamiCommand, verifyEmailCommand, sessionsCommand, keysCommand,
-    domainsCommand, emailsCommand, eventsCommand, webhooksCommand, inboxCommand, sandboxCommand, doctorCommand, completionCommand]) {
-    program.addCommand(make(o.runner));
-  }
-  const serve = examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');
+  const names = o.commands ?? Object.keys(COMMANDS);
+  for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) program.addCommand(make(o.runner));
   // `svc serve --json` (JSON logs) has the program's own option's name, and the program takes it wherever it is
   // written: hand it on.
-  serve.hook('preAction', (cmd) => {
-    if (program.getOptionValue('json')) cmd.setOptionValue('json', true);
-  });
-  program.addCommand(serve);
+  program.commands
+    .find((c) => c.name() === 'serve')
+    ?.hook('preAction', (cmd) => {
+      if (program.getOptionValue('json')) cmd.setOptionValue('json', true);
+    });
   // addCommand does not copy settings (exit override, output, help after error): copy them down the whole tree.
   const inherit = (parent: Command) => {
     for (const c of parent.commands) {
@@ -92,7 +128,7 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
       code = reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
     }
   };
-  const program = buildProgram({ runner: runner ?? real, io: theIO });
+  const program = await buildProgram({ runner: runner ?? real, io: theIO, commands: commandsFor(argv.slice(2)) });
   try {
     await program.parseAsync(argv);
     return code;

@@ -1,5 +1,8 @@
 // What a real server cannot be made to do on demand — a 503 with Retry-After, a 500, a reset connection, an answer
-// off the contract — played by undici's MockAgent, to check how the client retries and what it refuses.
+// off the contract — played by undici's MockAgent (the client's `dispatcher`, which Node's fetch takes), to check how
+// the client retries and what it refuses; a service that stops answering is a small server of the test's own.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, BaseUrlError, ConnectionError, ContractError, createClient, isLoopbackHost, memorySessionStore, SessionEndedError } from './index.js';
@@ -215,6 +218,50 @@ describe('the client, against failures a real server does not produce on demand'
     const ended = await client.call('getMe').catch((e: unknown) => e);
     expect(ended).toBeInstanceOf(SessionEndedError);
     expect(await store.load()).toBeNull();
+  });
+
+  it('answers a redirect as it came, without following it', async () => {
+    const t = setup();
+    agents.push(t.agent);
+    t.pool.intercept({ path: '/v1/domains', method: 'GET' }).reply((o) => {
+      t.record(o);
+      return { statusCode: 302, data: 'Moved', responseOptions: { headers: { location: 'https://elsewhere.example/v1/domains' } } };
+    });
+    const err = (await t.client.call('listDomains').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.problem).toMatchObject({ status: 302, code: 'unexpected_response', title: 'Found', detail: 'Moved' });
+    expect(t.seen).toHaveLength(1);
+  });
+
+  it('gives up at once on a port fetch will not connect to, and says why', async () => {
+    const slept: number[] = [];
+    const client = createClient({ baseUrl: 'http://127.0.0.1:6000/v1', sleep: async (ms) => void slept.push(ms) });
+    const err = await client.call('getOpenApi').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).code).toBe('ERR_BAD_PORT');
+    expect((err as Error).message).toContain('could not reach http://127.0.0.1:6000/v1 (ERR_BAD_PORT: fetch connects to no port browsers block');
+    expect(slept).toEqual([]);
+  });
+
+  it('times out a service that sends no answer, or stops in the middle of its body', async () => {
+    // A real server that answers a list with nothing and a domain with half a body, then holds both connections.
+    const server = createServer((req, res) => {
+      if (req.url === '/v1/domains/dom_1') res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, retries: 0 });
+      const silent = await client.call('listDomains', { timeoutMs: 200 }).catch((e: unknown) => e);
+      expect(silent).toBeInstanceOf(ConnectionError);
+      expect((silent as ConnectionError).code).toBe('UND_ERR_HEADERS_TIMEOUT');
+      const stalled = await client.call('getDomain', { params: { id: 'dom_1' }, timeoutMs: 200 }).catch((e: unknown) => e);
+      expect(stalled).toBeInstanceOf(ConnectionError);
+      expect((stalled as ConnectionError).code).toBe('UND_ERR_BODY_TIMEOUT');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refuses plain HTTP to a host that is not loopback, and a base URL that is not http(s)', () => {

@@ -4,9 +4,17 @@ import { INSTANCE_HEADER, isSandbox } from '../contract/sandbox-headers.js';
 /** Response headers, looked up case-insensitively; repeated headers are joined with `, `. */
 export class ResponseHeaders {
   readonly #map: Map<string, string>;
-  constructor(raw: Record<string, string | string[] | undefined>) {
+  constructor(raw: Record<string, string | string[] | undefined> | Headers) {
     this.#map = new Map();
-    for (const [k, v] of Object.entries(raw)) if (v !== undefined) this.#map.set(k.toLowerCase(), Array.isArray(v) ? v.join(', ') : v);
+    const entries = raw instanceof Headers ? raw.entries() : Object.entries(raw);
+    for (const [k, v] of entries) {
+      if (v === undefined) continue;
+      const key = k.toLowerCase();
+      const value = Array.isArray(v) ? v.join(', ') : v;
+      // fetch's Headers gives each Set-Cookie line on its own.
+      const before = this.#map.get(key);
+      this.#map.set(key, before === undefined ? value : `${before}, ${value}`);
+    }
   }
   get(name: string): string | null {
     return this.#map.get(name.toLowerCase()) ?? null;
@@ -65,7 +73,10 @@ export class ConnectionError extends Error {
     cause: unknown,
   ) {
     const code = errorCode(cause) ?? 'UNKNOWN';
-    const what = code === 'UNKNOWN' ? ((cause as Error)?.message ?? String(cause)) : code;
+    const what =
+      code === 'UNKNOWN' ? innermostMessage(cause)
+      : code === BAD_PORT ? `${code}: fetch connects to no port browsers block, such as 6000, 6665–6669 or 10080`
+      : code;
     super(`could not reach ${baseUrl} (${what}); check the URL, or start a local service with \`svc serve\``, { cause });
     this.name = 'ConnectionError';
     this.code = code;
@@ -112,9 +123,20 @@ export class SessionEndedError extends Error {
   }
 }
 
+/** The code of a URL whose port fetch refuses before it connects (the Fetch standard's "bad port"). */
+const BAD_PORT = 'ERR_BAD_PORT';
+
 /** The system error code of a failed request (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`), if it has one. */
 export function errorCode(err: unknown): string | undefined {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = e?.code ?? e?.cause?.code;
-  return typeof code === 'string' ? code : undefined;
+  if (typeof code === 'string') return code;
+  return innermostMessage(err) === 'bad port' ? BAD_PORT : undefined;
+}
+
+/** The message at the end of an error's chain of causes: fetch fails with "fetch failed" and says why in its cause. */
+function innermostMessage(err: unknown): string {
+  let e = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
 }

@@ -1,9 +1,11 @@
 // The API client: one typed call per entry of the contract's endpoint tables, so the client and the server cannot
 // disagree on a method, a path or a body; every 2xx body is parsed with the contract's schema and every refusal
-// comes back as the service's Problem. Over undici, with retries, idempotent sends and self-refreshing sessions.
+// comes back as the service's Problem. With retries, idempotent sends and self-refreshing sessions.
+//
+// It speaks HTTP through Node's own fetch (undici as Node ships it, already compiled into the binary) rather than
+// the undici package, whose import alone costs a command-line run more than the request it makes.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { Problem, SERVICE_VERSION, VERSION_HEADER } from '../contract/common.js';
 import { IDEMPOTENCY_HEADER } from '../contract/emails.js';
@@ -81,7 +83,10 @@ export interface ClientOptions {
   retries?: number;
   /** Longest `Retry-After` waited out; a longer one fails the call at once with the service's answer (default 60 s). */
   maxRetryAfterMs?: number;
-  /** The undici dispatcher (connection pool, proxy, or a MockAgent in tests). */
+  /**
+   * An undici dispatcher for every request (a connection pool, a proxy, or a MockAgent in tests): Node's fetch takes
+   * one from the undici package.
+   */
   dispatcher?: Dispatcher;
   userAgent?: string;
   /** How the client waits between retries; replaceable so that tests can see the delays without waiting them. */
@@ -95,8 +100,8 @@ const IDEMPOTENT_SENDS = new Set<string>(['sendEmail', 'sendBatch']);
 
 /** Failures where the request certainly never reached the service: retrying them cannot do anything twice. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-/** A name that does not resolve now will not resolve a second later. */
-const HOPELESS = new Set(['ENOTFOUND']);
+/** A name that does not resolve now will not resolve a second later, nor will fetch take a port it refused. */
+const HOPELESS = new Set(['ENOTFOUND', 'ERR_BAD_PORT']);
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The inbox stream sends a comment every 25 s: this long without a byte means the connection is gone. */
@@ -139,17 +144,9 @@ export function createClient(opts: ClientOptions) {
     for (let attempt = 0; ; attempt++) {
       let res: Exchange;
       try {
-        const r = await request(url, {
-          method: method as Dispatcher.HttpMethod,
-          headers,
-          body,
-          dispatcher: opts.dispatcher,
-          signal: o.signal,
-          headersTimeout: timeout,
-          bodyTimeout: timeout,
-        });
-        const bytes = new Uint8Array(await r.body.arrayBuffer());
-        res = { status: r.statusCode, headers: new ResponseHeaders(r.headers), text: utf8.decode(bytes), bytes };
+        const r = await send(url, { method, headers, body }, timeout, timeout, o.signal);
+        const bytes = await readAll(r);
+        res = { status: r.response.status, headers: new ResponseHeaders(r.response.headers), text: utf8.decode(bytes), bytes };
       } catch (err) {
         if (o.signal?.aborted) throw o.signal.reason ?? err;
         const code = errorCode(err) ?? '';
@@ -171,6 +168,45 @@ export function createClient(opts: ClientOptions) {
       }
       return res;
     }
+  }
+
+  /**
+   * One request through fetch, as undici's `request` made it: redirects are answered, not followed; no answer within
+   * `headersMs` fails with UND_ERR_HEADERS_TIMEOUT, and `idleMs` without a byte of the body with UND_ERR_BODY_TIMEOUT.
+   */
+  async function send(
+    url: URL,
+    init: { method: string; headers: Record<string, string>; body?: string },
+    headersMs: number,
+    idleMs: number,
+    signal?: AbortSignal,
+  ): Promise<Sent> {
+    const timeout = new AbortController();
+    let timer = setTimeout(() => timeout.abort(timeoutError('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')), headersMs).unref();
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
+      // Node's fetch is typed with undici-types' Dispatcher, the undici package's own under another name.
+      ...(opts.dispatcher ? ({ dispatcher: opts.dispatcher } as object) : {}),
+    }).finally(() => clearTimeout(timer));
+    const idle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => timeout.abort(timeoutError('UND_ERR_BODY_TIMEOUT', 'Body Timeout Error')), idleMs).unref();
+    };
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      if (!response.body) return;
+      try {
+        idle();
+        for await (const chunk of response.body) {
+          idle();
+          yield chunk;
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return { response, body: chunks() };
   }
 
   function target(root: string, e: Endpointish, o: CallOptions): URL {
@@ -221,7 +257,7 @@ export function createClient(opts: ClientOptions) {
         ? problem.data
         : {
             type: 'about:blank',
-            title: STATUS_CODES[res.status] ?? 'Error',
+            title: statusText(res.status),
             status: res.status,
             code: 'unexpected_response',
             detail: res.text.slice(0, 200) || undefined,
@@ -322,23 +358,19 @@ export function createClient(opts: ClientOptions) {
     const adminToken = await reveal(opts.adminToken);
     const { headers } = requestHeaders({ headers: { accept: 'text/event-stream' } }, 'inboxStream');
     if (adminToken) headers.authorization = `Bearer ${adminToken}`;
-    let r: Dispatcher.ResponseData;
+    let r: Sent;
     try {
-      r = await request(target(sandboxBase, e, {}), {
-        method: 'GET',
-        headers,
-        dispatcher: opts.dispatcher,
-        signal: o.signal,
-        headersTimeout: DEFAULT_TIMEOUT_MS,
-        bodyTimeout: STREAM_IDLE_MS,
-      });
+      r = await send(target(sandboxBase, e, {}), { method: 'GET', headers }, DEFAULT_TIMEOUT_MS, STREAM_IDLE_MS, o.signal);
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason ?? err;
       throw new ConnectionError(base, err);
     }
-    if (r.statusCode < 200 || r.statusCode >= 300) {
-      const bytes = new Uint8Array(await r.body.arrayBuffer());
-      finish('inboxStream', e, { status: r.statusCode, headers: new ResponseHeaders(r.headers), text: utf8.decode(bytes), bytes }, 'admin');
+    const { status } = r.response;
+    if (status < 200 || status >= 300) {
+      const bytes = await readAll(r).catch((err: unknown) => {
+        throw new ConnectionError(base, err);
+      });
+      finish('inboxStream', e, { status, headers: new ResponseHeaders(r.response.headers), text: utf8.decode(bytes), bytes }, 'admin');
     }
     return inboxEvents(r.body, base, o.signal);
   }
@@ -346,6 +378,39 @@ export function createClient(opts: ClientOptions) {
   return { baseUrl: base, call, sandbox, inboxStream };
 }
 export type Client = ReturnType<typeof createClient>;
+
+/** A response whose body is read chunk by chunk, each within the idle timeout. */
+interface Sent {
+  response: Response;
+  body: AsyncIterable<Uint8Array>;
+}
+
+async function readAll(r: Sent): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of r.body) {
+    parts.push(chunk);
+    size += chunk.byteLength;
+  }
+  if (parts.length === 1) return parts[0]!;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.byteLength;
+  }
+  return bytes;
+}
+
+/** A timeout with the code undici gives its own, so that a ConnectionError names it the same way. */
+function timeoutError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The standard reason phrase of a status (node:http's table, loaded only for an answer that is not a Problem). */
+function statusText(status: number): string {
+  return process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error';
+}
 
 function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));

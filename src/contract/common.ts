@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from './lazy.js';
 import { ID_CHARS } from '../lib/ids.js';
 
 /** The only dated version served; also the default when a request names none (§9). */
@@ -275,15 +276,15 @@ export function problemType(code: string): string {
   return `${DOCS_BASE}${code}`;
 }
 
-export const FieldError = z.object({
+export const FieldError = lazySchema(() => z.object({
   path: z.string(),
   code: z.string(),
   message: z.string(),
-});
+}));
 export type FieldError = z.infer<typeof FieldError>;
 
 /** RFC 9457 problem details, as every error response carries (§2 Problem). */
-export const Problem = z.object({
+export const Problem = lazySchema(() => z.object({
   type: z.string(),
   title: z.string(),
   status: z.number().int(),
@@ -293,13 +294,13 @@ export const Problem = z.object({
   docs_url: z.string().optional(),
   errors: z.array(FieldError).optional(),
   waitlist_url: z.string().optional(),
-});
+}));
 export type Problem = z.infer<typeof Problem>;
 
 /** A timestamp the service writes: UTC with `Z`. */
-export const Timestamp = z.iso.datetime({ offset: false });
+export const Timestamp = lazySchema(() => z.iso.datetime({ offset: false }));
 /** A timestamp a client sends: any UTC offset is accepted. */
-export const InputTimestamp = z.iso.datetime({ offset: true });
+export const InputTimestamp = lazySchema(() => z.iso.datetime({ offset: true }));
 
 /** The kinds of id a request may carry (decisions.md "ids"), as a message names each. */
 const ID_KINDS = {
@@ -324,11 +325,11 @@ export function Id(kind: IdKind) {
 
 const LIMIT_WORDING = { error: 'must be a whole number from 1 to 100' };
 /** The `limit` query parameter: 1–100 items a page. */
-export const PageLimit = z
+export const PageLimit = lazySchema(() => z
   .string(LIMIT_WORDING)
   .regex(/^\d+$/, LIMIT_WORDING)
   .transform(Number)
-  .pipe(z.number(LIMIT_WORDING).int(LIMIT_WORDING).min(1, LIMIT_WORDING).max(100, LIMIT_WORDING));
+  .pipe(z.number(LIMIT_WORDING).int(LIMIT_WORDING).min(1, LIMIT_WORDING).max(100, LIMIT_WORDING)));
 
 /** `limit` (1–100, default 20) and `after` (the id of the last item seen: an id of the listed kind). */
 export function listQuery(kind: IdKind) {
@@ -339,4 +340,4 @@ export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), has_more: z.boolean() });
 }
 
-export const Empty = z.strictObject({});
+export const Empty = lazySchema(() => z.strictObject({}));

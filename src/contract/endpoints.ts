@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from './lazy.js';
 import { ATTACHMENT_BODY_LIMIT, Empty, listOf, listQuery, Problem } from './common.js';
 import * as auth from './auth.js';
 import * as keys from './keys.js';
@@ -33,7 +34,7 @@ export interface Endpoint {
   errors: readonly number[];
 }
 
-/** The endpoint table: every `/v1` operation, by the one name used in every layer. */
+/** The endpoint table: every `/v1` operation, by the one name used in every layer; its schemas are built on first use. */
 export const endpoints = {
   signup: {
     method: 'POST', path: '/auth/signup', summary: 'Create an account and its first workspace', auth: 'none',
@@ -69,7 +70,7 @@ export const endpoints = {
   },
   listApiKeys: {
     method: 'GET', path: '/api-keys', summary: 'List API keys, newest first', auth: 'session', workspace: true,
-    query: listQuery('key'), success: [200, listOf(keys.ApiKey)], errors: [400, 401, 403],
+    query: lazySchema(() => listQuery('key')), success: [200, lazySchema(() => listOf(keys.ApiKey))], errors: [400, 401, 403],
   },
   createApiKey: {
     method: 'POST', path: '/api-keys', summary: 'Create an API key (shown once)', auth: 'session', workspace: true,
@@ -81,7 +82,8 @@ export const endpoints = {
   },
   listDomains: {
     method: 'GET', path: '/domains', summary: 'List sending domains, newest first', auth: 'either', workspace: true,
-    scope: 'domains:read', query: listQuery('dom'), success: [200, listOf(domains.Domain)], errors: [400, 401, 403],
+    scope: 'domains:read', query: lazySchema(() => listQuery('dom')), success: [200, lazySchema(() => listOf(domains.Domain))],
+    errors: [400, 401, 403],
   },
   createDomain: {
     method: 'POST', path: '/domains', summary: 'Add a domain; the response lists the DNS records to publish', auth: 'either',
@@ -118,7 +120,7 @@ export const endpoints = {
   sendBatch: {
     method: 'POST', path: '/emails/batch', summary: 'Send up to 100 emails; per-item results in request order', auth: 'key',
     workspace: true, scope: 'emails:send', body: emails.SendBatchRequest, maxBody: ATTACHMENT_BODY_LIMIT,
-    describedBody: z.array(emails.SendEmailRequest).min(1).max(emails.MAX_BATCH), success: [207, emails.BatchResult],
+    describedBody: lazySchema(() => z.array(emails.SendEmailRequest).min(1).max(emails.MAX_BATCH)), success: [207, emails.BatchResult],
     errors: [400, 401, 403, 409, 422, 429],
   },
   getEmail: {
@@ -131,11 +133,11 @@ export const endpoints = {
   },
   listEvents: {
     method: 'GET', path: '/events', summary: 'Events, oldest first; with wait, a long poll for the next ones', auth: 'either',
-    workspace: true, scope: 'emails:read', query: events.EventsQuery, success: [200, listOf(events.Event)], errors: [400, 401, 403],
+    workspace: true, scope: 'emails:read', query: events.EventsQuery, success: [200, lazySchema(() => listOf(events.Event))], errors: [400, 401, 403],
   },
   getOpenApi: {
     method: 'GET', path: '/openapi.json', summary: 'This API description', auth: 'none',
-    success: [200, z.record(z.string(), z.unknown())], errors: [],
+    success: [200, lazySchema(() => z.record(z.string(), z.unknown()))], errors: [],
   },
 } as const satisfies Record<string, Endpoint>;
 

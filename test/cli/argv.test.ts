@@ -19,6 +19,19 @@ describe('svc argv', () => {
     expect(r).toMatchObject({ code: 0, command: 'keys list', opts: { limit: undefined, after: undefined } });
     expect(r.globals).toMatchObject({ profile: 'staging', json: true, baseUrl: 'https://api.example.com/v1', retries: 5 });
     expect((await parse('keys', 'list')).globals?.retries).toBe(3);
+    const eq = await parse('--base-url=https://api.example.com/v1', '--admin-token', 'adm_x', 'inbox', '--limit', '5');
+    expect(eq).toMatchObject({ code: 0, command: 'inbox list', opts: { limit: 5 } });
+    expect(eq.globals).toMatchObject({ baseUrl: 'https://api.example.com/v1', adminToken: 'adm_x' });
+  });
+
+  it('lists every command in the root\'s help', async () => {
+    const r = await parse('--help');
+    expect(r.code).toBe(0);
+    const listed = [...r.stdout.matchAll(/^ {2}([a-z-]+)\b/gm)].map((m) => m[1]);
+    expect(listed).toEqual(expect.arrayContaining([
+      'signup', 'login', 'logout', 'whoami', 'verify-email', 'sessions', 'keys', 'domains', 'emails', 'events', 'webhooks', 'inbox',
+      'sandbox', 'doctor', 'completion', 'serve',
+    ]));
   });
 
   it.each([
@@ -71,7 +84,7 @@ describe('svc argv', () => {
 
   it('hands --json on to `svc serve` (its JSON logs), wherever it is written', async () => {
     for (const argv of [['serve', '--json', '--memory'], ['--json', 'serve', '--memory'], ['serve', '--memory']]) {
-      const program = buildProgram({ runner: async () => {} });
+      const program = await buildProgram({ runner: async () => {} });
       let flags: { json?: boolean; memory?: boolean } = {};
       program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
       await program.parseAsync(['node', 'svc', ...argv]);

@@ -1,5 +1,6 @@
 // svc doctor against the real server (and against nothing at all), and the completion scripts run by a real bash.
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginRun } from '../../src/cli/commands/auth/login.js';
 import { completionRun, type CommandSpec } from '../../src/cli/commands/completion.js';
@@ -55,12 +56,23 @@ describe('svc doctor', () => {
   });
 
   it('fails on a base URL where nothing answers, and skips what needs the service', async () => {
-    const c = await cli(s, { configDir: dirs.make(), env: { SVC_BASE_URL: 'http://127.0.0.1:9/v1', NO_COLOR: '1' }, tty: true });
+    const port = await freePort();
+    const c = await cli(s, { configDir: dirs.make(), env: { SVC_BASE_URL: `http://127.0.0.1:${port}/v1`, NO_COLOR: '1' }, tty: true });
     expect(await c.run(doctorRun, {})).toBe(1);
-    expect(c.stdout()).toMatch(/^✗ base url +could not reach http:\/\/127\.0\.0\.1:9\/v1 \(ECONNREFUSED\)/m);
+    expect(c.stdout()).toMatch(new RegExp(`^✗ base url +could not reach http://127\\.0\\.0\\.1:${port}/v1 \\(ECONNREFUSED\\)`, 'm'));
     expect(c.stdout()).toMatch(/^- session +the service is not reachable$/m);
   });
 });
+
+/** A port nothing listens on: one the system just handed out and took back. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 describe('svc completion', () => {
   const tree = async () => ((await parse('completion', 'bash')).opts as { tree: CommandSpec[] }).tree;

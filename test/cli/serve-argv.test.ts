@@ -6,7 +6,7 @@ import { parse } from './helpers.js';
 
 describe('svc serve argv', () => {
   it('takes --reset and --yes', async () => {
-    const program = buildProgram({ runner: async () => {} });
+    const program = await buildProgram({ runner: async () => {} });
     let flags: { reset?: boolean; yes?: boolean; dataDir?: string } = {};
     program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
     await program.parseAsync(['node', 'svc', 'serve', '--data-dir', '/tmp/x', '--reset', '--yes']);
@@ -16,7 +16,7 @@ describe('svc serve argv', () => {
   });
 
   async function serveFlags(...argv: string[]) {
-    const program = buildProgram({ runner: async () => {} });
+    const program = await buildProgram({ runner: async () => {} });
     let flags: { maxMessages?: number | 'off'; maxAge?: number | 'off' } = {};
     program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
     await program.parseAsync(['node', 'svc', 'serve', ...argv]);

@@ -5,7 +5,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { parse } from './helpers.js';
 
 async function serveFlags(...argv: string[]) {
-  const program = buildProgram({ runner: async () => {} });
+  const program = await buildProgram({ runner: async () => {} });
   let flags: { maxMessageSize?: number; smtpMaxConnections?: number } = {};
   program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
   await program.parseAsync(['node', 'svc', 'serve', ...argv]);

@@ -1,10 +1,14 @@
-// Fast start, as a property of the source: what each entry point loads before any code runs (its static imports,
-// followed through the tree). `svc --version` must load no more than commander and the wiring; a client command may
-// load the client but never the server, SQLite, the SMTP stack, or the native keyring before a secret is needed.
-import { existsSync, readFileSync } from 'node:fs';
+// Fast start, as a property of the source and of the built binary. In the source: what each entry point loads before
+// any code runs (its static imports, followed through the tree) — `svc --version` no more than commander and the
+// root's options; a client command the client, but never the server, SQLite, the SMTP stack, undici, or the native
+// keyring before a secret is needed. In the build: which files a run of the shipped `svc` actually loads — the bundle
+// and a few of its chunks, nothing resolved in node_modules, nothing of the server.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/binary.js';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Every module an entry loads statically: project files (relative to the root) and packages. */
 function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -31,19 +35,19 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
 }
 
 describe('what svc loads before it runs', () => {
-  it('loads only commander and the commands\' wiring for `svc --version` and `--help`', () => {
+  it('loads only commander and the root\'s options for `svc --version`: each command\'s wiring comes when it is named', () => {
     const { files, packages } = staticGraph('src/main.ts');
     expect([...packages]).toEqual(['commander']);
     const loaded = [...files];
-    expect(loaded.filter((f) => /^src\/(server|client|contract)\//.test(f))).toEqual([]);
-    expect(loaded).toContain('src/cli/commands/emails/send.ts');
+    expect(loaded.filter((f) => /^src\/(server|client|contract|cli\/commands)\//.test(f))).toEqual([]);
+    expect(loaded).toContain('src/cli/program.ts');
   });
 
-  it('loads the client, the contract, undici and zod for a client command, and nothing of the server', () => {
+  it('loads the client, the contract and zod for a client command — not undici — and nothing of the server', () => {
     const { files, packages } = staticGraph('src/cli/context.ts');
     const client = staticGraph('src/client/index.ts');
     const all = new Set([...packages, ...client.packages]);
-    expect([...all].sort()).toEqual(['undici', 'zod']);
+    expect([...all].sort()).toEqual(['zod']);
     expect([...files, ...client.files].filter((f) => f.startsWith('src/server/'))).toEqual([]);
     // The keyring, chalk, ora, cli-table3 and the prompts come with import() when a command needs them.
     expect(readFileSync(join(ROOT, 'src/cli/credentials.ts'), 'utf8')).toContain("import('@napi-rs/keyring')");
@@ -51,7 +55,69 @@ describe('what svc loads before it runs', () => {
 
   it('keeps the public library entry free of the command line and the server', () => {
     const { files, packages } = staticGraph('src/index.ts');
-    expect([...packages].sort()).toEqual(['undici', 'zod']);
+    expect([...packages].sort()).toEqual(['zod']);
     expect([...files].filter((f) => /^src\/(server|cli)\//.test(f))).toEqual([]);
+  });
+});
+
+describe('what the built svc loads when it runs', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    ensureBuilt();
+    s = await startTestServer();
+  }, 120_000);
+  afterAll(() => s?.close());
+
+  // Reports every module the run imports (a resolve hook, on Node's loader thread), as paths from the root.
+  const trace = `data:text/javascript,${encodeURIComponent(`
+    import { register } from 'node:module';
+    register('data:text/javascript,' + encodeURIComponent(\`
+      export async function resolve(specifier, context, next) {
+        const r = await next(specifier, context);
+        if (r.url.startsWith('file:')) process.stderr.write('loaded ' + r.url + '\\\\n');
+        return r;
+      }\`));`)}`;
+
+  async function loads(args: string[], env: Record<string, string> = {}): Promise<{ files: Set<string>; stdout: string }> {
+    const r = await execa(process.execPath, ['--import', trace, BIN, ...args], {
+      cwd: ROOT, reject: false, extendEnv: false,
+      env: { PATH: process.env.PATH!, HOME: '/nonexistent', SVC_CONFIG_DIR: '/nonexistent/config', SVC_BASE_URL: s.api, ...env },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const files = [...r.stderr.matchAll(/^loaded file:\/\/(.+)$/gm)].map((m) => relative(ROOT, decodeURIComponent(m[1]!)));
+    return { files: new Set(files), stdout: r.stdout };
+  }
+  const outsideBundle = (files: Set<string>) => [...files].filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js');
+  const bytes = (files: Set<string>) => [...files].reduce((n, f) => n + statSync(join(ROOT, f)).size, 0);
+
+  let version: Set<string>;
+  it('reads the bundle\'s root alone for `svc --version`: no command, no module of node_modules', async () => {
+    const r = await loads(['--version']);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+$/);
+    version = r.files;
+    expect(version).toContain('dist/cli/svc.js');
+    expect(outsideBundle(version)).toEqual([]);
+    // commander and the root's options: a fraction of the command line's code.
+    expect(bytes(version)).toBeLessThan(100_000);
+  });
+
+  it('sends an email with the bundle\'s chunks alone: nothing of node_modules (undici, zod) and nothing of the server', async () => {
+    const r = await loads(
+      ['emails', 'send', '--from', 'orders@example.test', '--to', 'start@example.org', '--subject', 'Start', '--text', 'hi'],
+      { SVC_API_KEY: s.seed!.api_key_test },
+    );
+    expect(r.stdout).toMatch(/^msg_\w+\tqueued$/);
+    expect(outsideBundle(r.files)).toEqual([]);
+    // The root, then the emails command's wiring, the context and the client with the contract.
+    expect([...version].filter((f) => !r.files.has(f))).toEqual([]);
+    expect(r.files.size).toBeGreaterThan(version.size + 2);
+  });
+
+  it('lists events and caught mail the same way', async () => {
+    const events = await loads(['events', 'list', '--limit', '1'], { SVC_API_KEY: s.seed!.api_key_test });
+    expect(events.stdout).toMatch(/^evt_/);
+    expect(outsideBundle(events.files)).toEqual([]);
+    const inbox = await loads(['inbox'], { SVC_ADMIN_TOKEN: s.ready.admin_token });
+    expect(outsideBundle(inbox.files)).toEqual([]);
   });
 });

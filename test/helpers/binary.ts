@@ -104,7 +104,7 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
  * child the first one already started.
  */
 export function ensureBuilt(): void {
-  const built = join(ROOT, 'dist', 'main.js');
+  const built = join(ROOT, 'dist', 'cli', 'svc.js');
   const newest = (dir: string): number =>
     Math.max(
       0,
@@ -132,10 +132,12 @@ export function ensureBuilt(): void {
   }
   try {
     if (stale()) {
+      // `npm run build`: tsc, then the command line's bundle.
       execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
         cwd: ROOT,
         stdio: 'inherit',
       });
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs')], { cwd: ROOT, stdio: 'inherit' });
     }
   } finally {
     rmSync(lock, { recursive: true, force: true });

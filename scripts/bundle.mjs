@@ -1,0 +1,70 @@
+// The command line as it ships: src/main.ts and everything it loads, bundled by esbuild into dist/cli/svc.js, so a
+// run reads one file instead of resolving and loading some hundred modules. What a command loads only when it needs
+// it (the API client with the contract, the prompts, cli-table3, ora) stays behind a dynamic import, in a chunk
+// of its own beside svc.js. `svc serve` imports the server as tsc compiled it (dist/server/), and native packages
+// are imported from node_modules as installed. Runs after tsc (`npm run build`).
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'dist', 'cli');
+const serverDir = join(root, 'src', 'server') + sep;
+
+/** esbuild: the project's own, or tsx's in a tree installed before esbuild was a devDependency of its own. */
+async function loadEsbuild() {
+  try {
+    return await import('esbuild');
+  } catch (err) {
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
+    return fromTsx('esbuild');
+  }
+}
+
+/** `svc serve`'s imports of the server stay imports, of the compiled module beside the bundle (dist/server/…). */
+const serverAsCompiled = {
+  name: 'server-as-compiled',
+  setup(b) {
+    b.onResolve({ filter: /\/server\// }, (args) => {
+      const file = resolve(args.resolveDir, args.path);
+      if (!file.startsWith(serverDir) || args.importer.startsWith(serverDir)) return undefined;
+      const compiled = relative(outdir, join(root, 'dist', relative(join(root, 'src'), file))).split(sep).join('/');
+      return { path: compiled.startsWith('.') ? compiled : `./${compiled}`, external: true };
+    });
+  },
+};
+
+const esbuild = await loadEsbuild();
+// Start from an empty directory: the chunks' names change with their content.
+rmSync(outdir, { recursive: true, force: true });
+const result = await esbuild.build({
+  entryPoints: { svc: join(root, 'src', 'main.ts') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // Whitespace and syntax only: fewer bytes for V8 to scan at start, while names stay readable in a stack trace.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  // Native addons, and undici (only `webhooks listen --forward-to` sends through it), load from node_modules.
+  external: ['@napi-rs/keyring', 'better-sqlite3', 'undici'],
+  plugins: [serverAsCompiled],
+  // CommonJS packages in the bundle (commander, cli-table3, the prompts) call require() for Node's own modules. It is
+  // made on the first call: making one costs more than loading a small chunk, and most chunks never call it.
+  banner: {
+    js:
+      "import { createRequire as __svcCreateRequire } from 'node:module'; let __svcRequire; " +
+      'function require(id) { return (__svcRequire ??= __svcCreateRequire(import.meta.url))(id); }',
+  },
+  metafile: true,
+  logLevel: 'warning',
+});
+
+if (process.argv.includes('--analyze')) console.log(await esbuild.analyzeMetafile(result.metafile));
