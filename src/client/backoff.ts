@@ -5,7 +5,7 @@ export function backoffDelay(attempt: number, opts: { baseMs?: number; maxMs?: n
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or malformed. */
+/** `Retry-After` as milliseconds: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3); undefined when absent or malformed. */
 export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;

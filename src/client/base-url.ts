@@ -20,7 +20,7 @@ export function parseBaseUrl(value: string): URL | undefined {
   }
 }
 
-/** Plain HTTP is allowed only to loopback (decisions.md "TLS"): anywhere else credentials would travel in clear. */
+/** Plain HTTP is allowed only to loopback (docs/api.md#basics): anywhere else credentials would travel in clear. */
 export function isInsecureBaseUrl(url: URL): boolean {
   return url.protocol === 'http:' && !isLoopbackHost(url.hostname);
 }

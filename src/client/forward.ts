@@ -1,4 +1,4 @@
-// Forwarding an event to a local receiver the way the service delivers it (§6), with the service's own attempt
+// Forwarding an event to a local receiver the way the service delivers it (docs/api.md#delivery), with the service's own attempt
 // (lib/post-event.ts); a failed attempt is tried again a few times.
 import type { Dispatcher } from 'undici';
 import { postEvent } from '../lib/post-event.js';

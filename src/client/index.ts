@@ -95,7 +95,7 @@ export interface ClientOptions {
   now?: () => number;
 }
 
-/** The sends that carry an Idempotency-Key (decisions.md "idempotency"): the only POSTs a retry may repeat. */
+/** The sends that carry an Idempotency-Key (docs/api.md#sending): the only POSTs a retry may repeat. */
 const IDEMPOTENT_SENDS = new Set<string>(['sendEmail', 'sendBatch']);
 
 /** Failures where the request certainly never reached the service: retrying them cannot do anything twice. */

@@ -54,7 +54,7 @@ export const LoginRequest = lazySchema(() => z.strictObject({
 }));
 
 // No length rule on refresh_token: a token of any length that is not one we issued is simply unknown,
-// which refresh answers with 401 and logout with 204 (never 422; §4 Accounts rules 3 and 5).
+// which refresh answers with 401 and logout with 204 (never 422; docs/api.md#accounts-sessions-and-workspaces).
 export const RefreshRequest = lazySchema(() => z.strictObject({
   refresh_token: z.string(),
   workspace_id: Id('ws').optional(),

@@ -1,18 +1,18 @@
 import * as z from 'zod';
 import { lazySchema } from './lazy.js';
-import { ID_CHARS } from '../lib/ids.js';
+import { ID_CHARS } from './ids.js';
 
-/** The only dated version served; also the default when a request names none (§9). */
+/** The only dated version served; also the default when a request names none (docs/api.md#versioning). */
 export const SERVICE_VERSION = '2026-08-01';
 export const VERSION_HEADER = 'Service-Version';
 export const DOCS_BASE = 'https://docs.svc.dev/errors/';
 
-/** The largest request body of an operation that names no other limit (decisions.md "body limits"). */
+/** The largest request body of an operation that names no other limit (docs/api.md#body-limits-and-timeouts). */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 /** Where attachments travel (`POST /emails`, `/emails/batch`): 40 MiB. */
 export const ATTACHMENT_BODY_LIMIT = 40 * 1024 * 1024;
 
-/** Every error code the service answers with, its HTTP status and its title (decisions.md "Error codes"). */
+/** Every error code the service answers with, its HTTP status and its title (docs/errors.md). */
 export const ERROR_CODES = {
   invalid_request: [400, 'Invalid request'],
   invalid_json: [400, 'Invalid JSON'],
@@ -283,7 +283,7 @@ export const FieldError = lazySchema(() => z.object({
 }));
 export type FieldError = z.infer<typeof FieldError>;
 
-/** RFC 9457 problem details, as every error response carries (§2 Problem). */
+/** RFC 9457 problem details, as every error response carries (docs/api.md#errors). */
 export const Problem = lazySchema(() => z.object({
   type: z.string(),
   title: z.string(),
@@ -302,7 +302,7 @@ export const Timestamp = lazySchema(() => z.iso.datetime({ offset: false }));
 /** A timestamp a client sends: any UTC offset is accepted. */
 export const InputTimestamp = lazySchema(() => z.iso.datetime({ offset: true }));
 
-/** The kinds of id a request may carry (decisions.md "ids"), as a message names each. */
+/** The kinds of id a request may carry (docs/api.md#basics), as a message names each. */
 const ID_KINDS = {
   dom: 'a domain id',
   ws: 'a workspace id',

@@ -8,7 +8,7 @@ import * as emails from './emails.js';
 import * as events from './events.js';
 import type { Scope } from './keys.js';
 
-/** Which credential an operation takes (decisions.md "credential kinds"). */
+/** Which credential an operation takes (docs/api.md#authentication-and-credential-kinds). */
 export type AuthKind = 'none' | 'session' | 'key' | 'either';
 
 export interface Endpoint {

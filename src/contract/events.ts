@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { lazySchema } from './lazy.js';
 import { Timestamp, listQuery } from './common.js';
 
-/** Every event type of §6; the service produces the `email.*` and `domain.*` ones (decisions.md "payloads"). */
+/** Every event type (docs/api.md#events); the service produces the `email.*` and `domain.*` ones. */
 export const EVENT_TYPES = [
   'email.queued',
   'email.sent',
@@ -28,7 +28,7 @@ export type EventType = z.infer<typeof EventType>;
 export const MAX_EVENTS_WAIT = 30;
 
 /**
- * An event as listed by `GET /events` and as POSTed to a webhook endpoint (the delivery body of §6). `type` is a
+ * An event as listed by `GET /events` and as POSTed to a webhook endpoint (docs/api.md#delivery). `type` is a
  * plain string here so that a client keeps reading a stream that gains a new type.
  */
 export const Event = lazySchema(() => z.object({

@@ -1,11 +1,11 @@
-// Webhook signatures (§6; decisions.md "signing secret"): the delivery worker signs with this module, `svc webhooks
+// Webhook signatures (docs/api.md#signature): the delivery worker signs with this module, `svc webhooks
 // listen` re-signs with it, `svc webhooks verify` checks with it, and it is exported for receivers.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'Service-Signature';
 export const EVENT_ID_HEADER = 'Service-Event-Id';
 export const ATTEMPT_HEADER = 'Service-Delivery-Attempt';
-/** Seconds a receiver accepts between the signature's `t` and its own clock (§8). */
+/** Seconds a receiver accepts between the signature's `t` and its own clock (docs/api.md#signature). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 export const SECRET_PREFIX = 'whsec_';
 
@@ -85,7 +85,7 @@ export function parseSignatureHeader(header: string): { timestamp: number; signa
 }
 
 /**
- * Checks a delivery the way a receiver must (§6): the header parses, one of its `v1` values matches one of the
+ * Checks a delivery the way a receiver must (docs/api.md#signature): the header parses, one of its `v1` values matches one of the
  * secrets (compared in constant time), and `t` is within `tolerance` seconds of now. Throws a
  * WebhookVerificationError naming the reason; returns the signature's timestamp (unix seconds).
  */

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { ID_CHARS } from '../contract/ids.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -23,9 +24,6 @@ export function base62(length: number): string {
   }
   return out;
 }
-
-/** How many base62 characters follow the prefix of a resource id. */
-export const ID_CHARS = 24;
 
 /** A resource id: prefix + `_` + 24 base62 characters (`msg_…`, `usr_…`, `ws_…`). */
 export function newId(prefix: string): string {
