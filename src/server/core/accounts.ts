@@ -221,6 +221,9 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     },
 
     /** GET /auth/me */
+    /** Whether an account with this user id exists. */
+    exists: (userId: string): boolean => store.userById(userId) !== undefined,
+
     me(userId: string, workspaceId: string | null): { user: User; workspace?: Workspace } {
       const user = store.userById(userId) ?? fail('invalid_token', 'The account of this session no longer exists; sign in with another.');
       const m = workspaceId ? store.membership(userId, workspaceId) : undefined;

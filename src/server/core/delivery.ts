@@ -75,6 +75,9 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
   }
 
   return {
+    /** Whether a recipient is on the workspace's suppression list. */
+    isSuppressed: (workspaceId: string, email: string): boolean => store.isSuppressed(workspaceId, email),
+
     /**
      * Claims a message for hand-over: `scheduled → queued` when its time has come, then `queued → sending`.
      * A message already `sending` (its worker died) is resumed. Null when there is nothing to send: cancelled,

@@ -180,6 +180,12 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
 
     /** GET /sandbox/webhooks: a workspace's endpoints (or every one), with their recent attempts. */
     list: (workspaceId?: string) => store.endpoints(workspaceId).map(view),
+    /** GET /sandbox/webhooks: the endpoints (of one workspace, or all) and the names of their workspaces. */
+    listing(workspaceId?: string) {
+      const data = store.endpoints(workspaceId).map(view);
+      const workspaces = [...new Set(data.map((e) => e.workspace_id))].map((id) => ({ id, name: deps.accounts.workspaceById(id)?.name ?? id }));
+      return { data, workspaces };
+    },
 
     /** DELETE /sandbox/webhooks/{id}: gone at once, with whatever was still to be delivered to it. */
     remove: (id: string) =>

@@ -1,6 +1,7 @@
-// `--dns sandbox`: the sandbox zone stored in SQLite answers as a resolver would.
-import type { DnsAnswer, Resolver } from '../core/deps.js';
-import type { DomainStore } from '../store/domains.js';
+// `--dns sandbox`: the sandbox zone stored in SQLite answers as a resolver would; the sandbox routes write records
+// into it and take them out.
+import type { DnsAnswer, Resolver } from './deps.js';
+import type { DomainStore, ZoneRow } from '../store/domains.js';
 
 function notFound(name: string): Error {
   return Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
@@ -38,3 +39,24 @@ export function sandboxResolver(store: DomainStore): Resolver {
     },
   };
 }
+
+/** The sandbox zone: its resolver, and the records the sandbox routes put and delete. */
+export function createZone(store: DomainStore) {
+  return {
+    resolver: sandboxResolver(store),
+    /** The record of a host and type, as stored. */
+    get: (host: string, type: string) => store.zoneGet(host, type),
+    /** PUT /sandbox/dns: sets a host's records of one type (the host in lower case, without a final dot). */
+    put(record: { host: string; type: string; values: string[]; state?: ZoneRow['state'] }) {
+      const host = record.host.toLowerCase().replace(/\.$/, '');
+      const state = record.state ?? 'visible';
+      store.zonePut(host, record.type, record.values, state);
+      return { host, type: record.type, values: record.values, state };
+    },
+    /** DELETE /sandbox/dns: removes a host's records of one type. */
+    delete(host: string, type: string): void {
+      store.zoneDelete(host.toLowerCase(), type);
+    },
+  };
+}
+export type Zone = ReturnType<typeof createZone>;
