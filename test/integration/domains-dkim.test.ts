@@ -28,7 +28,7 @@ async function zoneResolver(name: string, rrtype: string): Promise<string[][]> {
   if (!z || z.state !== 'visible' || rrtype !== 'TXT') {
     throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
   }
-  return (JSON.parse(z.vals) as string[]).map((v) => txtCharacterStrings(v).map((b) => b.toString('utf8')));
+  return z.values.map((v) => txtCharacterStrings(v).map((b) => b.toString('utf8')));
 }
 
 function transport(dkim?: { domainName: string; keySelector: string; privateKey: string }) {

@@ -50,7 +50,7 @@ afterAll(async () => {
 function zoneResolver(name: string, rrtype: string): Promise<unknown> {
   const row = s.core.zone.get(name, rrtype);
   if (!row) return Promise.reject(Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' }));
-  const vals = JSON.parse(row.vals) as string[];
+  const vals = row.values;
   return Promise.resolve(rrtype === 'TXT' ? vals.map((v) => [v]) : vals);
 }
 

@@ -148,10 +148,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       if (!config.openSignup) {
         if (!input.invite_code) inviteRequired();
         inviteHash = hash(input.invite_code!);
-        const ok = deps.db
-          .prepare('SELECT 1 FROM invites WHERE code_hash = ? AND uses < max_uses AND (expires_at IS NULL OR expires_at > ?)')
-          .get(inviteHash, now);
-        if (!ok) inviteRequired();
+        if (!store.inviteValid(inviteHash, now)) inviteRequired();
       }
       await checkPasswordRules(input.password);
       const passwordHash = await hashPassword(input.password);

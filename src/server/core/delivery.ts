@@ -110,10 +110,10 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
         return {
           row: m,
           recipients,
-          attachments: JSON.parse(m.attachments),
-          tags: JSON.parse(m.tags),
-          headers: JSON.parse(m.headers),
-          tracking: JSON.parse(m.tracking),
+          attachments: m.attachments,
+          tags: m.tags,
+          headers: m.headers,
+          tracking: m.tracking,
           domain: {
             name: domain?.name ?? m.from_email.split('@')[1]!,
             mailFrom: domain?.mail_from_subdomain ?? 'bounces',

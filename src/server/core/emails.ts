@@ -165,11 +165,11 @@ export function createEmails(
       message_id: m.id,
       from: m.from_header,
       subject: m.subject,
-      tags: JSON.parse(m.tags) as Tag[],
+      tags: m.tags as Tag[],
     };
   }
   function allRecipients(m: MessageRow): string[] {
-    return [...JSON.parse(m.to_addrs), ...JSON.parse(m.cc_addrs), ...JSON.parse(m.bcc_addrs)] as string[];
+    return [...m.to_addrs, ...m.cc_addrs, ...m.bcc_addrs];
   }
 
   /** Emits a message event into the outbox and the message's timeline. */
@@ -201,14 +201,14 @@ export function createEmails(
     const row: MessageRow = {
       id: newId('msg'), workspace_id: key.workspaceId, key_id: key.keyId, mode: key.mode, domain_id: domain!.id, status,
       from_header: input.from.trim(), from_email: f.from.address,
-      to_addrs: JSON.stringify(f.to.map((a) => a.address)), cc_addrs: JSON.stringify(f.cc.map((a) => a.address)),
-      bcc_addrs: JSON.stringify(f.bcc.map((a) => a.address)), reply_to: JSON.stringify(input.reply_to ?? []),
+      to_addrs: f.to.map((a) => a.address), cc_addrs: f.cc.map((a) => a.address),
+      bcc_addrs: f.bcc.map((a) => a.address), reply_to: input.reply_to ?? [],
       subject: input.subject ?? '', html: input.html ?? null, text: input.text ?? null,
       // The attachments' bytes are stored apart, decoded (storeMessage); the row keeps what describes them.
-      attachments: JSON.stringify(f.attachments.map(({ content: _, ...described }) => described)),
-      headers: JSON.stringify(input.headers ?? {}),
-      tags: JSON.stringify(input.tags ?? []),
-      tracking: JSON.stringify({ opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true }),
+      attachments: f.attachments.map(({ content: _, ...described }) => described),
+      headers: input.headers ?? {},
+      tags: input.tags ?? [],
+      tracking: { opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true },
       scheduled_at: status === 'scheduled' ? f.scheduledAt : null, created_at: now, updated_at: now,
     };
     storeMessage(row, f.attachments, now);
@@ -273,8 +273,8 @@ export function createEmails(
     const timeline = events.timeline(m.id).map(({ id: _id, ...entry }) => entry);
     return {
       id: m.id, status: m.status as Message['status'], plane: 'transactional', from: m.from_header,
-      to: JSON.parse(m.to_addrs), cc: JSON.parse(m.cc_addrs), bcc: JSON.parse(m.bcc_addrs), subject: m.subject,
-      tags: JSON.parse(m.tags), scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at), created_at: iso(m.created_at),
+      to: m.to_addrs, cc: m.cc_addrs, bcc: m.bcc_addrs, subject: m.subject,
+      tags: m.tags as Tag[], scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at), created_at: iso(m.created_at),
       events: timeline,
     };
   }

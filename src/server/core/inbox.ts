@@ -7,7 +7,7 @@ import type {
 import { iso, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
-import type { SinkRow, SinkStore, SinkSummaryRow } from '../store/sink.js';
+import type { SinkAttachment, SinkRow, SinkStore, SinkSummaryRow } from '../store/sink.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { fail, unknownCursor } from './errors.js';
 import type { Events } from './events.js';
@@ -42,7 +42,7 @@ export interface CaughtMail {
 export interface CaughtBody {
   text: string | null;
   html: string | null;
-  attachments: { filename: string | null; content_type: string; size: number; content_id: string | null }[];
+  attachments: SinkAttachment[];
 }
 
 export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
@@ -50,8 +50,8 @@ export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
     id: r.id,
     message_id: r.svc_message_id,
     from: r.from_addr,
-    to: JSON.parse(r.to_addrs),
-    cc: JSON.parse(r.cc_addrs),
+    to: r.to_addrs,
+    cc: r.cc_addrs,
     subject: r.subject,
     received_at: iso(r.received_at),
     size: r.size,
@@ -123,7 +123,7 @@ export function createInbox(deps: InboxDeps) {
 
   /** The parsed body of a caught message: parsed with mailparser on first read, then kept. */
   async function bodyOf(row: SinkRow): Promise<CaughtBody> {
-    if (row.parsed) return { text: row.text, html: row.html, attachments: JSON.parse(row.attachments) };
+    if (row.parsed) return { text: row.text, html: row.html, attachments: row.attachments };
     const parsed = await simpleParser(row.raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
     const body: CaughtBody = {
       text: parsed.text ?? null,
@@ -135,7 +135,7 @@ export function createInbox(deps: InboxDeps) {
         content_id: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null,
       })),
     };
-    store.setBody(row.id, { text: body.text, html: body.html, attachments: JSON.stringify(body.attachments) });
+    store.setBody(row.id, body);
     return body;
   }
 
@@ -174,16 +174,16 @@ export function createInbox(deps: InboxDeps) {
         from_service: origin?.fromService ? 1 : 0,
         workspace_id: origin?.workspaceId ?? null,
         mail_from: mail.envelope.mailFrom,
-        rcpt_to: JSON.stringify(mail.envelope.rcptTo),
+        rcpt_to: mail.envelope.rcptTo,
         from_addr: mail.from,
-        to_addrs: JSON.stringify(mail.to),
-        cc_addrs: JSON.stringify(mail.cc),
+        to_addrs: mail.to,
+        cc_addrs: mail.cc,
         subject: mail.subject,
         text: null,
         html: null,
-        headers: JSON.stringify(mail.headers),
+        headers: mail.headers,
         parsed: 0,
-        attachments: '[]',
+        attachments: [] as SinkAttachment[],
         // Signatures are verified when the message is first read (dkimOf): most caught mail is never opened, and
         // verification is the largest part of catching a message.
         dkim: mail.signed ? 'pending' : 'none',
@@ -224,11 +224,11 @@ export function createInbox(deps: InboxDeps) {
     /** One message in full: envelope, headers, body, DKIM verdict and, for a `/v1` message, its timeline. */
     async get(id: string): Promise<CaughtMessage> {
       const r = row(id);
-      const headers: CaughtMessage['headers'] = JSON.parse(r.headers);
+      const headers: CaughtMessage['headers'] = r.headers;
       const events = timelineOf(r);
       return {
         ...summaryOf(store.summary(r.id)!),
-        envelope: { mail_from: r.mail_from, rcpt_to: JSON.parse(r.rcpt_to) },
+        envelope: { mail_from: r.mail_from, rcpt_to: r.rcpt_to },
         headers,
         ...(await bodyOf(r)),
         dkim: await dkimOf(r),

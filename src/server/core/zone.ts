@@ -1,7 +1,7 @@
 // `--dns sandbox`: the sandbox zone stored in SQLite answers as a resolver would; the sandbox routes write records
 // into it and take them out.
 import type { DnsAnswer, Resolver } from './deps.js';
-import type { DomainStore, ZoneRow } from '../store/domains.js';
+import type { DomainStore, ZoneRecord } from '../store/domains.js';
 
 function notFound(name: string): Error {
   return Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
@@ -22,12 +22,12 @@ export function sandboxResolver(store: DomainStore): Resolver {
       const row = store.zoneGet(host, type);
       if (!row) return [{ state: 'none' }];
       if (row.state === 'propagating') return [{ state: 'propagating' }];
-      return [{ state: 'found', values: JSON.parse(row.vals) }];
+      return [{ state: 'found', values: row.values }];
     },
     async resolve(name, rrtype) {
       const row = store.zoneGet(name, rrtype);
       if (!row || row.state !== 'visible') throw notFound(name);
-      const values = JSON.parse(row.vals) as string[];
+      const values = row.values;
       if (rrtype === 'TXT') return values.map(txtChunks);
       if (rrtype === 'MX') {
         return values.map((v) => {
@@ -47,7 +47,7 @@ export function createZone(store: DomainStore) {
     /** The record of a host and type, as stored. */
     get: (host: string, type: string) => store.zoneGet(host, type),
     /** PUT /sandbox/dns: sets a host's records of one type (the host in lower case, without a final dot). */
-    put(record: { host: string; type: string; values: string[]; state?: ZoneRow['state'] }) {
+    put(record: { host: string; type: string; values: string[]; state?: ZoneRecord['state'] }) {
       const host = record.host.toLowerCase().replace(/\.$/, '');
       const state = record.state ?? 'visible';
       store.zonePut(host, record.type, record.values, state);

@@ -92,12 +92,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     if (out.tags.length) {
       headers['X-Svc-Tags'] = out.tags.map((t) => `${t.name}=${encodeURIComponent(t.value)}`).join('; ');
     }
-    const replyTo = JSON.parse(m.reply_to) as string[];
+    const replyTo = m.reply_to;
     const mail: Mail.Options = {
       from: m.from_header,
-      to: JSON.parse(m.to_addrs),
-      cc: JSON.parse(m.cc_addrs),
-      bcc: JSON.parse(m.bcc_addrs),
+      to: m.to_addrs,
+      cc: m.cc_addrs,
+      bcc: m.bcc_addrs,
       ...(replyTo.length ? { replyTo } : {}),
       subject: m.subject,
       ...(m.text != null ? { text: m.text } : {}),
