@@ -19,9 +19,6 @@ import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { domainRoutes } from './http/routes/domains.js';
 import { systemResolver } from './dns/system.js';
-import { sandboxResolver } from './sandbox/zone.js';
-import { createDomainStore } from './store/domains.js';
-import { createWebhookStore } from './store/webhooks.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
@@ -31,7 +28,7 @@ import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { createComposer, type ComposerOptions } from './smtp/compose.js';
-import { caughtReader, createSink } from './smtp/sink.js';
+import { createSink, verifyDkim } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import { createJobStore } from './store/jobs.js';
@@ -46,7 +43,6 @@ import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
 import { retentionWorker } from './workers/retention.js';
 import { RETENTION_JOB, RETENTION_QUEUE } from './core/retention.js';
-import { caughtOrigin } from './core/message-ids.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
 import { docsRoutes } from './http/docs.js';
@@ -208,29 +204,21 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     systemFrom: 'svc <no-reply@svc.test>',
     providerHosts: LOCAL_PROVIDER_HOSTS,
   };
-  const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : sandboxResolver(createDomainStore(db));
+  const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : 'sandbox';
   const commit = groupCommit(db);
   const changes = createChanges();
   const core = createCore(
     { db, commit, clock, log, secrets, config, jobs, resolver, changes },
-    { sendRate: opts.sendRate ?? 50, blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')), retention },
+    {
+      sendRate: opts.sendRate ?? 50,
+      blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')),
+      retention,
+      verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
+    },
   );
 
-  const mailauthResolver = (name: string, rrtype: string) => resolver.resolve(name, rrtype);
-  const caught = caughtReader({ store: core.sink, resolver: mailauthResolver });
   const sink = createSink(
-    {
-      store: core.sink,
-      commit,
-      clock,
-      log,
-      resolver: mailauthResolver,
-      onStored: () => {
-        changes.notify('sink');
-        core.retention.caught();
-      },
-      origin: (header) => caughtOrigin(header, core.messageStore.workspaceOf),
-    },
+    { inbox: core.inbox, log },
     { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
   );
   const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
@@ -259,7 +247,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       }),
       system_mail: systemMailWorker(sender, composer, config.systemFrom),
       deliver: deliveryWorker({
-        delivery: core.delivery, domains: core.domains, domainStore: core.domainStore, tracking: core.tracking, sender, relay,
+        delivery: core.delivery, domains: core.domains, tracking: core.tracking, sender, relay,
         composer, budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
         collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
         origin: () => config.publicOrigin,
@@ -267,7 +255,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       outcome: outcomeWorker(core.delivery),
       domain_check: domainCheckWorker(core.domains),
       [RETENTION_JOB]: retentionWorker({
-        retention: core.retention, clock, log, onPruned: (ids) => stream.publish({ event: 'deleted', data: { ids } }),
+        retention: core.retention, clock, log, onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
       }),
     },
   });
@@ -285,7 +273,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   }
 
   const admin = sandboxAuth(adminToken);
-  const stream = inboxStream({ sink: core.sink, webhooks: createWebhookStore(db), changes, auth: admin });
+  const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
   const app = createApp({
     log,
     bodyLimits: { ...DEFAULT_BODY_LIMITS, deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs, ...opts.bodyLimits },
@@ -304,7 +292,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       ...eventRoutes(core),
       getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
     },
-    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), caught, stream),
+    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
     extra: (a) => {
       healthRoutes(a, {
         listening: () => listening && sink.listening(),
@@ -317,7 +305,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         origin: () => config.publicOrigin,
       });
       pages(a, {
-        auth: admin, sink: core.sink, stream, webhooks: true,
+        auth: admin, inbox: core.inbox, stream, webhooks: true,
         firstSend: () => ({
           seed: reported?.api_key_test && core.keys.active(reported.api_key_test) ? { key: reported.api_key_test, domain: reported.domain } : null,
           smtp,
@@ -418,7 +406,7 @@ async function seedSandbox(core: Core, sandboxDns: boolean): Promise<Seed> {
  * replaced), and a key that no longer works (revoked) as null.
  */
 function keptSeed(core: Core, kept: Seed | null): ReadySeed | null {
-  if (!kept || !core.accountStore.userById(kept.user_id)) return null;
+  if (!kept || !core.accounts.exists(kept.user_id)) return null;
   const working = (key: string) => (core.keys.active(key) ? key : null);
   return { ...kept, api_key_test: working(kept.api_key_test), api_key_live: working(kept.api_key_live) };
 }

@@ -6,19 +6,16 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainRow } from '../../src/server/store/domains.js';
 import { txtCharacterStrings } from '../helpers/dns-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addDomain, publish, record, uniqueName, verify } from './domains-helpers.js';
 
 let s: TestServer;
-let row: DomainRow;
 let signing: { domainName: string; keySelector: string; privateKey: string };
 
 beforeAll(async () => {
   s = await startTestServer();
-  row = s.core.domainStore.get(s.seed!.domain_id)!;
-  signing = s.core.domains.signingKey(row);
+  signing = s.core.domains.signingKey(s.seed!.domain_id)!;
 });
 afterAll(() => s.close());
 
@@ -27,11 +24,11 @@ afterAll(() => s.close());
  * split into 255-byte strings as DNS carries them.
  */
 async function zoneResolver(name: string, rrtype: string): Promise<string[][]> {
-  const z = s.core.domainStore.zoneGet(name.toLowerCase(), rrtype);
+  const z = s.core.zone.get(name.toLowerCase(), rrtype);
   if (!z || z.state !== 'visible' || rrtype !== 'TXT') {
     throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
   }
-  return (JSON.parse(z.vals) as string[]).map((v) => txtCharacterStrings(v).map((b) => b.toString('utf8')));
+  return z.values.map((v) => txtCharacterStrings(v).map((b) => b.toString('utf8')));
 }
 
 function transport(dkim?: { domainName: string; keySelector: string; privateKey: string }) {
@@ -162,10 +159,10 @@ describe('DKIM of mail the service sends', () => {
     const key = s.seed!.api_key_test;
     const d = await addDomain(s, key, uniqueName('unpublished'));
     await publish(s, d.id);
-    const dRow = s.core.domainStore.get(d.id)!;
+    const dKey = s.core.domains.signingKey(d.id)!;
     const del = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(record(d, 'dkim').host)}&type=TXT`, { token: s.adminToken });
     expect(del.status).toBe(204);
-    const { id } = await sendToSink({ dkim: s.core.domains.signingKey(dRow), from: `x@${d.name}` });
+    const { id } = await sendToSink({ dkim: dKey, from: `x@${d.name}` });
     expect((await caught(id)).dkim).not.toBe('pass');
   });
 });

@@ -128,9 +128,9 @@ export interface DomainEvent {
 
 /** The domain.* events of a workspace's outbox for one domain (oldest first). */
 export function domainEvents(s: TestServer, workspaceId: string, domainId: string): DomainEvent[] {
-  const rows: ReturnType<TestServer['core']['eventStore']['list']> = [];
+  const rows: ReturnType<TestServer['core']['events']['outbox']> = [];
   for (;;) {
-    const page = s.core.eventStore.list(workspaceId, { limit: 100, afterSeq: rows.at(-1)?.seq });
+    const page = s.core.events.outbox(workspaceId, { limit: 100, afterSeq: rows.at(-1)?.seq });
     rows.push(...page.slice(0, 100));
     if (page.length <= 100) break;
   }

@@ -48,9 +48,9 @@ afterAll(async () => {
 
 /** A DNS resolver for mailauth that reads the sandbox zone (TXT values as one-chunk records). */
 function zoneResolver(name: string, rrtype: string): Promise<unknown> {
-  const row = s.core.domainStore.zoneGet(name, rrtype);
+  const row = s.core.zone.get(name, rrtype);
   if (!row) return Promise.reject(Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' }));
-  const vals = JSON.parse(row.vals) as string[];
+  const vals = row.values;
   return Promise.resolve(rrtype === 'TXT' ? vals.map((v) => [v]) : vals);
 }
 

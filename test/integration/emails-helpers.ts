@@ -110,7 +110,7 @@ export interface OutboxEvent {
 
 /** The events outbox of a workspace (oldest first), optionally only those of one message. */
 export function outbox(s: TestServer, workspaceId: string, messageId?: string): OutboxEvent[] {
-  const rows = s.core.eventStore.list(workspaceId, { limit: 100_000 });
+  const rows = s.core.events.outbox(workspaceId, { limit: 100_000 });
   return rows
     .filter((e) => messageId === undefined || e.message_id === messageId)
     .map((e) => ({ id: e.id, type: e.type, message_id: e.message_id, data: JSON.parse(e.data), created_at: e.created_at }));

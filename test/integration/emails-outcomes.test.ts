@@ -66,7 +66,7 @@ describe('simulator recipients', () => {
     expect(out[2]!.data).toEqual({ ...base(id), to, bounce: { class: 'hard', subtype: 'general', smtp_code: '550' } });
     // It was handed over (the provider saw it) before bouncing.
     expect(await caughtOf(s, id)).toHaveLength(1);
-    expect(s.core.messageStore.isSuppressed(s.seed!.workspace_id, to)).toBe(true);
+    expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(true);
 
     const again = await deliver(to);
     const m2 = await getMessage(s, again);
@@ -114,7 +114,7 @@ describe('simulator recipients', () => {
     expect(out[3]!.created_at).toBe(next);
 
     // Not suppressed: the next message to it is handed over again.
-    expect(s.core.messageStore.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
+    expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
     const again = await deliver(to);
     expect((await getMessage(s, again)).status).toBe('sent');
     expect(await caughtOf(s, again)).toHaveLength(1);
@@ -127,7 +127,7 @@ describe('simulator recipients', () => {
     const out = await expectTimelineMatchesOutbox(id);
     expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
     expect(out[2]!.data).toEqual({ ...base(id), to, bounce: { class: 'block', subtype: expect.any(String), smtp_code: '554' } });
-    expect(s.core.messageStore.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
+    expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
     const again = await deliver(to);
     expect((await getMessage(s, again)).status).toBe('bounced');
     expect(await caughtOf(s, again)).toHaveLength(1);

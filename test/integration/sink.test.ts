@@ -5,7 +5,8 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { manualClock } from '../../src/lib/clock.js';
-import { caughtReader, ingest, MAX_MESSAGE_BYTES } from '../../src/server/smtp/sink.js';
+import { ingest, MAX_MESSAGE_BYTES, verifyDkim } from '../../src/server/smtp/sink.js';
+import { createInbox } from '../../src/server/core/inbox.js';
 import { openDb } from '../../src/server/store/db.js';
 import { createSinkStore } from '../../src/server/store/sink.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -411,12 +412,13 @@ describe('sink DKIM verdicts (ingest with a resolver, verified on first read)', 
         if (!value) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
         return [[value]];
       };
-      const id = await ingest({ store, clock: manualClock(), log: silentLogger, resolver }, raw, {
+      const inbox = createInbox({ store, clock: manualClock(), verifyDkim: (bytes) => verifyDkim(bytes, resolver) });
+      const id = await ingest({ inbox, log: silentLogger }, raw, {
         mailFrom: 'alice@example.test',
         rcptTo: ['bob@example.test'],
       });
       // Verified on first read, then kept.
-      const verdict = await caughtReader({ store, resolver }).dkim(store.get(id!)!);
+      const verdict = (await inbox.get(id!)).dkim;
       expect(store.get(id!)!.dkim).toBe(verdict);
       return verdict;
     } finally {

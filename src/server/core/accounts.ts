@@ -148,10 +148,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       if (!config.openSignup) {
         if (!input.invite_code) inviteRequired();
         inviteHash = hash(input.invite_code!);
-        const ok = deps.db
-          .prepare('SELECT 1 FROM invites WHERE code_hash = ? AND uses < max_uses AND (expires_at IS NULL OR expires_at > ?)')
-          .get(inviteHash, now);
-        if (!ok) inviteRequired();
+        if (!store.inviteValid(inviteHash, now)) inviteRequired();
       }
       await checkPasswordRules(input.password);
       const passwordHash = await hashPassword(input.password);
@@ -221,6 +218,9 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     },
 
     /** GET /auth/me */
+    /** Whether an account with this user id exists. */
+    exists: (userId: string): boolean => store.userById(userId) !== undefined,
+
     me(userId: string, workspaceId: string | null): { user: User; workspace?: Workspace } {
       const user = store.userById(userId) ?? fail('invalid_token', 'The account of this session no longer exists; sign in with another.');
       const m = workspaceId ? store.membership(userId, workspaceId) : undefined;

@@ -76,6 +76,9 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
   }
 
   return {
+    /** Whether a recipient is on the workspace's suppression list. */
+    isSuppressed: (workspaceId: string, email: string): boolean => store.isSuppressed(workspaceId, email),
+
     /**
      * Claims a message for hand-over: `scheduled → queued` when its time has come, then `queued → sending`.
      * A message already `sending` (its worker died) is resumed. Null when there is nothing to send: cancelled,
@@ -108,10 +111,10 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
         return {
           row: m,
           recipients,
-          attachments: JSON.parse(m.attachments),
-          tags: JSON.parse(m.tags),
-          headers: JSON.parse(m.headers),
-          tracking: JSON.parse(m.tracking),
+          attachments: m.attachments,
+          tags: m.tags,
+          headers: m.headers,
+          tracking: m.tracking,
           domain: {
             name: domain?.name ?? m.from_email.split('@')[1]!,
             mailFrom: domain?.mail_from_subdomain ?? 'bounces',

@@ -67,7 +67,15 @@ interface StoredRecords {
   findings: Finding[] | null;
 }
 
-export function createDomains(deps: Deps & { store: DomainStore; events: Events; windows: Windows }) {
+export function createDomains(
+  deps: Deps & {
+    store: DomainStore;
+    events: Events;
+    windows: Windows;
+    /** How many messages from a domain are queued or scheduled (they hold up its deletion). */
+    waitingFromDomain?: (domainId: string) => number;
+  },
+) {
   const { store, clock, config, secrets, events, windows, jobs, resolver } = deps;
 
   function records(d: DomainRow): StoredRecords {
@@ -235,11 +243,11 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
     },
 
     /** DELETE /domains/{id}: 422 `domain_in_use` while a key is restricted to it or mail from it waits. */
-    delete(workspaceId: string, id: string, pendingMessages: (domainId: string) => number = () => 0): void {
+    delete(workspaceId: string, id: string): void {
       const d = found(workspaceId, id);
       const now = clock.now();
       const keys = store.activeKeysRestrictedTo(d.id, now);
-      const waiting = pendingMessages(d.id);
+      const waiting = deps.waitingFromDomain?.(d.id) ?? 0;
       if (keys || waiting) {
         fail(
           'domain_in_use',
@@ -280,8 +288,10 @@ export function createDomains(deps: Deps & { store: DomainStore; events: Events;
       return nextCheckAt(next, clock.now());
     },
 
-    /** The private key and selector to DKIM-sign mail from a domain. */
-    signingKey(d: DomainRow) {
+    /** The private key and selector to DKIM-sign mail from a domain; undefined when there is no such domain. */
+    signingKey(domainId: string) {
+      const d = store.get(domainId);
+      if (!d) return undefined;
       return { domainName: d.name, keySelector: d.dkim_selector, privateKey: decryptPrivateKey(secrets, d.dkim_private_key) };
     },
 

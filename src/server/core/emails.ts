@@ -6,7 +6,6 @@ import { DAY, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { DomainStore } from '../store/domains.js';
-import type { EventStore } from '../store/events.js';
 import type { MessageRow, MessageStore } from '../store/messages.js';
 import type { KeyPrincipal } from './keys.js';
 import { parseAddress, type ParsedAddress } from './addresses.js';
@@ -43,12 +42,22 @@ export interface StoredAttachment {
   content_id?: string;
 }
 
-/** A send response as stored for idempotent replays. */
-export interface SendResult {
+/** One item of a batch: accepted (its id and status) or refused (the Problem shaped by the caller). */
+export type BatchItem = { status: number; id: string; message_status: string } | { status: number; error: Record<string, unknown> };
+
+/** What a send came to: one message accepted, or a batch whose items were each accepted or refused. */
+export type Sent = { kind: 'accepted'; id: string; body: MessageAccepted } | { kind: 'partial'; body: { data: BatchItem[] } };
+
+/** What the caller keeps of its answer to a send under an Idempotency-Key, to give it again on a replay. */
+export interface StoredAnswer {
   status: number;
-  body: unknown;
   headers: Record<string, string>;
 }
+
+/** A send's outcome: fresh, or `replayed` under its Idempotency-Key with what the caller `stored` of its first answer. */
+export type SendOutcome = (Sent & { replayed: false }) | (Sent & { replayed: true; stored: StoredAnswer });
+
+type Fresh = Sent & { replayed: false };
 
 function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
@@ -61,7 +70,6 @@ export function createEmails(
     domains: DomainStore;
     accounts: AccountStore;
     events: Events;
-    eventStore: EventStore;
     blockPatterns: RegExp[];
   },
 ) {
@@ -157,11 +165,11 @@ export function createEmails(
       message_id: m.id,
       from: m.from_header,
       subject: m.subject,
-      tags: JSON.parse(m.tags) as Tag[],
+      tags: m.tags as Tag[],
     };
   }
   function allRecipients(m: MessageRow): string[] {
-    return [...JSON.parse(m.to_addrs), ...JSON.parse(m.cc_addrs), ...JSON.parse(m.bcc_addrs)] as string[];
+    return [...m.to_addrs, ...m.cc_addrs, ...m.bcc_addrs];
   }
 
   /** Emits a message event into the outbox and the message's timeline. */
@@ -193,14 +201,14 @@ export function createEmails(
     const row: MessageRow = {
       id: newId('msg'), workspace_id: key.workspaceId, key_id: key.keyId, mode: key.mode, domain_id: domain!.id, status,
       from_header: input.from.trim(), from_email: f.from.address,
-      to_addrs: JSON.stringify(f.to.map((a) => a.address)), cc_addrs: JSON.stringify(f.cc.map((a) => a.address)),
-      bcc_addrs: JSON.stringify(f.bcc.map((a) => a.address)), reply_to: JSON.stringify(input.reply_to ?? []),
+      to_addrs: f.to.map((a) => a.address), cc_addrs: f.cc.map((a) => a.address),
+      bcc_addrs: f.bcc.map((a) => a.address), reply_to: input.reply_to ?? [],
       subject: input.subject ?? '', html: input.html ?? null, text: input.text ?? null,
       // The attachments' bytes are stored apart, decoded (storeMessage); the row keeps what describes them.
-      attachments: JSON.stringify(f.attachments.map(({ content: _, ...described }) => described)),
-      headers: JSON.stringify(input.headers ?? {}),
-      tags: JSON.stringify(input.tags ?? []),
-      tracking: JSON.stringify({ opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true }),
+      attachments: f.attachments.map(({ content: _, ...described }) => described),
+      headers: input.headers ?? {},
+      tags: input.tags ?? [],
+      tracking: { opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true },
       scheduled_at: status === 'scheduled' ? f.scheduledAt : null, created_at: now, updated_at: now,
     };
     storeMessage(row, f.attachments, now);
@@ -208,13 +216,19 @@ export function createEmails(
   }
 
   /**
-   * Runs `produce` under an Idempotency-Key: a replay within 24 h returns the stored response (plus
-   * `Idempotent-Replay: true`), a different body → 409. All synchronous in one transaction, so concurrent requests
-   * with one key create exactly one message. Only 2xx responses are stored.
+   * Runs `produce` under an Idempotency-Key: a replay within 24 h returns the stored outcome with what `record` made of
+   * it then, a different body → 409. All synchronous in one transaction, so concurrent requests with one key create
+   * exactly one message. `record` is asked once, for a fresh outcome, what to keep for replays.
    */
-  function idempotent(workspaceId: string, key: string | undefined, request: unknown, produce: () => SendResult): SendResult {
+  function idempotent(
+    workspaceId: string,
+    key: string | undefined,
+    request: unknown,
+    produce: () => Fresh,
+    record: (outcome: Fresh) => StoredAnswer,
+  ): SendOutcome {
     if (key === undefined) return produce();
-    return replayOrProduce(workspaceId, key, canonicalSha256(request), produce);
+    return replayOrProduce(workspaceId, key, canonicalSha256(request), produce, record);
   }
 
   // Transaction functions are built once (building one per call was a visible cost on the sending path).
@@ -230,20 +244,25 @@ export function createEmails(
   });
 
   const replayOrProduce = deps.db.transaction(
-    (workspaceId: string, key: string, hash: string, produce: () => SendResult): SendResult => {
+    (workspaceId: string, key: string, hash: string, produce: () => Fresh, record: (outcome: Fresh) => StoredAnswer): SendOutcome => {
       const now = clock.now();
       const prior = store.idempotency(workspaceId, key);
       if (prior && prior.created_at + IDEMPOTENCY_WINDOW > now) {
         if (prior.request_hash !== hash) {
           fail('idempotency_conflict', 'This Idempotency-Key was used with a different request body in the last 24 hours; use a new key.');
         }
-        return { status: prior.status, body: JSON.parse(prior.body), headers: { ...JSON.parse(prior.headers), 'Idempotent-Replay': 'true' } };
+        const body = JSON.parse(prior.body);
+        const stored: StoredAnswer = { status: prior.status, headers: JSON.parse(prior.headers) };
+        return Array.isArray(body?.data)
+          ? { kind: 'partial', body, replayed: true, stored }
+          : { kind: 'accepted', id: body.id, body, replayed: true, stored };
       }
       const result = produce();
-      if (result.status >= 200 && result.status < 300) {
+      const answer = record(result);
+      if (answer.status >= 200 && answer.status < 300) {
         store.saveIdempotency({
-          workspace_id: workspaceId, key, request_hash: hash, status: result.status, body: JSON.stringify(result.body),
-          headers: JSON.stringify(result.headers), created_at: now,
+          workspace_id: workspaceId, key, request_hash: hash, status: answer.status, body: JSON.stringify(result.body),
+          headers: JSON.stringify(answer.headers), created_at: now,
         });
       }
       return result;
@@ -251,14 +270,11 @@ export function createEmails(
   );
 
   function toMessage(m: MessageRow): Message {
-    const timeline = deps.eventStore.ofMessage(m.id).map((e) => {
-      const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
-      return { type: e.type, occurred_at: iso(e.created_at), detail };
-    });
+    const timeline = events.timeline(m.id).map(({ id: _id, ...entry }) => entry);
     return {
       id: m.id, status: m.status as Message['status'], plane: 'transactional', from: m.from_header,
-      to: JSON.parse(m.to_addrs), cc: JSON.parse(m.cc_addrs), bcc: JSON.parse(m.bcc_addrs), subject: m.subject,
-      tags: JSON.parse(m.tags), scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at), created_at: iso(m.created_at),
+      to: m.to_addrs, cc: m.cc_addrs, bcc: m.bcc_addrs, subject: m.subject,
+      tags: m.tags as Tag[], scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at), created_at: iso(m.created_at),
       events: timeline,
     };
   }
@@ -268,13 +284,21 @@ export function createEmails(
     allRecipients,
     emit,
 
-    /** POST /emails: resolves once the message is durable (group commit). */
-    send(key: KeyPrincipal, input: SendEmailRequest, idempotencyKey: string | undefined, baseUrl: string): Promise<SendResult> {
+    /**
+     * POST /emails: resolves once the message is durable (group commit). `record` says what to keep for a replay under
+     * the Idempotency-Key.
+     */
+    send(
+      key: KeyPrincipal,
+      input: SendEmailRequest,
+      idempotencyKey: string | undefined,
+      record: (outcome: Fresh) => StoredAnswer,
+    ): Promise<SendOutcome> {
       return deps.commit(() =>
         idempotent(key.workspaceId, idempotencyKey, { op: 'sendEmail', body: input }, () => {
           const accepted = accept(key, input);
-          return { status: 202, body: accepted, headers: { Location: `${baseUrl}/emails/${accepted.id}` } };
-        }),
+          return { kind: 'accepted', id: accepted.id, body: accepted, replayed: false };
+        }, record),
       );
     },
 
@@ -285,9 +309,10 @@ export function createEmails(
       idempotencyKey: string | undefined,
       validateItem: (item: unknown) => SendEmailRequest,
       problemOf: (err: ServiceError) => Record<string, unknown>,
-    ): Promise<SendResult> {
+      record: (outcome: Fresh) => StoredAnswer,
+    ): Promise<SendOutcome> {
       return deps.commit(() => idempotent(key.workspaceId, idempotencyKey, { op: 'sendBatch', body: items }, () => {
-        const data = items.map((item) => {
+        const data = items.map((item): BatchItem => {
           try {
             const m = accept(key, validateItem(item));
             return { status: 202, id: m.id, message_status: m.status };
@@ -297,8 +322,8 @@ export function createEmails(
             return { status: error.status as number, error };
           }
         });
-        return { status: 207, body: { data }, headers: {} };
-      }));
+        return { kind: 'partial', body: { data }, replayed: false };
+      }, record));
     },
 
     /** GET /emails/{id} */

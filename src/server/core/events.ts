@@ -25,6 +25,22 @@ export function createEvents(deps: { store: EventStore; clock: Clock; changes: C
   }
 
   return {
+    /**
+     * A message's timeline, oldest first, as GET /v1/emails/{id} and the sandbox's message view show it: each event
+     * with its detail (the data without the fields every event of the message repeats).
+     */
+    timeline(messageId: string): { id: string; type: string; occurred_at: string; detail: Record<string, unknown> }[] {
+      return store.ofMessage(messageId).map((e) => {
+        const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
+        return { id: e.id, type: e.type, occurred_at: iso(e.created_at), detail };
+      });
+    },
+
+    /** The workspace's outbox rows after `afterSeq`, oldest first (one more than `limit` when more follow). */
+    outbox(workspaceId: string, opts: { limit: number; afterSeq?: number }): EventRow[] {
+      return store.list(workspaceId, opts);
+    },
+
     emit(workspaceId: string, type: string, data: Record<string, unknown>, messageId: string | null = null): string {
       const row: Omit<EventRow, 'seq'> = {
         id: newId('evt'), workspace_id: workspaceId, type, message_id: messageId, data: JSON.stringify(data),

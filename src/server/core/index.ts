@@ -1,4 +1,5 @@
-// The core composition: every rule of the service, built on the store and the injected deps.
+// The core composition: every rule of the service, built on the store and the injected deps. What it returns is the
+// services the HTTP routes, the sandbox, the workers and the SMTP sink call; the stores stay inside.
 import { createAccountStore, createRateStore } from '../store/accounts.js';
 import { createKeyStore } from '../store/keys.js';
 import { createSinkStore } from '../store/sink.js';
@@ -15,12 +16,15 @@ import { createWebhooks } from './webhooks.js';
 import { createWebhookStore } from '../store/webhooks.js';
 import { createAccess } from './access.js';
 import { createAccounts } from './accounts.js';
-import type { Deps } from './deps.js';
+import type { Deps, Resolver } from './deps.js';
 import { createKeys } from './keys.js';
 import { createWindows } from './windows.js';
 import { createRetentionStore } from '../store/retention.js';
 import { DEFAULT_MAX_MESSAGES } from '../../contract/sandbox.js';
 import { createRetention, type RetentionPolicy } from './retention.js';
+import { createInbox, type DkimVerdict } from './inbox.js';
+import { createZone } from './zone.js';
+import { caughtOrigin } from './message-ids.js';
 
 export interface CoreOptions {
   /** Sending requests per second per workspace (bucket of twice that). */
@@ -29,23 +33,30 @@ export interface CoreOptions {
   blockPatterns: RegExp[];
   /** What is kept (default: the newest 10,000 caught messages, no age limit). */
   retention?: RetentionPolicy;
+  /** Verifies a caught message's DKIM signatures, looking keys up with the resolver (none: every verdict is `none`). */
+  verifyDkim?: (raw: Buffer, resolver: Resolver) => Promise<DkimVerdict>;
 }
 
-export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, blockPatterns: [] }) {
+/** The deps of core, where `resolver` may be `'sandbox'`: the sandbox zone, which core keeps. */
+export type CoreDeps = Omit<Deps, 'resolver'> & { resolver: Resolver | 'sandbox' };
+
+export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 50, blockPatterns: [] }) {
+  const domainStore = createDomainStore(coreDeps.db);
+  const zone = createZone(domainStore);
+  const deps: Deps = { ...coreDeps, resolver: coreDeps.resolver === 'sandbox' ? zone.resolver : coreDeps.resolver };
   const accountStore = createAccountStore(deps.db);
   const windows = createWindows(createRateStore(deps.db), deps.clock);
   const accounts = createAccounts({ ...deps, store: accountStore, windows });
   const keys = createKeys({ ...deps, store: createKeyStore(deps.db) });
   const access = createAccess({ ...deps, accounts: accountStore, keys });
-  const sink = createSinkStore(deps.db);
   const eventStore = createEventStore(deps.db);
-  const webhooks = createWebhooks({ ...deps, store: createWebhookStore(deps.db), events: eventStore, accounts: accountStore });
+  const webhookStore = createWebhookStore(deps.db);
+  const webhooks = createWebhooks({ ...deps, store: webhookStore, events: eventStore, accounts: accountStore });
   const events = createEvents({ store: eventStore, clock: deps.clock, changes: deps.changes, fanout: webhooks.fanout });
-  const domainStore = createDomainStore(deps.db);
-  const domains = createDomains({ ...deps, store: domainStore, events, windows });
   const messageStore = createMessageStore(deps.db);
+  const domains = createDomains({ ...deps, store: domainStore, events, windows, waitingFromDomain: messageStore.waitingFromDomain });
   const emails = createEmails({
-    ...deps, store: messageStore, domains: domainStore, accounts: accountStore, events, eventStore, blockPatterns: opts.blockPatterns,
+    ...deps, store: messageStore, domains: domainStore, accounts: accountStore, events, blockPatterns: opts.blockPatterns,
   });
   const delivery = createDelivery({ ...deps, store: messageStore, domains: domainStore, emails });
   const tracking = createTracking({ ...deps, store: messageStore, emails });
@@ -54,9 +65,25 @@ export function createCore(deps: Deps, opts: CoreOptions = { sendRate: 50, block
     { ...deps, store: createRetentionStore(deps.db) },
     opts.retention ?? { maxMessages: DEFAULT_MAX_MESSAGES, maxAge: null },
   );
+  const verifyDkim = opts.verifyDkim;
+  const inbox = createInbox({
+    store: createSinkStore(deps.db),
+    clock: deps.clock,
+    commit: deps.commit,
+    origin: (header) => caughtOrigin(header, messageStore.workspaceOf),
+    events,
+    webhooks,
+    attempts: webhookStore,
+    verifyDkim: verifyDkim && ((raw) => verifyDkim(raw, deps.resolver)),
+    onCaught: () => {
+      deps.changes.notify('sink');
+      retention.caught();
+    },
+  });
   return {
-    accounts, keys, access, sink, accountStore, windows, events, eventStore, domains, domainStore, messageStore, emails, delivery,
-    tracking, sendRate, webhooks, retention,
+    accounts, keys, access, events, domains, zone, emails, delivery, tracking, sendRate, webhooks, retention, inbox,
+    /** How domain records are looked up: the sandbox zone or real DNS. */
+    resolver: deps.resolver,
   };
 }
 export type Core = ReturnType<typeof createCore>;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { KEY_PREFIX_LENGTH, type ApiKey, type CreateApiKeyRequest, type CreatedApiKey, type Scope } from '../../contract/keys.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { base62, newId } from '../../lib/ids.js';
-import type { ApiKeyRow, KeyStore } from '../store/keys.js';
+import type { ApiKeyRecord, KeyStore } from '../store/keys.js';
 import { keyedHash, safeEqual, type Deps } from './deps.js';
 import { ServiceError, fail, unknownCursor } from './errors.js';
 
@@ -16,16 +16,16 @@ export interface KeyPrincipal {
   domainId: string | null;
 }
 
-function toApiKey(r: ApiKeyRow): ApiKey {
+function toApiKey(r: ApiKeyRecord): ApiKey {
   return {
     id: r.id,
     name: r.name,
     prefix: r.prefix,
     reveal: `${r.prefix}…${r.last4}`,
     mode: r.mode,
-    scopes: JSON.parse(r.scopes),
+    scopes: r.scopes as Scope[],
     domain_id: r.domain_id,
-    ip_allowlist: JSON.parse(r.ip_allowlist),
+    ip_allowlist: r.ip_allowlist,
     created_at: iso(r.created_at),
     last_used_at: r.last_used_at == null ? null : iso(r.last_used_at),
     expires_at: r.expires_at == null ? null : iso(r.expires_at),
@@ -73,7 +73,7 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
   const { store, clock, secrets } = deps;
 
   /** The key's row when the key is known, not revoked and not expired. */
-  const usable = (presented: string, now: number): ApiKeyRow | undefined => {
+  const usable = (presented: string, now: number): ApiKeyRecord | undefined => {
     const h = keyedHash(secrets, presented);
     const row = store.byHash(h);
     if (!row || !safeEqual(row.key_hash, h) || row.revoked_at != null || (row.expires_at != null && row.expires_at <= now)) return undefined;
@@ -101,10 +101,10 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
 
       const mode = input.mode ?? 'test';
       const key = `svc_${mode}_${base62(32)}`;
-      const row: ApiKeyRow = {
+      const row: ApiKeyRecord = {
         id: newId('key'), workspace_id: workspaceId, name: input.name, prefix: key.slice(0, KEY_PREFIX_LENGTH),
-        last4: key.slice(-4), key_hash: keyedHash(secrets, key), mode, scopes: JSON.stringify([...new Set(input.scopes)]),
-        domain_id: input.domain_id ?? null, ip_allowlist: JSON.stringify(input.ip_allowlist ?? []), created_by: userId,
+        last4: key.slice(-4), key_hash: keyedHash(secrets, key), mode, scopes: [...new Set(input.scopes)],
+        domain_id: input.domain_id ?? null, ip_allowlist: input.ip_allowlist ?? [], created_by: userId,
         created_at: now, last_used_at: null, expires_at: expiresAt, revoked_at: null,
       };
       store.insert(row);
@@ -132,8 +132,8 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
       // last_used_at is written at most once a minute per key: skip the write when the row already says so.
       if (row.last_used_at == null || row.last_used_at <= now - MINUTE) store.touch(row.id, now, MINUTE);
       return {
-        kind: 'key', keyId: row.id, workspaceId: row.workspace_id, mode: row.mode, scopes: JSON.parse(row.scopes),
-        domainId: row.domain_id, ipAllowlist: JSON.parse(row.ip_allowlist),
+        kind: 'key', keyId: row.id, workspaceId: row.workspace_id, mode: row.mode, scopes: row.scopes as Scope[],
+        domainId: row.domain_id, ipAllowlist: row.ip_allowlist,
       };
     },
 

@@ -31,7 +31,7 @@ export function createTracking(deps: Deps & { store: MessageStore; emails: Email
     db.transaction(() => {
       const m = store.get(messageId);
       if (!m) return;
-      emails.emit(m, type, detail, JSON.parse(m.to_addrs)[0]);
+      emails.emit(m, type, detail, m.to_addrs[0]);
     })();
   }
 

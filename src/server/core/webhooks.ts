@@ -75,7 +75,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
   let byId: Map<string, EndpointRow & { types: Set<string> | null }> | null = null;
   const active = new Map<string, (EndpointRow & { types: Set<string> | null })[]>();
   const endpoints = () => {
-    if (!byId) byId = new Map(store.endpoints().map((e) => [e.id, { ...e, types: e.events == null ? null : new Set(JSON.parse(e.events) as string[]) }]));
+    if (!byId) byId = new Map(store.endpoints().map((e) => [e.id, { ...e, types: e.events == null ? null : new Set(e.events) }]));
     return byId;
   };
   const activeOf = (workspaceId: string) => {
@@ -103,7 +103,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
   function view(e: EndpointRow): WebhookEndpoint {
     const overlap = e.previous_secret_expires_at != null && e.previous_secret_expires_at > clock.now();
     return {
-      id: e.id, workspace_id: e.workspace_id, url: e.url, events: e.events == null ? null : JSON.parse(e.events), secret: e.secret,
+      id: e.id, workspace_id: e.workspace_id, url: e.url, events: e.events, secret: e.secret,
       status: e.status, created_at: iso(e.created_at), disabled_at: e.disabled_at == null ? null : iso(e.disabled_at),
       previous_secret_expires_at: overlap ? iso(e.previous_secret_expires_at!) : null,
       recent_attempts: store.recentAttempts(e.id, RECENT_ATTEMPTS).map(toAttempt),
@@ -169,7 +169,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         }
         const row: EndpointRow = {
           id: newId('whk'), workspace_id: input.workspace_id, url: input.url,
-          events: input.events ? JSON.stringify([...new Set(input.events)]) : null, secret: newWebhookSecret(), previous_secret: null,
+          events: input.events ? [...new Set(input.events)] : null, secret: newWebhookSecret(), previous_secret: null,
           previous_secret_expires_at: null, status: 'active', created_at: clock.now(), disabled_at: null, last_success_at: null,
         };
         store.insertEndpoint(row);
@@ -180,6 +180,12 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
 
     /** GET /sandbox/webhooks: a workspace's endpoints (or every one), with their recent attempts. */
     list: (workspaceId?: string) => store.endpoints(workspaceId).map(view),
+    /** GET /sandbox/webhooks: the endpoints (of one workspace, or all) and the names of their workspaces. */
+    listing(workspaceId?: string) {
+      const data = store.endpoints(workspaceId).map(view);
+      const workspaces = [...new Set(data.map((e) => e.workspace_id))].map((id) => ({ id, name: deps.accounts.workspaceById(id)?.name ?? id }));
+      return { data, workspaces };
+    },
 
     /** DELETE /sandbox/webhooks/{id}: gone at once, with whatever was still to be delivered to it. */
     remove: (id: string) =>

@@ -1,60 +1,6 @@
-// A caught message as the sandbox serves it: its listing summary, its HTML as a document of its own (which can run
-// no script and, until the reader allows it, load nothing from elsewhere), and its attachments' bytes.
-import { simpleParser, type Attachment } from 'mailparser';
-import type { CaughtMessageSummary, WebhookAttempt, WebhookDelivery } from '../../contract/sandbox.js';
-import { iso } from '../../lib/clock.js';
-import type { SinkSummaryRow } from '../store/sink.js';
-
-export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
-  return {
-    id: r.id,
-    message_id: r.svc_message_id,
-    from: r.from_addr,
-    to: JSON.parse(r.to_addrs),
-    cc: JSON.parse(r.cc_addrs),
-    subject: r.subject,
-    received_at: iso(r.received_at),
-    size: r.size,
-    status: r.status,
-    workspace: r.workspace_id && r.workspace_name != null ? { id: r.workspace_id, name: r.workspace_name } : null,
-    preview: r.preview,
-    has_attachments: r.has_attachments === 1,
-    read: r.read_at != null,
-  };
-}
-
-/**
- * Attempts (oldest first) as each event's deliveries: grouped by endpoint, endpoints in the order of their first
- * attempt, then by delivery (a redelivery after the original); `urls` names the endpoints that still exist.
- */
-export function deliveriesByEvent(attempts: WebhookAttempt[], urls: Map<string, string>): Map<string, WebhookDelivery[]> {
-  const byEvent = new Map<string, Map<string, Map<number, WebhookDelivery>>>();
-  for (const a of attempts) {
-    let endpoints = byEvent.get(a.event_id);
-    if (!endpoints) byEvent.set(a.event_id, (endpoints = new Map()));
-    let deliveries = endpoints.get(a.endpoint_id);
-    if (!deliveries) endpoints.set(a.endpoint_id, (deliveries = new Map()));
-    let d = deliveries.get(a.delivery_id);
-    if (!d) deliveries.set(a.delivery_id, (d = { delivery_id: a.delivery_id, endpoint_id: a.endpoint_id, url: urls.get(a.endpoint_id) ?? null, attempts: [] }));
-    d.attempts.push(a);
-  }
-  const out = new Map<string, WebhookDelivery[]>();
-  for (const [eventId, endpoints] of byEvent) {
-    out.set(eventId, [...endpoints.values()].flatMap((deliveries) => [...deliveries.values()].sort((x, y) => x.delivery_id - y.delivery_id)));
-  }
-  return out;
-}
-
-/** The `d=` tag of the first DKIM-Signature field. */
-export function dkimDomain(headers: { name: string; value: string }[]): string | null {
-  const sig = headers.find((h) => h.name.toLowerCase() === 'dkim-signature');
-  return sig ? (/(?:^|;)\s*d\s*=\s*([^;\s]+)/i.exec(sig.value)?.[1]?.toLowerCase() ?? null) : null;
-}
-
-/** The message parsed in full, attachments' content included, with `cid:` images of the HTML inlined as data URLs. */
-export function parseFull(raw: Buffer) {
-  return simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true });
-}
+// A caught message as the sandbox serves it over HTTP: its HTML as a document of its own (which can run no script
+// and, until the reader allows it, load nothing from elsewhere), and its attachments' bytes as downloads.
+import type { Attachment } from 'mailparser';
 
 /**
  * The policy of a message's HTML document: nothing but inline styles and images carried in the message (data URLs)

@@ -2,7 +2,7 @@
 // sign-in from the printed URL), plus the inbox's live stream.
 import type { Context, Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
-import type { SinkStore } from '../store/sink.js';
+import type { Inbox } from '../core/inbox.js';
 import { ADMIN_COOKIE, type SandboxAuth } from './auth.js';
 import { inboxClient } from './inbox-client.js';
 import { INBOX_CSS } from './inbox-style.js';
@@ -152,7 +152,7 @@ export function pages(
   app: Hono,
   deps: {
     auth: SandboxAuth;
-    sink: SinkStore;
+    inbox: Pick<Inbox, 'workspaces'>;
     stream: InboxStream;
     /** Whether GET /sandbox/webhooks is served: the page then shows each workspace's endpoints. */
     webhooks?: boolean;
@@ -197,7 +197,7 @@ document.getElementById('go').onclick = async () => {
     if (!auth.hasCookie(c.req.raw)) return html(c, SIGN_IN, 401);
     const origin = new URL(c.req.url).origin;
     const first = deps.firstSend ? firstSendTemplate(origin, deps.firstSend()) : '';
-    return html(c, shell(deps.sink.workspaces(), deps.webhooks ?? false, first));
+    return html(c, shell(deps.inbox.workspaces(), deps.webhooks ?? false, first));
   };
   app.get('/', inbox);
   app.get('/messages/:id', inbox);

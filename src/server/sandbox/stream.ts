@@ -1,15 +1,13 @@
 // GET /sandbox/stream: the inbox's live feed as server-sent events. Caught mail, status changes and webhook attempts
-// are read from the store when the change signal says the sink, the events or the webhooks changed (after their
-// commit), once for every open stream; deletions, read marks and clock moves are published by the sandbox routes that
-// make them.
+// are read through core's inbox when the change signal says the sink, the events or the webhooks changed (after their
+// commit), once for every open stream; deletions, read marks and clock moves are what the inbox publishes as it makes
+// them.
 import type { Context } from 'hono';
 import type { InboxEvent } from '../../contract/sandbox.js';
 import type { Changes } from '../../lib/changes.js';
 import { ServiceError } from '../core/errors.js';
-import type { SinkStore } from '../store/sink.js';
-import type { WebhookStore } from '../store/webhooks.js';
+import type { Inbox } from '../core/inbox.js';
 import type { SandboxAuth } from './auth.js';
-import { summaryOf } from './caught.js';
 
 export interface InboxStream {
   /** Sends an event to every open stream. */
@@ -33,13 +31,8 @@ export function bearerOf(req: Request): string | null {
   return /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? '';
 }
 
-export function inboxStream(deps: {
-  sink: SinkStore;
-  webhooks: Pick<WebhookStore, 'attemptedAfter' | 'lastAttemptId'>;
-  changes: Changes;
-  auth: SandboxAuth;
-}): InboxStream {
-  const { sink, webhooks, changes } = deps;
+export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: SandboxAuth }): InboxStream {
+  const { inbox, changes } = deps;
   const encoder = new TextEncoder();
   const clients = new Set<ReadableStreamDefaultController<Uint8Array>>();
   let closed = false;
@@ -59,18 +52,20 @@ export function inboxStream(deps: {
     }
   };
   const publish = (e: InboxEvent) => send(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+  // What the inbox publishes as it changes (deletions, read marks, clock moves) goes to every open stream.
+  const unlisten = inbox.listen(publish);
 
   const onCaught = () => {
     for (;;) {
-      const rows = sink.caughtAfter(lastSeq, BATCH);
-      for (const r of rows) publish({ event: 'message', data: summaryOf(r) });
+      const rows = inbox.caughtAfter(lastSeq, BATCH);
+      for (const r of rows) publish({ event: 'message', data: r.summary });
       if (rows.length) lastSeq = rows[rows.length - 1]!.seq;
       if (rows.length < BATCH) return;
     }
   };
   const onEvents = () => {
     for (;;) {
-      const { through, changes: found, more } = sink.statusChangesAfter(lastEventSeq, BATCH);
+      const { through, changes: found, more } = inbox.statusChangesAfter(lastEventSeq, BATCH);
       for (const data of found) publish({ event: 'status', data });
       lastEventSeq = through;
       if (!more) return;
@@ -81,7 +76,7 @@ export function inboxStream(deps: {
   const onWebhooks = () => {
     const eventIds = new Set<string>();
     for (;;) {
-      const rows = webhooks.attemptedAfter(lastAttemptId, BATCH);
+      const rows = inbox.attemptedAfter(lastAttemptId, BATCH);
       for (const r of rows) eventIds.add(r.event_id);
       if (rows.length) lastAttemptId = rows[rows.length - 1]!.id;
       if (rows.length < BATCH) break;
@@ -91,9 +86,10 @@ export function inboxStream(deps: {
 
   // One watcher for all streams, while any is open: each change is read once, whatever the number of tabs.
   const watch = () => {
-    lastSeq = sink.lastSeq();
-    lastEventSeq = sink.lastEventSeq();
-    lastAttemptId = webhooks.lastAttemptId();
+    const at = inbox.positions();
+    lastSeq = at.caught;
+    lastEventSeq = at.event;
+    lastAttemptId = at.attempt;
     const unsubscribe = [changes.subscribe('sink', onCaught), changes.subscribe('events', onEvents), changes.subscribe('webhooks', onWebhooks)];
     const keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);
     keepalive.unref();
@@ -152,6 +148,7 @@ export function inboxStream(deps: {
     },
     close() {
       closed = true;
+      unlisten();
       for (const c of [...clients]) drop(c);
     },
   };

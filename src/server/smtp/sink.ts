@@ -1,16 +1,12 @@
-// The SMTP sink: catches every message handed to it (by the service or any other program), parses it and
-// stores it with its raw source before answering 250, so an accepted message is already readable.
+// The SMTP sink: catches every message handed to it (by the service or any other program), parses its header block
+// and stores it with its raw source through core's inbox before answering 250, so an accepted message is already
+// readable.
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
-import { simpleParser } from 'mailparser';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../lib/clock.js';
 import { gather } from '../../lib/gather.js';
-import { newId } from '../../lib/ids.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
-import type { SinkRow, SinkStore } from '../store/sink.js';
-import type { GroupCommit } from '../store/db.js';
-import type { CaughtOrigin } from '../core/message-ids.js';
+import { createInbox, type DkimVerdict, type Inbox, type InboxDeps } from '../core/inbox.js';
 import { glanceBody, previewOf } from './body-text.js';
 import { useSinkConnections } from './connection.js';
 import { headerBlock, parseHeaders } from './headers.js';
@@ -28,17 +24,19 @@ export const MAX_CONNECTIONS = 100;
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
 
-export interface SinkDeps {
-  store: SinkStore;
-  /** Group commit for the stored message (one commit for the messages caught in one turn). */
-  commit?: GroupCommit;
-  clock: Clock;
-  log: Logger;
-  /** Reads a Message-ID header: the `/v1` message it carries, or the service's own mail (a second copy is ignored). */
-  origin?: (messageIdHeader: string) => CaughtOrigin;
-  resolver?: MailauthResolver;
-  /** Called after a message is stored. */
-  onStored?: (id: string) => void;
+/**
+ * Where caught mail is stored: core's inbox, or what an inbox is built from (a bench or a test that runs the sink on
+ * a database of its own).
+ */
+export type SinkDeps = { log: Logger } & ({ inbox: Pick<Inbox, 'catch'> } | InboxDeps);
+
+/** The inboxes built for deps that bring none, one per deps object. */
+const built = new WeakMap<InboxDeps, Pick<Inbox, 'catch'>>();
+function inboxOf(deps: SinkDeps): Pick<Inbox, 'catch'> {
+  if ('inbox' in deps) return deps.inbox;
+  let inbox = built.get(deps);
+  if (!inbox) built.set(deps, (inbox = createInbox(deps)));
+  return inbox;
 }
 
 /** Whether the header block (within its first 256 KiB) has a DKIM-Signature field. */
@@ -47,7 +45,7 @@ function isSigned(raw: Buffer): boolean {
 }
 
 /** Verifies a message's DKIM signatures with mailauth against the configured DNS. */
-async function dkimOf(raw: Buffer, resolver: MailauthResolver | undefined): Promise<'pass' | 'fail' | 'none'> {
+export async function verifyDkim(raw: Buffer, resolver: MailauthResolver | undefined): Promise<DkimVerdict> {
   if (!isSigned(raw)) return 'none';
   try {
     // mailauth is loaded on the first check, not at start: most caught mail is never opened.
@@ -71,93 +69,20 @@ export async function ingest(
   const parsed = parseHeaders(raw);
   // And a quick look at the body for the inbox's search, preview line and attachment marker (body-text.ts).
   const glance = glanceBody(raw, parsed.lines);
-  const messageIdHeader = parsed.messageId;
-  const origin = messageIdHeader ? deps.origin?.(messageIdHeader) : undefined;
-  const id = newId('eml');
-  const row = {
-    id,
-    message_id_header: messageIdHeader,
-    svc_message_id: origin?.messageId ?? null,
-    from_service: origin?.fromService ? 1 : 0,
-    workspace_id: origin?.workspaceId ?? null,
-    mail_from: envelope.mailFrom,
-    rcpt_to: JSON.stringify(envelope.rcptTo),
-    from_addr: parsed.from,
-    to_addrs: JSON.stringify(parsed.to),
-    cc_addrs: JSON.stringify(parsed.cc),
-    subject: parsed.subject,
-    text: null,
-    html: null,
-    headers: JSON.stringify(parsed.lines),
-    parsed: 0,
-    attachments: '[]',
-    // Signatures are verified when the message is first read (see dkimResult): most caught mail is never
-    // opened, and verification is the largest part of catching a message.
-    dkim: parsed.signed ? 'pending' : 'none',
-    size: raw.length,
+  return inboxOf(deps).catch({
     raw,
-    received_at: deps.clock.now(),
+    envelope,
+    messageIdHeader: parsed.messageId,
+    from: parsed.from,
+    to: parsed.to,
+    cc: parsed.cc,
+    subject: parsed.subject,
+    headers: parsed.lines,
+    signed: parsed.signed,
     preview: previewOf(glance.text),
-    has_attachments: glance.hasAttachments ? 1 : 0,
-  } as const;
-  const index = { body: glance.text };
-  const commit = deps.commit;
-  const stored = commit
-    ? await commit(() => {
-        const seq = deps.store.add(row);
-        // The search entry is written at the end of the transaction, with those of the other messages it commits.
-        // FTS5 writes out what it holds at every savepoint, and each write of a group commit has its own, so entries
-        // written with their messages made one index segment (and merges) a message: replaying the sink's writes
-        // eight messages a commit, the index cost 75–84 µs a message that way and 36–43 µs at the end.
-        if (seq !== null) commit.atEnd(() => deps.store.index(seq, row, index));
-        return seq !== null;
-      })
-    : deps.store.insert(row, index);
-  if (!stored) return null;
-  deps.onStored?.(id);
-  return id;
-}
-
-export interface CaughtBody {
-  text: string | null;
-  html: string | null;
-  attachments: { filename: string | null; content_type: string; size: number; content_id: string | null }[];
-}
-
-/** The parsed body of a caught message: parsed with mailparser on first read, then kept. */
-export async function bodyOf(store: SinkStore, row: SinkRow): Promise<CaughtBody> {
-  if (row.parsed) return { text: row.text, html: row.html, attachments: JSON.parse(row.attachments) };
-  const parsed = await simpleParser(row.raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
-  const body: CaughtBody = {
-    text: parsed.text ?? null,
-    html: typeof parsed.html === 'string' ? parsed.html : null,
-    attachments: parsed.attachments.map((a) => ({
-      filename: a.filename ?? null,
-      content_type: a.contentType,
-      size: a.size,
-      content_id: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null,
-    })),
-  };
-  store.setBody(row.id, { text: body.text, html: body.html, attachments: JSON.stringify(body.attachments) });
-  return body;
-}
-
-/** The DKIM result of a caught message: verified on first read, then kept. */
-export async function dkimResult(deps: Pick<SinkDeps, 'store' | 'resolver'>, row: SinkRow): Promise<'pass' | 'fail' | 'none'> {
-  if (row.dkim !== 'pending') return row.dkim;
-  const result = await dkimOf(row.raw, deps.resolver);
-  deps.store.setDkim(row.id, result);
-  return result;
-}
-
-/** What reading a caught message needs beyond its row: body parsing and DKIM verification, both on first read. */
-export interface CaughtReader {
-  body(row: SinkRow): Promise<CaughtBody>;
-  dkim(row: SinkRow): Promise<'pass' | 'fail' | 'none'>;
-}
-
-export function caughtReader(deps: Pick<SinkDeps, 'store' | 'resolver'>): CaughtReader {
-  return { body: (row) => bodyOf(deps.store, row), dkim: (row) => dkimResult(deps, row) };
+    hasAttachments: glance.hasAttachments,
+    text: glance.text,
+  });
 }
 
 export interface Sink {

@@ -114,6 +114,11 @@ export function createAccountStore(db: Db) {
          VALUES (@id, @code_hash, @max_uses, @uses, @expires_at, @created_at)`,
       ).run(i);
     },
+    /** Whether an invite with this code hash is valid at `now` (unused uses left, not expired). */
+    inviteValid: (codeHash: string, now: number): boolean =>
+      db
+        .prepare('SELECT 1 FROM invites WHERE code_hash = ? AND uses < max_uses AND (expires_at IS NULL OR expires_at > ?)')
+        .get(codeHash, now) !== undefined,
     /** Uses one invite if it is valid at `now`; true when it was used. */
     useInvite(codeHash: string, now: number): boolean {
       return (

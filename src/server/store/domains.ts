@@ -22,11 +22,19 @@ export interface DomainRow {
   deleted_at: number | null;
 }
 
-export interface ZoneRow {
+interface ZoneRow {
   host: string;
   type: string;
   vals: string;
   state: 'visible' | 'propagating';
+}
+
+/** A record of the sandbox zone: a host's values of one type. */
+export interface ZoneRecord {
+  host: string;
+  type: string;
+  values: string[];
+  state: ZoneRow['state'];
 }
 
 export function createDomainStore(db: Db) {
@@ -83,9 +91,11 @@ export function createDomainStore(db: Db) {
       ).n;
     },
 
-    zoneGet: (host: string, type: string) =>
-      db.prepare('SELECT * FROM dns_zone WHERE host = ? AND type = ?').get(host.replace(/\.$/, ''), type) as ZoneRow | undefined,
-    zonePut(host: string, type: string, values: string[], state: ZoneRow['state']): void {
+    zoneGet(host: string, type: string): ZoneRecord | undefined {
+      const r = db.prepare('SELECT * FROM dns_zone WHERE host = ? AND type = ?').get(host.replace(/\.$/, ''), type) as ZoneRow | undefined;
+      return r && { host: r.host, type: r.type, values: JSON.parse(r.vals) as string[], state: r.state };
+    },
+    zonePut(host: string, type: string, values: string[], state: ZoneRecord['state']): void {
       db.prepare(
         `INSERT INTO dns_zone (host, type, vals, state) VALUES (?, ?, ?, ?)
          ON CONFLICT (host, type) DO UPDATE SET vals = excluded.vals, state = excluded.state`,

@@ -1,7 +1,7 @@
 import type { Db } from './db.js';
 import { newestFirst } from './page.js';
 
-export interface ApiKeyRow {
+interface ApiKeyRow {
   id: string;
   workspace_id: string;
   name: string;
@@ -19,9 +19,15 @@ export interface ApiKeyRow {
   revoked_at: number | null;
 }
 
+/** An API key as stored: its scopes and IP allowlist as lists (JSON text in their columns). */
+export type ApiKeyRecord = Omit<ApiKeyRow, 'scopes' | 'ip_allowlist'> & { scopes: string[]; ip_allowlist: string[] };
+
+const decode = (r: ApiKeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes), ip_allowlist: JSON.parse(r.ip_allowlist) });
+
 export function createKeyStore(db: Db) {
   return {
-    insert(k: ApiKeyRow): void {
+    insert(key: ApiKeyRecord): void {
+      const k: ApiKeyRow = { ...key, scopes: JSON.stringify(key.scopes), ip_allowlist: JSON.stringify(key.ip_allowlist) };
       db.prepare(
         `INSERT INTO api_keys (id, workspace_id, name, prefix, last4, key_hash, mode, scopes, domain_id, ip_allowlist,
            created_by, created_at, last_used_at, expires_at, revoked_at)
@@ -29,12 +35,19 @@ export function createKeyStore(db: Db) {
            @created_by, @created_at, @last_used_at, @expires_at, @revoked_at)`,
       ).run(k);
     },
-    byHash: (hash: string) => db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as ApiKeyRow | undefined,
-    byId: (workspaceId: string, id: string) =>
-      db.prepare('SELECT * FROM api_keys WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as ApiKeyRow | undefined,
+    byHash(hash: string): ApiKeyRecord | undefined {
+      const r = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as ApiKeyRow | undefined;
+      return r && decode(r);
+    },
+    byId(workspaceId: string, id: string): ApiKeyRecord | undefined {
+      const r = db.prepare('SELECT * FROM api_keys WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as ApiKeyRow | undefined;
+      return r && decode(r);
+    },
     /** Newest first, revoked keys included. */
-    list: (workspaceId: string, limit: number, after?: string) =>
-      newestFirst<ApiKeyRow>(db, 'api_keys', { workspaceId, limit, after }),
+    list(workspaceId: string, limit: number, after?: string) {
+      const page = newestFirst<ApiKeyRow>(db, 'api_keys', { workspaceId, limit, after });
+      return page && { rows: page.rows.map(decode), hasMore: page.hasMore };
+    },
     revoke(workspaceId: string, id: string, at: number): void {
       db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL').run(at, id, workspaceId);
     },

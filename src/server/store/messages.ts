@@ -1,5 +1,16 @@
 import type { Db } from './db.js';
 
+/** An attachment as a message's row describes it (its bytes are stored apart, in attachment_chunks). */
+export interface MessageAttachment {
+  filename: string;
+  /** Base64, in messages stored before attachment bytes were kept apart (insertChunk). */
+  content?: string;
+  url?: string;
+  content_type: string;
+  content_id?: string;
+}
+
+/** A `/v1` message; its lists and objects (recipients, attachments, headers, tags, tracking) are JSON text in their columns. */
 export interface MessageRow {
   id: string;
   workspace_id: string;
@@ -9,17 +20,17 @@ export interface MessageRow {
   status: string;
   from_header: string;
   from_email: string;
-  to_addrs: string;
-  cc_addrs: string;
-  bcc_addrs: string;
-  reply_to: string;
+  to_addrs: string[];
+  cc_addrs: string[];
+  bcc_addrs: string[];
+  reply_to: string[];
   subject: string;
   html: string | null;
   text: string | null;
-  attachments: string;
-  headers: string;
-  tags: string;
-  tracking: string;
+  attachments: MessageAttachment[];
+  headers: Record<string, string>;
+  tags: { name: string; value: string }[];
+  tracking: { opens: boolean; clicks: boolean };
   scheduled_at: number | null;
   created_at: number;
   updated_at: number;
@@ -33,6 +44,21 @@ export interface IdempotencyRow {
   body: string;
   headers: string;
   created_at: number;
+}
+
+const JSON_COLUMNS = ['to_addrs', 'cc_addrs', 'bcc_addrs', 'reply_to', 'attachments', 'headers', 'tags', 'tracking'] as const;
+type StoredMessage = Omit<MessageRow, (typeof JSON_COLUMNS)[number]> & Record<(typeof JSON_COLUMNS)[number], string>;
+
+function encode(m: MessageRow): StoredMessage {
+  const out = { ...m } as unknown as StoredMessage;
+  for (const c of JSON_COLUMNS) out[c] = JSON.stringify(m[c]);
+  return out;
+}
+function decode(r: StoredMessage | undefined): MessageRow | undefined {
+  if (!r) return undefined;
+  const out = { ...r } as unknown as MessageRow;
+  for (const c of JSON_COLUMNS) (out as unknown as Record<string, unknown>)[c] = JSON.parse(r[c]);
+  return out;
 }
 
 export function createMessageStore(db: Db) {
@@ -67,7 +93,7 @@ export function createMessageStore(db: Db) {
     'INSERT INTO suppressions (workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   return {
-    insert: (m: MessageRow) => void insert.run(m),
+    insert: (m: MessageRow) => void insert.run(encode(m)),
     /** Stores one piece of attachment `attachment` (its index in the row's attachments) of a message. */
     insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) => void putChunk.run(id, attachment, chunk, bytes),
     /** The stored pieces of a message's attachments, by attachment index, in order. */
@@ -85,13 +111,13 @@ export function createMessageStore(db: Db) {
      * without loading any of them. Undefined for no such message.
      */
     sizeOf: (id: string) => sizeOf.get(id) as number | undefined,
-    get: (id: string) => byId.get(id) as MessageRow | undefined,
+    get: (id: string) => decode(byId.get(id) as StoredMessage | undefined),
     /** The workspace a message belongs to (the sink links caught mail with it). */
     workspaceOf: (id: string) =>
       (db.prepare('SELECT workspace_id FROM messages WHERE id = ?').get(id) as { workspace_id: string } | undefined)?.workspace_id,
     byId: (workspaceId: string, id: string) => {
-      const m = byId.get(id) as MessageRow | undefined;
-      return m && m.workspace_id === workspaceId ? m : undefined;
+      const m = byId.get(id) as StoredMessage | undefined;
+      return m && m.workspace_id === workspaceId ? decode(m) : undefined;
     },
     /** One atomic conditional transition: true for the single winner. */
     transition: (id: string, from: string, to: string, at: number) => move.run({ id, from, to, at }).changes === 1,

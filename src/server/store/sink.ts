@@ -1,6 +1,17 @@
 import type { Db } from './db.js';
 
-/** A caught message: its listing's columns (sink_messages) and its content (sink_content), stored apart. */
+/** An attachment of a caught message, as described once its body is parsed. */
+export interface SinkAttachment {
+  filename: string | null;
+  content_type: string;
+  size: number;
+  content_id: string | null;
+}
+
+/**
+ * A caught message: its listing's columns (sink_messages) and its content (sink_content), stored apart; the lists
+ * (recipients, header fields, attachments) are JSON text in their columns.
+ */
 export interface SinkRow {
   seq?: number;
   id: string;
@@ -9,16 +20,16 @@ export interface SinkRow {
   from_service: 0 | 1;
   workspace_id: string | null;
   mail_from: string | null;
-  rcpt_to: string;
+  rcpt_to: string[];
   from_addr: string | null;
-  to_addrs: string;
-  cc_addrs: string;
+  to_addrs: string[];
+  cc_addrs: string[];
   subject: string | null;
   text: string | null;
   html: string | null;
-  headers: string;
+  headers: { name: string; value: string }[];
   parsed?: 0 | 1;
-  attachments: string;
+  attachments: SinkAttachment[];
   /** `pending` until first read (smtp/sink.ts dkimResult). */
   dkim: 'pass' | 'fail' | 'none' | 'pending';
   size: number;
@@ -37,7 +48,7 @@ export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' |
   workspace_name: string | null;
 };
 
-/** A search of the inbox, parsed (sandbox/search.ts); every part must match. */
+/** A search of the inbox, parsed (core/search.ts); every part must match. */
 export interface SinkSearch {
   /** Words or phrases, each in one field or (field null) in any. A prefix term matches words that start with it. */
   terms: { field: 'subject' | 'sender' | 'recipients' | null; text: string; prefix: boolean }[];
@@ -49,6 +60,21 @@ export interface SinkSearch {
 export interface SinkIndexText {
   body: string;
 }
+
+type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'attachments'> & {
+  rcpt_to: string;
+  to_addrs: string;
+  cc_addrs: string;
+  headers?: string;
+  attachments?: string;
+};
+const decodeSummary = (r: Stored<SinkSummaryRow>): SinkSummaryRow => ({
+  ...r, rcpt_to: JSON.parse(r.rcpt_to), to_addrs: JSON.parse(r.to_addrs), cc_addrs: JSON.parse(r.cc_addrs),
+});
+const decodeRow = (r: Stored<SinkRow>): SinkRow => ({
+  ...r, rcpt_to: JSON.parse(r.rcpt_to), to_addrs: JSON.parse(r.to_addrs), cc_addrs: JSON.parse(r.cc_addrs),
+  headers: JSON.parse(r.headers!), attachments: JSON.parse(r.attachments!),
+});
 
 const SUMMARY_COLUMNS = `s.seq, s.id, s.message_id_header, s.svc_message_id, s.workspace_id, s.mail_from, s.rcpt_to, s.from_addr,
   s.to_addrs, s.cc_addrs, s.subject, s.preview, s.has_attachments, s.read_at, s.dkim, s.size, s.received_at,
@@ -82,13 +108,13 @@ export function createSinkStore(db: Db) {
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
 
   const add = (row: SinkRow): number | null => {
-    const r = insert.run(row);
+    const r = insert.run({ ...row, rcpt_to: JSON.stringify(row.rcpt_to), to_addrs: JSON.stringify(row.to_addrs), cc_addrs: JSON.stringify(row.cc_addrs) });
     if (r.changes !== 1) return null;
-    insertContent.run(r.lastInsertRowid, row.headers, row.text, row.html, row.attachments, row.raw);
+    insertContent.run(r.lastInsertRowid, JSON.stringify(row.headers), row.text, row.html, JSON.stringify(row.attachments), row.raw);
     return Number(r.lastInsertRowid);
   };
   const addToIndex = (seq: number, row: SinkRow, text: SinkIndexText): void => {
-    const recipients = [...JSON.parse(row.to_addrs), ...JSON.parse(row.cc_addrs), ...JSON.parse(row.rcpt_to)].join(' ');
+    const recipients = [...row.to_addrs, ...row.cc_addrs, ...row.rcpt_to].join(' ');
     index.run(seq, row.subject ?? '', `${row.from_addr ?? ''} ${row.mail_from ?? ''}`, recipients, text.body);
   };
 
@@ -157,20 +183,25 @@ export function createSinkStore(db: Db) {
       }
       const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
         ORDER BY ${key} DESC LIMIT ?`;
-      return db.prepare(sql).all(...args, opts.limit + 1) as SinkSummaryRow[];
+      return (db.prepare(sql).all(...args, opts.limit + 1) as Stored<SinkSummaryRow>[]).map(decodeSummary);
     },
-    get: (id: string) =>
-      db
+    get(id: string): SinkRow | undefined {
+      const r = db
         .prepare(
           `SELECT s.*, c.parsed, c.headers, c.text, c.html, c.attachments, c.raw
            FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?`,
         )
-        .get(id) as SinkRow | undefined,
+        .get(id) as Stored<SinkRow> | undefined;
+      return r && decodeRow(r);
+    },
     /** One message as the listing shows it. */
-    summary: (id: string) => summaryById.get(id) as SinkSummaryRow | undefined,
+    summary(id: string): SinkSummaryRow | undefined {
+      const r = summaryById.get(id) as Stored<SinkSummaryRow> | undefined;
+      return r && decodeSummary(r);
+    },
     /** Messages caught after `seq`, oldest first (the inbox's live stream). */
     caughtAfter: (seq: number, limit: number) =>
-      db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.seq > ? ORDER BY s.seq LIMIT ?`).all(seq, limit) as SinkSummaryRow[],
+      (db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.seq > ? ORDER BY s.seq LIMIT ?`).all(seq, limit) as Stored<SinkSummaryRow>[]).map(decodeSummary),
     /** The `seq` of the newest message (0 for none); later messages have larger ones, deletions or not (AUTOINCREMENT). */
     lastSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM sink_messages').get() as { seq: number }).seq,
     /**
@@ -195,13 +226,13 @@ export function createSinkStore(db: Db) {
     },
     /** The `seq` of the newest event (0 for none). */
     lastEventSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
-    setBody: (id: string, body: { text: string | null; html: string | null; attachments: string }) =>
+    setBody: (id: string, body: { text: string | null; html: string | null; attachments: SinkAttachment[] }) =>
       void db
         .prepare(
           `UPDATE sink_content SET text = @text, html = @html, attachments = @attachments, parsed = 1
            WHERE seq = (SELECT seq FROM sink_messages WHERE id = @id)`,
         )
-        .run({ id, ...body }),
+        .run({ id, ...body, attachments: JSON.stringify(body.attachments) }),
     setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') => void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
     /** Marks a message read at `at`, or unread (null); false when there is no such message. */
     setRead: (id: string, at: number | null) =>

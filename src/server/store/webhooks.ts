@@ -1,10 +1,11 @@
 import type { Db } from './db.js';
 
+/** A webhook endpoint as stored; `events`, the types it takes (null: all), is JSON text in its column. */
 export interface EndpointRow {
   id: string;
   workspace_id: string;
   url: string;
-  events: string | null;
+  events: string[] | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: number | null;
@@ -28,9 +29,13 @@ export interface AttemptRow {
   ok: 0 | 1;
 }
 
+type StoredEndpoint = Omit<EndpointRow, 'events'> & { events: string | null };
+const decode = (e: StoredEndpoint): EndpointRow => ({ ...e, events: e.events == null ? null : (JSON.parse(e.events) as string[]) });
+
 export function createWebhookStore(db: Db) {
   return {
-    insertEndpoint(e: EndpointRow): void {
+    insertEndpoint(endpoint: EndpointRow): void {
+      const e: StoredEndpoint = { ...endpoint, events: endpoint.events == null ? null : JSON.stringify(endpoint.events) };
       db.prepare(
         `INSERT INTO webhook_endpoints (id, workspace_id, url, events, secret, previous_secret, previous_secret_expires_at, status,
            created_at, disabled_at, last_success_at)
@@ -38,12 +43,15 @@ export function createWebhookStore(db: Db) {
            @disabled_at, @last_success_at)`,
       ).run(e);
     },
-    endpoint: (id: string) => db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').get(id) as EndpointRow | undefined,
+    endpoint(id: string): EndpointRow | undefined {
+      const e = db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').get(id) as StoredEndpoint | undefined;
+      return e && decode(e);
+    },
     /** A workspace's endpoints, oldest first; every workspace's when none is given. */
-    endpoints: (workspaceId?: string) =>
-      (workspaceId
+    endpoints: (workspaceId?: string): EndpointRow[] =>
+      ((workspaceId
         ? db.prepare('SELECT * FROM webhook_endpoints WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId)
-        : db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id').all()) as EndpointRow[],
+        : db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id').all()) as StoredEndpoint[]).map(decode),
     countEndpoints: (workspaceId: string) =>
       (db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?').get(workspaceId) as { n: number }).n,
     deleteEndpoint: (id: string) => db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes === 1,

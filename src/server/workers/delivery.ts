@@ -7,7 +7,6 @@ import { EICAR } from '../core/emails.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
-import type { DomainStore } from '../store/domains.js';
 import type { OutgoingMail, Sender } from '../smtp/sender.js';
 import type { JobPayloads } from '../core/job-kinds.js';
 import { MAX_ATTEMPTS, type JobHandler } from './scheduler.js';
@@ -29,7 +28,6 @@ const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
 export interface DeliveryWorkerDeps {
   delivery: Delivery;
   domains: Domains;
-  domainStore: DomainStore;
   tracking: Tracking;
   sender: Sender;
   relay: Sender | null;
@@ -63,9 +61,8 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
   const signingKey = (domainId: string) => {
     let k = keys.get(domainId);
     if (!k) {
-      const row = deps.domainStore.get(domainId);
-      if (!row) return undefined;
-      k = deps.domains.signingKey(row);
+      k = deps.domains.signingKey(domainId);
+      if (!k) return undefined;
       keys.set(domainId, k);
     }
     return k;
@@ -95,12 +92,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     if (out.tags.length) {
       headers['X-Svc-Tags'] = out.tags.map((t) => `${t.name}=${encodeURIComponent(t.value)}`).join('; ');
     }
-    const replyTo = JSON.parse(m.reply_to) as string[];
+    const replyTo = m.reply_to;
     const mail: Mail.Options = {
       from: m.from_header,
-      to: JSON.parse(m.to_addrs),
-      cc: JSON.parse(m.cc_addrs),
-      bcc: JSON.parse(m.bcc_addrs),
+      to: m.to_addrs,
+      cc: m.cc_addrs,
+      bcc: m.bcc_addrs,
       ...(replyTo.length ? { replyTo } : {}),
       subject: m.subject,
       ...(m.text != null ? { text: m.text } : {}),

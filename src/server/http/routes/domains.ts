@@ -10,7 +10,7 @@ export function domainRoutes(
     createDomain: async ({ caller, body }) => ({ body: await domains.create(caller.workspace!.id, body) }),
     getDomain: ({ caller, params }) => ({ body: domains.get(caller.workspace!.id, params.id!) }),
     updateDomain: ({ caller, params, body }) => ({ body: domains.update(caller.workspace!.id, params.id!, body) }),
-    deleteDomain: ({ caller, params }) => domains.delete(caller.workspace!.id, params.id!, core.messageStore.waitingFromDomain),
+    deleteDomain: ({ caller, params }) => domains.delete(caller.workspace!.id, params.id!),
     getDomainDns: ({ caller, params }) => ({ body: domains.dns(caller.workspace!.id, params.id!) }),
     verifyDomain: async ({ caller, params }) => ({ body: await domains.verify(caller.workspace!.id, params.id!) }),
   };

@@ -2,7 +2,7 @@ import { IDEMPOTENCY_HEADER, SendEmailRequest } from '../../../contract/emails.j
 import type { KeyPrincipal } from '../../core/keys.js';
 import type { Core } from '../../core/index.js';
 import { ServiceError } from '../../core/errors.js';
-import type { SendResult } from '../../core/emails.js';
+import type { SendOutcome, Sent, StoredAnswer } from '../../core/emails.js';
 import type { RequestContext, Reply, V1Handlers } from '../app.js';
 import { problemBody } from '../problem.js';
 import { validate } from '../validate.js';
@@ -22,10 +22,14 @@ function idempotencyKey(headers: Headers): string | undefined {
 export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 'sendEmail' | 'sendBatch' | 'getEmail' | 'cancelEmail'> {
   const { emails, sendRate } = core;
 
+  /** The answer to a fresh send: 202 with the message's Location, or 207 for a batch. */
+  const answer = (sent: Sent): StoredAnswer =>
+    sent.kind === 'accepted' ? { status: 202, headers: { Location: `${origin()}/v1/emails/${sent.id}` } } : { status: 207, headers: {} };
+
   /** Takes a token from the workspace's bucket; every send response carries the X-RateLimit headers. */
   async function limited(
     ctx: RequestContext<unknown>,
-    run: (key: KeyPrincipal, idem: string | undefined) => Promise<SendResult>,
+    run: (key: KeyPrincipal, idem: string | undefined) => Promise<SendOutcome>,
   ): Promise<Reply> {
     const key = ctx.caller.principal as KeyPrincipal;
     const state = sendRate.take(key.workspaceId);
@@ -41,7 +45,9 @@ export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 
     }
     try {
       const result = await run(key, idempotencyKey(ctx.headers));
-      return { status: result.status, body: result.body, headers: { ...result.headers, ...rate } };
+      // A replay answers what was stored for the first answer, marked as a replay.
+      const { status, headers } = result.replayed ? { ...result.stored, headers: { ...result.stored.headers, 'Idempotent-Replay': 'true' } } : answer(result);
+      return { status, body: result.body, headers: { ...headers, ...rate } };
     } catch (err) {
       // A refused send (400, 409, 422, 451…) spent its token too, and says so.
       if (err instanceof ServiceError) throw new ServiceError(err.code, err.detail, { ...err.extra, headers: { ...err.extra.headers, ...rate } });
@@ -50,7 +56,7 @@ export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 
   }
 
   return {
-    sendEmail: (ctx) => limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, `${origin()}/v1`)),
+    sendEmail: (ctx) => limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, answer)),
     sendBatch: (ctx) =>
       limited(ctx as RequestContext<unknown>, (key, idem) =>
         emails.batch(
@@ -59,6 +65,7 @@ export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 
           idem,
           (item) => validate(SendEmailRequest, item, 'body'),
           (err) => problemBody(err, ctx.requestId, origin()) as unknown as Record<string, unknown>,
+          answer,
         ),
       ),
     getEmail: ({ caller, params }) => ({ body: emails.get(caller.workspace!.id, params.id!) }),
