@@ -25,7 +25,7 @@ const server = createServer((req, res) => {
   });
 });
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port }) + '\n');
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`);
 });
 // Only a measurement: on SIGTERM it stops at once and leaves nothing behind.
 process.on('SIGTERM', () => {

@@ -134,7 +134,7 @@ function message(run: string, n: number): string {
     `From: Shop <orders@bench.test>\r\nTo: <customer${n}@example.test>\r\nSubject: Your order ${n}\r\n` +
     `Message-ID: <${run}.${n}@bench.test>\r\nDate: Mon, 23 Nov 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\n` +
     'Content-Type: text/plain; charset=utf-8\r\n\r\n';
-  return head + BODY.slice(0, MESSAGE_BYTES - head.length - 2) + '\r\n';
+  return `${head + BODY.slice(0, MESSAGE_BYTES - head.length - 2)}\r\n`;
 }
 
 /** One message on an open connection: MAIL, RCPT and DATA in one write, then the message and its final dot. */

@@ -10,7 +10,9 @@ const tmp = () => {
   dirs.push(d);
   return d;
 };
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** An OS keychain standing in for the real one: a map, or one that fails like a Linux box without D-Bus. */
 function fakeKeyring(o: { broken?: boolean } = {}) {

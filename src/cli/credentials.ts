@@ -97,7 +97,7 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
       const existed = await readFile(file).then(() => true, () => false);
       if (!change(before) && existed) return;
       const tmp = `${file}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify(before, null, 2) + '\n', { mode: 0o600 });
+      await writeFile(tmp, `${JSON.stringify(before, null, 2)}\n`, { mode: 0o600 });
       await chmod(tmp, 0o600);
       await rename(tmp, file);
       if (!existed && choice !== 'file') {

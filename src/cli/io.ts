@@ -108,8 +108,8 @@ export async function createIO(p: IOParts): Promise<IO> {
     columns: p.stdoutIsTTY ? p.columns : undefined,
     out,
     err,
-    print: (line) => void p.stdout.write(line + '\n'),
-    info: (line) => void p.stderr.write(line + '\n'),
+    print: (line) => void p.stdout.write(`${line}\n`),
+    info: (line) => void p.stderr.write(`${line}\n`),
     canPrompt: p.stdinIsTTY && p.stderrIsTTY,
     prompts: async () => p.prompts ?? inquirerPrompts(p.stdin, p.stderr),
     async spinner(text) {

@@ -124,6 +124,7 @@ export function displayWidth(s: string): number {
 }
 
 const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is tested alone (charWidth), so a combining mark is never next to its base here
 const ZERO = /[\p{Mn}\p{Me}\u200B-\u200F\uFE00-\uFE0F]/u;
 
 function charWidth(ch: string): number {

@@ -48,7 +48,7 @@ export function registerLocalServer(server: Omit<LocalServer, 'pid' | 'started_a
   const entry: LocalServer = { pid: process.pid, ...server, started_at: new Date().toISOString() };
   const file = fileOf(dir, process.pid);
   const tmp = `${file}.tmp`;
-  writeFileSync(tmp, JSON.stringify(entry) + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
   return () => rmSync(file, { force: true });

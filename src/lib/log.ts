@@ -11,13 +11,13 @@ export function createLogger(opts: { json?: boolean; silent?: boolean } = {}): L
   const write = (level: string, msg: string, fields: LogFields = {}) => {
     if (opts.silent) return;
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
+      process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
       return;
     }
     const rest = Object.entries(fields)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(' ');
-    process.stderr.write(`${level.padEnd(5)} ${msg}${rest ? ' ' + rest : ''}\n`);
+    process.stderr.write(`${level.padEnd(5)} ${msg}${rest ? ` ${rest}` : ''}\n`);
   };
   return {
     info: (m, f) => write('info', m, f),

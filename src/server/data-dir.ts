@@ -78,7 +78,7 @@ export function lockDataDir(dir: string): DataDirLock {
   const holder: LockHolder = { pid: process.pid, api: null, started_at: new Date().toISOString() };
   const write = () => {
     try {
-      writePrivateFile(holderFile, JSON.stringify(holder) + '\n');
+      writePrivateFile(holderFile, `${JSON.stringify(holder)}\n`);
     } catch {
       // Only the second server's message is poorer without it ("its pid unknown").
     }

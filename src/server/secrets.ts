@@ -21,7 +21,7 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
     if (existsSync(secretsFile)) stored = JSON.parse(readFileSync(secretsFile, 'utf8'));
     else writePrivateFile(secretsFile, JSON.stringify(stored));
     if (existsSync(tokenFile)) adminToken = readFileSync(tokenFile, 'utf8').trim();
-    else writePrivateFile(tokenFile, adminToken + '\n');
+    else writePrivateFile(tokenFile, `${adminToken}\n`);
   }
   return {
     secrets: { jwtKey: new Uint8Array(Buffer.from(stored.jwt, 'base64')), hashKey: Buffer.from(stored.hash, 'base64') },
@@ -35,7 +35,7 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
  */
 export function saveSeed(dataDir: string, seed: Seed): void {
   const file = join(dataDir, SEED_FILE);
-  writePrivateFile(file, JSON.stringify(seed, null, 2) + '\n');
+  writePrivateFile(file, `${JSON.stringify(seed, null, 2)}\n`);
 }
 
 /**

@@ -13,7 +13,7 @@ import type { CaughtMessage, CaughtMessageSummary, ReadySeed } from '../contract
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
-import { startServer, type RunningServer } from '../server/index.js';
+import { startServer, } from '../server/index.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */

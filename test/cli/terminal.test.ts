@@ -161,7 +161,7 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     expect(run.code, run.screen).toBe(0);
     const line = run.lines.find((l) => l.includes('eml_'))!;
     expect([...line].length).toBeLessThanOrEqual(80);
-    expect(line).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\dZ  eml_\w{24}  "Shop Or.*…  Your ord.*…  delivered$/);
+    expect(line).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\dZ {2}eml_\w{24} {2}"Shop Or.*… {2}Your ord.*… {2}delivered$/);
   });
 
   it('ends webhooks listen with exit 0 on SIGINT and on SIGTERM, with a profile read after the signal handler is set', async () => {

@@ -131,7 +131,7 @@ describe('svc webhooks and events, the built binary', () => {
 
     it('webhooks verify reads the raw body from stdin: valid exits 0, a tampered body 1 with the reason, no --secret 2', async () => {
       const home = tmp();
-      const secret = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+      const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
       const body = '{"id":"evt_1","type":"email.sent","data":{}}';
       const header = `Service-Signature: ${signWebhook({ secret, body })}`;
       const valid = await svc(home, ['webhooks', 'verify', '--secret', secret, '--header', header], {}, body);

@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { verifyWebhook } from '../../src/contract/signature.js';
 import { forwardEvent, type ForwardAttempt } from '../../src/client/forward.js';
 
-const secret = 'whsec_' + Buffer.alloc(32, 3).toString('base64');
+const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
 const body = '{"id":"evt_1","type":"email.sent","data":{}}';
 
 describe('forwardEvent', () => {

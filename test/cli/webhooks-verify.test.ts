@@ -7,7 +7,7 @@ import { createContext } from '../../src/cli/context.js';
 import { EXIT, reportError } from '../../src/cli/errors.js';
 import { testIO } from './helpers.js';
 
-const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const body = '{"id":"evt_1","type":"email.delivered","created_at":"2026-08-01T12:00:00.000Z","api_version":"2026-08-01","data":{"to":"zoë@example.org"}}';
 
 async function verify(o: WebhooksVerifyOptions, stdin: string | Buffer, extra: { json?: boolean; tty?: boolean } = {}) {

@@ -107,7 +107,7 @@ describe('svc serve, the first minute', () => {
     const ready = ReadyLine.parse(JSON.parse(lines[0]!));
     const seed = ready.seed!;
     expect(run.screen).toContain(`svc serve is running, its data in ${dataDir}.`);
-    expect(run.screen).toMatch(new RegExp(`\\n {2}Inbox {5}${escape(ready.inbox)}\\r?\\n {2}API {7}${escape(ready.api)}\\r?\\n {2}SMTP {6}${escape(ready.smtp)}`));
+    expect(run.screen).toMatch(new RegExp(`\\n {2}Inbox {5}${escapeRegExp(ready.inbox)}\\r?\\n {2}API {7}${escapeRegExp(ready.api)}\\r?\\n {2}SMTP {6}${escapeRegExp(ready.smtp)}`));
     expect(run.screen).toContain(`Login     ${seed.email}  password ${seed.password}`);
     expect(run.screen).toContain(`Test key  ${seed.api_key_test}`);
     expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
@@ -158,7 +158,7 @@ describe('svc serve, the first minute', () => {
       (screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined),
     ]);
     expect(accepted.code, accepted.screen).toBe(0);
-    expect(accepted.screen).toMatch(new RegExp(`Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json from ${escape(dataDir)}\\.`));
+    expect(accepted.screen).toMatch(new RegExp(`Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json from ${escapeRegExp(dataDir)}\\.`));
     const ready = ReadyLine.parse(JSON.parse(accepted.screen.slice(accepted.screen.indexOf('{"ready"')).split(/\r?\n/)[0]!));
     expect(ready.admin_token).not.toBe(first.ready.admin_token);
     expect(ready.seed!.user_id).not.toBe(first.ready.seed!.user_id);
@@ -207,6 +207,6 @@ describe('svc serve, the first minute', () => {
   }, 60_000);
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -140,7 +140,7 @@ describe('access tokens', () => {
       403,
       'session_required',
     );
-    expectProblem(await me(s, 'svc_test_' + 'A'.repeat(32)), 401, 'invalid_api_key');
+    expectProblem(await me(s, `svc_test_${'A'.repeat(32)}`), 401, 'invalid_api_key');
   });
 });
 
@@ -228,7 +228,7 @@ describe('refresh', () => {
   it('an unknown token is 401 invalid_refresh_token', async () => {
     expectProblem(await refresh(s, 'rt_this-was-never-issued'), 401, 'invalid_refresh_token');
     expectProblem(await refresh(s, ''), 401, 'invalid_refresh_token');
-    expectProblem(await refresh(s, 'rt_' + 'x'.repeat(400)), 401, 'invalid_refresh_token');
+    expectProblem(await refresh(s, `rt_${'x'.repeat(400)}`), 401, 'invalid_refresh_token');
     // An access token is not a refresh token.
     const session = await seedLogin();
     expectProblem(await refresh(s, session.access_token), 401, 'invalid_refresh_token');
@@ -296,7 +296,7 @@ describe('logout', () => {
   it('204 for unknown, repeated, empty and very long tokens', async () => {
     expect((await logout({ refresh_token: 'rt_unknown' })).status).toBe(204);
     expect((await logout({ refresh_token: '' })).status).toBe(204);
-    expect((await logout({ refresh_token: 'rt_' + 'y'.repeat(400) })).status).toBe(204);
+    expect((await logout({ refresh_token: `rt_${'y'.repeat(400)}` })).status).toBe(204);
     const session = await seedLogin();
     expect((await logout({ refresh_token: session.refresh_token })).status).toBe(204);
     expect((await logout({ refresh_token: session.refresh_token })).status).toBe(204);

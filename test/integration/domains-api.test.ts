@@ -510,7 +510,7 @@ describe('tenancy: another workspace’s domain is not found', () => {
 describe('credentials, scopes and roles', () => {
   it('no credential → 401; a bad key → 401', async () => {
     expectProblem(await s.call('GET', '/v1/domains'), 401, 'missing_credentials');
-    expectProblem(await s.call('GET', '/v1/domains', { token: 'svc_test_' + 'x'.repeat(32) }), 401, 'invalid_api_key');
+    expectProblem(await s.call('GET', '/v1/domains', { token: `svc_test_${'x'.repeat(32)}` }), 401, 'invalid_api_key');
   });
 
   it('a key with only domains:read reads but may not write (403 insufficient_scope)', async () => {

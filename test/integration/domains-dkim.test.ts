@@ -25,7 +25,7 @@ afterAll(() => s.close());
  */
 async function zoneResolver(name: string, rrtype: string): Promise<string[][]> {
   const z = s.core.zone.get(name.toLowerCase(), rrtype);
-  if (!z || z.state !== 'visible' || rrtype !== 'TXT') {
+  if (z?.state !== 'visible' || rrtype !== 'TXT') {
     throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
   }
   return z.values.map((v) => txtCharacterStrings(v).map((b) => b.toString('utf8')));

@@ -416,7 +416,7 @@ describe('authenticating with an API key', () => {
   it('refuses malformed and unknown keys with 401 invalid_api_key', async () => {
     const real = s.seed!.api_key_test;
     const flipped = real.slice(0, -1) + (real.endsWith('A') ? 'B' : 'A');
-    for (const key of ['svc_test_short', 'svc_live_', `svc_test_${'!'.repeat(32)}`, `svc_prod_${'a'.repeat(32)}`, `svc_test_${'a'.repeat(32)}`, flipped, real + 'x']) {
+    for (const key of ['svc_test_short', 'svc_live_', `svc_test_${'!'.repeat(32)}`, `svc_prod_${'a'.repeat(32)}`, `svc_test_${'a'.repeat(32)}`, flipped, `${real}x`]) {
       const r = await useKey(key);
       expectProblem(r, 401, 'invalid_api_key');
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);

@@ -13,9 +13,9 @@ import { smtpTalk, type SmtpTalk } from '../helpers/smtp.js';
 function messageOf(bytes: number, subject: string): string {
   const head = `From: alice@example.test\r\nTo: bob@example.test\r\nSubject: ${subject}\r\n\r\n`;
   let body = '';
-  while (head.length + body.length + 80 <= bytes) body += 'x'.repeat(78) + '\r\n';
+  while (head.length + body.length + 80 <= bytes) body += `${'x'.repeat(78)}\r\n`;
   const rest = bytes - head.length - body.length;
-  return head + body + (rest >= 2 ? 'y'.repeat(rest - 2) + '\r\n' : 'z'.repeat(rest));
+  return head + body + (rest >= 2 ? `${'y'.repeat(rest - 2)}\r\n` : 'z'.repeat(rest));
 }
 
 /** Greets, says EHLO and opens a transaction up to the 354; resolves with the EHLO reply. */

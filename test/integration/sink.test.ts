@@ -319,7 +319,7 @@ describe('SMTP sink', () => {
 
   it('refuses a message just over the default 50 MB with 552 and keeps catching mail afterwards', async () => {
     const head = Buffer.from('From: alice@example.test\r\nTo: bob@example.test\r\nSubject: too big\r\n\r\n');
-    const line = Buffer.from('x'.repeat(998) + '\r\n');
+    const line = Buffer.from(`${'x'.repeat(998)}\r\n`);
     const lines = Math.ceil((MAX_MESSAGE_BYTES + 1 - head.length) / line.length);
     const big = Buffer.concat([head, Buffer.concat(new Array(lines).fill(line))]);
     expect(big.length).toBeGreaterThan(MAX_MESSAGE_BYTES);

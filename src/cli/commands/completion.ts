@@ -24,6 +24,7 @@ export function completionCommand(runner: Runner): Command {
   return examples(
     cmd,
     'source <(svc completion bash)        # in ~/.bashrc',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell line, where ${…} is the shell's
     'svc completion zsh > "${fpath[1]}/_svc"',
     'svc completion fish > ~/.config/fish/completions/svc.fish',
   );
@@ -135,5 +136,5 @@ function fish(tree: CommandSpec[]): string {
       lines.push(`complete -c svc -n '${words.length ? words.map((w) => `__fish_seen_subcommand_from ${w}`).join('; and ') : 'true'}' -l ${o.flag.slice(2)}${file} -d '${esc(o.description)}'`);
     }
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

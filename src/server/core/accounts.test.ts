@@ -5,7 +5,7 @@ import { createRateStore } from '../store/accounts.js';
 import { slugify } from './accounts.js';
 import { checkPasswordRules } from './passwords.js';
 import { createWindows } from './windows.js';
-import { ServiceError } from './errors.js';
+import type { ServiceError } from './errors.js';
 
 describe('slugify', () => {
   it('lowercases ASCII, folds accents, collapses other characters to one dash and trims', () => {

@@ -97,7 +97,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       to: user.email,
       subject: 'Confirm your email address',
       text:
-        `Hello${user.name ? ' ' + user.name : ''},\n\n` +
+        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
         `Confirm your email address to unlock live sending:\n\n${link}\n\n` +
         `Or use this token with POST /v1/auth/verify-email (or \`svc verify-email TOKEN\`):\n\n${token}\n\n` +
         `The link is valid for 24 hours and works once.\n`,

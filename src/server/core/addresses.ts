@@ -33,7 +33,7 @@ export function parseAddress(input: string): ParsedAddress | null {
   const host = addr.slice(at + 1);
   if (!LOCAL.test(local) || local.startsWith('.') || local.endsWith('.') || local.includes('..')) return null;
   const ascii = domainToASCII(host.toLowerCase());
-  if (!ascii || !ascii.includes('.') || !ascii.split('.').every((l) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(l))) return null;
+  if (!ascii?.includes('.') || !ascii.split('.').every((l) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(l))) return null;
   return { name, address: `${local}@${host}`, domain: ascii };
 }
 

@@ -47,7 +47,9 @@ export function recordSet(d: RecordInputs, hosts: ProviderHosts): ExpectedRecord
     if (d.trackingHost) out.push({ kind: 'tracking', type: 'CNAME', host: d.trackingHost, value: hosts.tracking, required: true });
   }
   if (d.purpose.includes('mailbox')) {
-    hosts.mailboxMx.forEach((mx, i) => out.push({ kind: 'mx', type: 'MX', host: d.name, value: mx, priority: 10 * (i + 1), required: true }));
+    for (const [i, mx] of hosts.mailboxMx.entries()) {
+      out.push({ kind: 'mx', type: 'MX', host: d.name, value: mx, priority: 10 * (i + 1), required: true });
+    }
     out.push(
       { kind: 'spf', type: 'TXT', host: d.name, value: `v=spf1 include:${hosts.spf} ~all`, required: true },
       { kind: 'autodiscover', type: 'CNAME', host: `autodiscover.${d.name}`, value: hosts.autodiscover, required: false },

@@ -220,7 +220,7 @@ export function createDomains(
       let tracking = d.tracking_host;
       if (input.tracking_host !== undefined) {
         const t = domainToASCII(input.tracking_host.trim().toLowerCase().replace(/\.$/, ''));
-        if (!t || !t.endsWith(`.${d.name}`) || !t.split('.').every((l) => LABEL.test(l))) {
+        if (!t?.endsWith(`.${d.name}`) || !t.split('.').every((l) => LABEL.test(l))) {
           throw invalidField('tracking_host', `must be a hostname inside ${d.name}, such as links.${d.name}`);
         }
         tracking = t;
@@ -251,9 +251,9 @@ export function createDomains(
       if (keys || waiting) {
         fail(
           'domain_in_use',
-          [keys ? `${keys} active API key(s) may send only from ${d.name}` : '', waiting ? `${waiting} message(s) from it are queued or scheduled` : '']
+          `${[keys ? `${keys} active API key(s) may send only from ${d.name}` : '', waiting ? `${waiting} message(s) from it are queued or scheduled` : '']
             .filter(Boolean)
-            .join('; ') + '. Revoke the keys (`svc keys revoke ID`) and cancel or wait for the messages first.',
+            .join('; ')}. Revoke the keys (\`svc keys revoke ID\`) and cancel or wait for the messages first.`,
         );
       }
       store.softDelete(d.id, now);

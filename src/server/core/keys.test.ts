@@ -110,7 +110,7 @@ describe('keys.authenticate', () => {
   it('refuses unknown, altered and malformed keys with invalid_api_key', () => {
     const k = keys.create(ws, null, { name: 'k', scopes: ['domains:read'] });
     const altered = k.key.slice(0, -1) + (k.key.endsWith('a') ? 'b' : 'a');
-    for (const presented of [altered, 'svc_test_short', '', k.prefix, k.key + ' ']) {
+    for (const presented of [altered, 'svc_test_short', '', k.prefix, `${k.key} `]) {
       expect(codeOf(() => keys.authenticate(presented))).toBe('invalid_api_key');
     }
   });

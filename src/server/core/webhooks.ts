@@ -132,7 +132,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       to: owner.email,
       subject: `Webhook endpoint disabled: ${e.url}`,
       text:
-        `Hello${owner.name ? ' ' + owner.name : ''},\n\n` +
+        `Hello${owner.name ? ` ${owner.name}` : ''},\n\n` +
         `Seven attempts over 24 hours to deliver an event to your webhook endpoint ${e.url} (${e.id}) failed` +
         `${lastError ? `, the last with: ${lastError}` : ''}, and it had no successful delivery in that time. ` +
         `The endpoint is now disabled and receives no further events.\n\n` +
@@ -232,7 +232,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
     /** What an attempt needs; null when there is nothing to attempt (the endpoint is gone, disabled, or the event is). */
     begin(deliveryId: number, delivery: Delivery): AttemptPlan | null {
       const e = endpoints().get(delivery.endpoint_id);
-      if (!e || e.status !== 'active') return null;
+      if (e?.status !== 'active') return null;
       let event = bodies.get(delivery.event_id);
       if (!event) {
         const row = deps.events.byId(delivery.event_id);
@@ -261,7 +261,7 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       });
       deps.changes.notify('webhooks');
       const e = endpoints().get(delivery.endpoint_id);
-      if (!e || e.status !== 'active') return;
+      if (e?.status !== 'active') return;
       const first = delivery.first_attempt_at ?? plan.at;
       const now = clock.now();
       if (ok) {

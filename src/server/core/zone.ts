@@ -26,7 +26,7 @@ export function sandboxResolver(store: DomainStore): Resolver {
     },
     async resolve(name, rrtype) {
       const row = store.zoneGet(name, rrtype);
-      if (!row || row.state !== 'visible') throw notFound(name);
+      if (row?.state !== 'visible') throw notFound(name);
       const values = row.values;
       if (rrtype === 'TXT') return values.map(txtChunks);
       if (rrtype === 'MX') {

@@ -58,6 +58,7 @@ export interface AppDeps {
   v1: V1Handlers;
   sandbox: SandboxHandlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
+  // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
   extra?: (app: Hono<any>) => void;
   /** How much body the server buffers at once and how long a body may stall (defaults: 48 MiB, 15 s). */
   bodyLimits?: BodyLimits;
@@ -77,7 +78,7 @@ const ANONYMOUS: Caller = { principal: null as never, workspace: null, role: nul
 
 function patternOf(path: string): RegExp {
   // Exactly the paths the router serves (no trailing slash), so that a 405 never lists the method it refuses.
-  return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+') + '$');
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+')}$`);
 }
 
 export function clientIp(c: Context, trustProxy: boolean): string {
@@ -150,7 +151,7 @@ function queryOf(c: Context): Record<string, string | string[]> {
   return out;
 }
 
-function send(c: Context, defaultStatus: number, reply: Reply | void): Response {
+function send(_c: Context, defaultStatus: number, reply: Reply | void): Response {
   const r = reply ?? {};
   const status = r.status ?? defaultStatus;
   const headers = new Headers(r.headers);

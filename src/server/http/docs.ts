@@ -57,6 +57,7 @@ function indexPage(): string {
 }
 
 /** `GET /docs/errors` and `GET /docs/errors/{code}`; an unknown code is a 404 Problem. */
+// biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
 export function docsRoutes(app: Hono<any>): void {
   app.get(DOCS_PATH, (c) => c.html(indexPage()));
   app.get(`${DOCS_PATH}/:code`, (c) => {

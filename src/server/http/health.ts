@@ -16,6 +16,7 @@ export interface HealthDeps {
   origin(): string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
 export function healthRoutes(app: Hono<any>, deps: HealthDeps): void {
   app.get('/livez', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

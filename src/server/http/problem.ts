@@ -1,5 +1,5 @@
 import { ERROR_CODES, problemType, type Problem } from '../../contract/common.js';
-import { ServiceError } from '../core/errors.js';
+import type { ServiceError } from '../core/errors.js';
 import { docsUrl } from './docs.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

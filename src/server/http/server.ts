@@ -61,6 +61,7 @@ function rawProblem(detail: string, origin: string): string {
 }
 
 export function createServer(
+  // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
   app: Hono<any>,
   opts: { log: Logger; origin: () => string; tls?: { cert: Buffer; key: Buffer }; timeouts?: HttpTimeouts },
 ): Server {

@@ -25,7 +25,7 @@ class SinkConnection extends SMTPConnection {
       // The library's connection limit (maxClients), checked as init() checks it: this connection is already counted.
       const server = this._server;
       if (server.options.maxClients && server.connections.size > server.options.maxClients) {
-        return this.send(421, this.name + ' Too many connected clients, try again in a moment', false);
+        return this.send(421, `${this.name} Too many connected clients, try again in a moment`, false);
       }
       this.connectionReady();
     });

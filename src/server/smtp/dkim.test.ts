@@ -56,7 +56,7 @@ describe('dkimSign', () => {
     const relaxed = (body: string) => {
       const lines = body.split('\r\n').map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, ''));
       while (lines.length && lines[lines.length - 1] === '') lines.pop();
-      return lines.length ? lines.join('\r\n') + '\r\n' : '';
+      return lines.length ? `${lines.join('\r\n')}\r\n` : '';
     };
     const pieces = ['QUJD'.repeat(19), ' ', '\t', '  \t ', 'word', '\r\n', '\r\n\r\n', 'é', '.', '='];
     let x = 7;

@@ -15,8 +15,13 @@ const MESSAGES: Record<string, string> = Object.fromEntries(
 
 const addresses = (f: AddressObject | AddressObject[] | undefined): string[] => {
   const out: string[] = [];
-  const walk = (vs: AddressObject['value']) => vs.forEach((v) => (v.address && out.push(v.address), v.group && walk(v.group)));
-  (Array.isArray(f) ? f : f ? [f] : []).forEach((a) => walk(a.value));
+  const walk = (vs: AddressObject['value']): void => {
+    for (const v of vs) {
+      if (v.address) out.push(v.address);
+      if (v.group) walk(v.group);
+    }
+  };
+  for (const a of Array.isArray(f) ? f : f ? [f] : []) walk(a.value);
   return out;
 };
 

@@ -181,7 +181,7 @@ export function createSinkStore(db: Db) {
         where.unshift('sink_search MATCH ?');
         args.unshift(matchExpression(terms));
       }
-      const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+      const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY ${key} DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, opts.limit + 1) as Stored<SinkSummaryRow>[]).map(decodeSummary);
     },

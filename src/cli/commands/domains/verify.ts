@@ -75,7 +75,7 @@ export async function domainsVerifyRun(ctx: Context, o: DomainsVerifyOptions): P
       `${d.name} is not verified after ${humanDuration(timeout)} (${summary(d)})`,
       sandbox
         ? `${sandboxZoneNote(d.id)}, or run \`svc domains verify ${d.id} --publish\``
-        : 'publish the records of `svc domains dns ' + d.id + '` exactly, then run this again with a longer --timeout',
+        : `publish the records of \`svc domains dns ${d.id}\` exactly, then run this again with a longer --timeout`,
       ctx.json,
     );
   }
