@@ -10,7 +10,8 @@ module.exports = {
     },
     {
       name: 'only-core-over-stores',
-      comment: 'Routes, the sandbox zone, workers and the SMTP sink go through core; core is the one way to the stores.',
+      comment:
+        'Routes, the sandbox zone, workers and the SMTP sink go through core; core is the one way to the stores.',
       severity: 'error',
       from: { path: '^src/server/(http|sandbox|workers|smtp)/', pathNot: '^src/server/workers/scheduler\\.ts$' },
       to: { path: '^src/server/store/' },
@@ -24,7 +25,8 @@ module.exports = {
     },
     {
       name: 'lib-below-the-sides',
-      comment: 'lib/ holds small modules both sides use: it may use the contract, nothing of the client, CLI or server.',
+      comment:
+        'lib/ holds small modules both sides use: it may use the contract, nothing of the client, CLI or server.',
       severity: 'error',
       from: { path: '^src/lib/' },
       to: { path: '^src/(server|client|cli|testing)/' },

@@ -91,11 +91,14 @@ async function caught(sent: Sent[]): Promise<void> {
   const want = new Set(sent.map((s) => s.id));
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
-    const res = await fetch(`${origin}/sandbox/messages?limit=100`, { headers: { Authorization: `Bearer ${svc.ready.admin_token}` } });
+    const res = await fetch(`${origin}/sandbox/messages?limit=100`, {
+      headers: { Authorization: `Bearer ${svc.ready.admin_token}` },
+    });
     const list = (await res.json()) as { data: { message_id: string | null }[] };
     const have = new Set(list.data.map((m) => m.message_id));
     if ([...want].every((id) => have.has(id))) return;
-    if (Date.now() > deadline) throw new Error(`only ${[...want].filter((id) => have.has(id)).length} of ${want.size} messages arrived`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${[...want].filter((id) => have.has(id)).length} of ${want.size} messages arrived`);
     await pause(200);
   }
 }
@@ -108,11 +111,15 @@ async function phase(title: string, work: () => Promise<Sent[]>): Promise<Sent[]
   await caught(sent);
   await pause(150);
   const secs = (performance.now() - started) / 1000;
-  console.log(`  ${title}: ${sent.length} caught in ${secs.toFixed(1)} s; server peak RSS ${peak.toFixed(0)} MB   (target ≤ ${TARGET_PEAK_MB})`);
+  console.log(
+    `  ${title}: ${sent.length} caught in ${secs.toFixed(1)} s; server peak RSS ${peak.toFixed(0)} MB   (target ≤ ${TARGET_PEAK_MB})`,
+  );
   return sent;
 }
 
-console.log(`bench/big-mail  (${SEQUENTIAL} sequential sends of ~35 MB, then ${CONCURRENT} concurrent of ~30 MB; test key, DKIM-signed)`);
+console.log(
+  `bench/big-mail  (${SEQUENTIAL} sequential sends of ~35 MB, then ${CONCURRENT} concurrent of ~30 MB; test key, DKIM-signed)`,
+);
 await pause(2_000);
 const idle = await rssMb(pid);
 console.log(`  idle RSS before: ${idle.toFixed(0)} MB`);
@@ -129,7 +136,9 @@ all.push(
 );
 overall = Math.max(overall, peak);
 all.push(
-  ...(await phase('concurrent', () => Promise.all(Array.from({ length: CONCURRENT }, (_, i) => sendBig(`con-${i}`, CONCURRENT_BODY))))),
+  ...(await phase('concurrent', () =>
+    Promise.all(Array.from({ length: CONCURRENT }, (_, i) => sendBig(`con-${i}`, CONCURRENT_BODY))),
+  )),
 );
 overall = Math.max(overall, peak);
 const machineAfter = await machineTicks();
@@ -146,19 +155,24 @@ for (const at of SETTLE_AT_S) {
   if (within === null && now <= TARGET_SETTLED_MB) within = at;
 }
 clearInterval(sampler);
-console.log(`  RSS after the last arrival (MB): ${settled.join(', ')}   (target ≤ ${TARGET_SETTLED_MB} within 60 s: ${within === null ? 'not met' : `met at ${within} s`})`);
+console.log(
+  `  RSS after the last arrival (MB): ${settled.join(', ')}   (target ≤ ${TARGET_SETTLED_MB} within 60 s: ${within === null ? 'not met' : `met at ${within} s`})`,
+);
 
 // Every message arrived whole: its attachment, as stored by the sink, decodes to the bytes sent.
 const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true, fileMustExist: true });
-const rawOf = db.prepare(
-  'SELECT c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.svc_message_id = ?',
-).pluck();
+const rawOf = db
+  .prepare('SELECT c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.svc_message_id = ?')
+  .pluck();
 let intact = 0;
 for (const s of all) {
   const raw = rawOf.get(s.id) as Buffer | undefined;
   const bytes = raw ? attachmentOf(raw, s.filename) : null;
   if (bytes && bytes.length === s.bytes && createHash('sha256').update(bytes).digest('hex') === s.sha256) intact++;
-  else console.log(`  ${s.id} (${s.filename}): the attachment did not arrive intact (${bytes?.length ?? 'no'} bytes of ${s.bytes})`);
+  else
+    console.log(
+      `  ${s.id} (${s.filename}): the attachment did not arrive intact (${bytes?.length ?? 'no'} bytes of ${s.bytes})`,
+    );
 }
 db.close();
 console.log(`  intact: ${intact} of ${all.length} attachments arrived byte for byte`);

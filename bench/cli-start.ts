@@ -45,18 +45,46 @@ const cases: Case[] = [
   { name: 'node -e 0', command: NODE, args: ['-e', '0'] },
   { name: 'svc --version', command: NODE, args: svc('--version'), floor: 'node -e 0' },
 
-  ...group('send', ['bench/floors/send.mjs', ...mail], key,
-    curl('-H', `Authorization: Bearer ${seed.api_key_test}`, '-H', 'Content-Type: application/json', '-d', sendBody, `${api}/emails`),
+  ...group(
+    'send',
+    ['bench/floors/send.mjs', ...mail],
+    key,
+    curl(
+      '-H',
+      `Authorization: Bearer ${seed.api_key_test}`,
+      '-H',
+      'Content-Type: application/json',
+      '-d',
+      sendBody,
+      `${api}/emails`,
+    ),
     { name: 'svc emails send (SVC_API_KEY)', args: svc(...send), env: key },
-    { name: 'svc emails send (key saved in the profile)', args: svc(...send), env: { SVC_CREDENTIAL_STORE: 'file' } }),
-  ...group('inbox', ['bench/floors/inbox.mjs'], admin, curl('-H', `Authorization: Bearer ${admin_token}`, api.replace(/\/v1$/, '/sandbox/messages')),
-    { name: 'svc inbox (SVC_ADMIN_TOKEN)', args: svc('inbox'), env: admin }),
-  ...group('events', ['bench/floors/events.mjs'], key, curl('-H', `Authorization: Bearer ${seed.api_key_test}`, `${api}/events`),
-    { name: 'svc events list (SVC_API_KEY)', args: svc('events', 'list'), env: key }),
+    { name: 'svc emails send (key saved in the profile)', args: svc(...send), env: { SVC_CREDENTIAL_STORE: 'file' } },
+  ),
+  ...group(
+    'inbox',
+    ['bench/floors/inbox.mjs'],
+    admin,
+    curl('-H', `Authorization: Bearer ${admin_token}`, api.replace(/\/v1$/, '/sandbox/messages')),
+    { name: 'svc inbox (SVC_ADMIN_TOKEN)', args: svc('inbox'), env: admin },
+  ),
+  ...group(
+    'events',
+    ['bench/floors/events.mjs'],
+    key,
+    curl('-H', `Authorization: Bearer ${seed.api_key_test}`, `${api}/events`),
+    { name: 'svc events list (SVC_API_KEY)', args: svc('events', 'list'), env: key },
+  ),
 ];
 
 /** A one-request command's cases: its floor (as written, and kept to Liftoff), curl, and svc measured against the floor. */
-function group(what: string, floor: string[], env: Record<string, string>, curlArgs: string[], ...runs: { name: string; args: string[]; env: Record<string, string> }[]): Case[] {
+function group(
+  what: string,
+  floor: string[],
+  env: Record<string, string>,
+  curlArgs: string[],
+  ...runs: { name: string; args: string[]; env: Record<string, string> }[]
+): Case[] {
   const plain = `floor: ${what} with fetch`;
   const liftoff = `${plain}, Liftoff only`;
   return [
@@ -77,11 +105,14 @@ function once(c: Case): number {
 
 // The profile's saved key: created and saved through the CLI itself.
 const login = spawnSync(NODE, svc('login', '--email', seed.email, '--password-stdin'), {
-  env: { ...base, SVC_CREDENTIAL_STORE: 'file' }, input: seed.password, encoding: 'utf8',
+  env: { ...base, SVC_CREDENTIAL_STORE: 'file' },
+  input: seed.password,
+  encoding: 'utf8',
 });
 if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
 const created = spawnSync(NODE, svc('keys', 'create', '--name', 'bench', '--scope', 'emails:send', '--save'), {
-  env: { ...base, SVC_CREDENTIAL_STORE: 'file' }, encoding: 'utf8',
+  env: { ...base, SVC_CREDENTIAL_STORE: 'file' },
+  encoding: 'utf8',
 });
 if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}`);
 
@@ -97,7 +128,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const medianOf = (name: string) => median(times.get(cases.find((c) => c.name === name)!)!);
 const version = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
 console.log(`bench/cli-start  (${RUNS} interleaved runs each, median wall time from spawn to exit; node ${version})`);
-console.log('  NODE_EXTRA_CA_CERTS is unset for every command timed (it costs each Node process ~80 ms where it is set)');
+console.log(
+  '  NODE_EXTRA_CA_CERTS is unset for every command timed (it costs each Node process ~80 ms where it is set)',
+);
 for (const c of cases) {
   const m = medianOf(c.name);
   const ratio = c.floor ? `${(m / medianOf(c.floor)).toFixed(2)}× ${c.floor} (target ≤ 1.5×)` : '';

@@ -66,7 +66,8 @@ export async function rssMb(pid: number): Promise<number> {
 }
 
 export function html2k(): string {
-  const para = '<p>Thanks for your order. Your receipt and the tracking details are below; reply to this email if anything looks wrong.</p>';
+  const para =
+    '<p>Thanks for your order. Your receipt and the tracking details are below; reply to this email if anything looks wrong.</p>';
   let html = '<html><body><h1>Your order</h1>';
   while (html.length < 2000) html += para;
   return `${html}<a href="https://example.com/orders/1">View order</a></body></html>`;

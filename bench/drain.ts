@@ -6,7 +6,16 @@
 //             is the time from the first request until the last is in the sink.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { cpuSeconds, html2k, machineTicks, mainThreadCpuSeconds, rssMb, spawnServe, speedLine, stealLine } from './common.js';
+import {
+  cpuSeconds,
+  html2k,
+  machineTicks,
+  mainThreadCpuSeconds,
+  rssMb,
+  spawnServe,
+  speedLine,
+  stealLine,
+} from './common.js';
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const BATCH = 100;
@@ -57,7 +66,11 @@ async function measure(svc: Served, work: () => Promise<number>) {
   const sampler = setInterval(async () => {
     peakRss = Math.max(peakRss, await rssMb(pid).catch(() => 0));
   }, 100);
-  const [cpuBefore, mainBefore, machineBefore] = [await cpuSeconds(pid), await mainThreadCpuSeconds(pid), await machineTicks()];
+  const [cpuBefore, mainBefore, machineBefore] = [
+    await cpuSeconds(pid),
+    await mainThreadCpuSeconds(pid),
+    await machineTicks(),
+  ];
   const started = performance.now();
   const expected = await work();
   const workDone = performance.now();
@@ -73,7 +86,16 @@ async function measure(svc: Served, work: () => Promise<number>) {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, await rssMb(pid).catch(() => 0));
   db.close();
-  return { expected, caught: n, secs, workSecs: (workDone - started) / 1000, cpu, mainCpu, peakRss, steal: stealLine(machineBefore, machineAfter) };
+  return {
+    expected,
+    caught: n,
+    secs,
+    workSecs: (workDone - started) / 1000,
+    cpu,
+    mainCpu,
+    peakRss,
+    steal: stealLine(machineBefore, machineAfter),
+  };
 }
 
 function report(title: string, r: Awaited<ReturnType<typeof measure>>, lines: string[]): void {
@@ -102,7 +124,11 @@ console.log(`bench/drain  (${TOTAL} messages, batches of ${BATCH}, 2 KB html + t
   const accepted = await sendAll(svc, { scheduled_at: new Date(Date.parse(now) + 60_000).toISOString() });
   const acceptSecs = (performance.now() - t) / 1000;
   const r = await measure(svc, async () => {
-    const res = await fetch(`${origin}/sandbox/clock`, { method: 'POST', headers: admin, body: JSON.stringify({ advance_seconds: 120 }) });
+    const res = await fetch(`${origin}/sandbox/clock`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ advance_seconds: 120 }),
+    });
     if (!res.ok) throw new Error(`POST /sandbox/clock answered ${res.status}`);
     return accepted;
   });

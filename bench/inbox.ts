@@ -25,7 +25,7 @@ const LARGE_BYTES = 5 * 1024 * 1024;
 // A vocabulary of made-up words: common ones in most bodies, rare ones in a few.
 const words = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = () => words[Math.floor(random() ** 2 * words.length)]!; // skewed: low indexes are common
 const sentence = (n: number) => Array.from({ length: n }, pick).join(' ');
 
@@ -84,11 +84,16 @@ async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter:
   const clock = manualClock(Date.now() - TOTAL * 1000);
   const shapes = await templates();
   const deps = {
-    store, commit, clock, log: silentLogger,
+    store,
+    commit,
+    clock,
+    log: silentLogger,
     // Every other message is a /v1 message of the workspace (as the service's own mail is linked).
     origin: (header: string) => {
       const id = /^<(msg_\w+)@/.exec(header)?.[1];
-      return id ? { fromService: true, messageId: id, workspaceId: WORKSPACE } : { fromService: false, messageId: null, workspaceId: null };
+      return id
+        ? { fromService: true, messageId: id, workspaceId: WORKSPACE }
+        : { fromService: false, messageId: null, workspaceId: null };
     },
   };
   const large = await largeTemplate();
@@ -109,7 +114,8 @@ async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter:
     await Promise.all(batch);
   }
   const perSecond = TOTAL / ((performance.now() - started) / 1000);
-  const nth = (n: number) => (db.prepare('SELECT id FROM sink_messages ORDER BY seq DESC LIMIT 1 OFFSET ?').get(n) as { id: string }).id;
+  const nth = (n: number) =>
+    (db.prepare('SELECT id FROM sink_messages ORDER BY seq DESC LIMIT 1 OFFSET ?').get(n) as { id: string }).id;
   const deepId = nth(Math.min(99_000, TOTAL - PAGE));
   const secondPageAfter = nth(PAGE - 1);
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -142,7 +148,9 @@ console.log(
 );
 const { deepId, secondPageAfter, perSecond } = await fill(dataDir);
 const dbMb = statSync(join(dataDir, 'svc.sqlite')).size / 1024 / 1024;
-console.log(`  filled through the sink's ingest at ${Math.round(perSecond)} messages/s; database ${dbMb.toFixed(0)} MB`);
+console.log(
+  `  filled through the sink's ingest at ${Math.round(perSecond)} messages/s; database ${dbMb.toFixed(0)} MB`,
+);
 
 const svc = await spawnServe([], { dataDir });
 try {
@@ -151,18 +159,28 @@ try {
     [`first page (${Math.min(LARGE, PAGE)} large)`, base, true],
     ['second page (after=, none large)', `${base}&after=${secondPageAfter}`, true],
     ['page 99,000 deep (after=)', `${base}&after=${deepId}`, true],
-    [`a workspace, first page (${Math.ceil(Math.min(LARGE, PAGE * 2) / 2)} large)`, `${base}&workspace_id=${WORKSPACE}`, false],
+    [
+      `a workspace, first page (${Math.ceil(Math.min(LARGE, PAGE * 2) / 2)} large)`,
+      `${base}&workspace_id=${WORKSPACE}`,
+      false,
+    ],
     ['a workspace, 49,000 deep', `${base}&workspace_id=${WORKSPACE}&after=${deepId}`, false],
     [`search, a common word ("${words[0]}")`, `${base}&q=${words[0]}`, false],
     [`search, common word 99,000 deep`, `${base}&q=${words[0]}&after=${deepId}`, false],
     ['search, a word in 1 of 1,000 ("tok0123")', `${base}&q=tok0123`, false],
     ['search, to:customer7', `${base}&q=to:customer7`, false],
-    ['search, subject:"order 1013" is:unread', `${base}&q=${encodeURIComponent('subject:"order 1013" is:unread')}`, false],
+    [
+      'search, subject:"order 1013" is:unread',
+      `${base}&q=${encodeURIComponent('subject:"order 1013" is:unread')}`,
+      false,
+    ],
   ];
   for (const [name, url, target] of cases) {
     const r = await time(url, svc.ready.admin_token);
     const verdict = target ? `   (target < 50 ms: ${r.p95 < 50 ? 'met' : 'MISSED'})` : '';
-    console.log(`  ${name.padEnd(42)} median ${r.median.toFixed(1).padStart(5)} ms  p95 ${r.p95.toFixed(1).padStart(5)} ms  ${String(r.rows).padStart(3)} rows${verdict}`);
+    console.log(
+      `  ${name.padEnd(42)} median ${r.median.toFixed(1).padStart(5)} ms  p95 ${r.p95.toFixed(1).padStart(5)} ms  ${String(r.rows).padStart(3)} rows${verdict}`,
+    );
   }
 } finally {
   await svc.stop();

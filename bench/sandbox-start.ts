@@ -8,7 +8,9 @@ import { speedLine } from './common.js';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const SIDE_BY_SIDE = 8;
 
-const { startSandbox } = (await import('../dist/testing/index.js' as string)) as typeof import('../src/testing/index.js');
+const { startSandbox } = (await import(
+  '../dist/testing/index.js' as string
+)) as typeof import('../src/testing/index.js');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const max = (xs: number[]) => Math.max(...xs);
@@ -31,7 +33,9 @@ const runs: { ready: number; close: number }[] = [];
 for (let i = 0; i < ROUNDS; i++) runs.push(await once());
 const ready = runs.map((r) => r.ready);
 const close = runs.map((r) => r.close);
-console.log(`  ${ROUNDS} starts one after another: ready median ${ms(median(ready))}, max ${ms(max(ready))}   (target ≤ 150 ms)`);
+console.log(
+  `  ${ROUNDS} starts one after another: ready median ${ms(median(ready))}, max ${ms(max(ready))}   (target ≤ 150 ms)`,
+);
 console.log(`  close: median ${ms(median(close))}, max ${ms(max(close))}`);
 
 const t0 = performance.now();
@@ -47,7 +51,9 @@ const all = performance.now() - t0;
 await Promise.all(
   sandboxes.map(async ({ sb }, i) => {
     const waiting = sb.inbox.waitFor({ to: `side${i}@example.org`, timeout: 30_000 });
-    await sb.client.call('sendEmail', { body: { from: 'hello@example.test', to: `side${i}@example.org`, subject: `n${i}`, text: 'hi' } });
+    await sb.client.call('sendEmail', {
+      body: { from: 'hello@example.test', to: `side${i}@example.org`, subject: `n${i}`, text: 'hi' },
+    });
     await waiting;
   }),
 );

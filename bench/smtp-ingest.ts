@@ -49,7 +49,12 @@ interface Peer {
 /** One SMTP connection: writes commands, reads replies (a reply is complete at its line with a space after the code). */
 class Conn {
   private buffer = '';
-  private waiting: { n: number; codes: number[]; resolve: (codes: number[]) => void; reject: (e: Error) => void } | null = null;
+  private waiting: {
+    n: number;
+    codes: number[];
+    resolve: (codes: number[]) => void;
+    reject: (e: Error) => void;
+  } | null = null;
   private failed: Error | null = null;
   private lines: string[] = [];
 
@@ -114,7 +119,8 @@ class Conn {
   /** `send`, requiring these codes. */
   async expect(data: string, codes: number[]): Promise<void> {
     const got = await this.send(data, codes.length);
-    if (got.some((c, i) => c !== codes[i])) throw new Error(`expected ${codes.join(' ')}, got: ${this.lines.join('').trim()}`);
+    if (got.some((c, i) => c !== codes[i]))
+      throw new Error(`expected ${codes.join(' ')}, got: ${this.lines.join('').trim()}`);
   }
 
   /** QUIT, then waits for the server to close (the server closes first, so its side holds the TIME_WAIT). */
@@ -126,7 +132,10 @@ class Conn {
   }
 }
 
-const BODY = 'Thanks for your order. Your receipt and the tracking details are below; reply if anything looks wrong.\r\n'.repeat(50);
+const BODY =
+  'Thanks for your order. Your receipt and the tracking details are below; reply if anything looks wrong.\r\n'.repeat(
+    50,
+  );
 
 /** A 4 KB message with a Message-ID of its own. */
 function message(run: string, n: number): string {
@@ -139,7 +148,10 @@ function message(run: string, n: number): string {
 
 /** One message on an open connection: MAIL, RCPT and DATA in one write, then the message and its final dot. */
 async function transaction(conn: Conn, data: string, n: number): Promise<void> {
-  await conn.expect(`MAIL FROM:<orders@bench.test>\r\nRCPT TO:<customer${n}@example.test>\r\nDATA\r\n`, [250, 250, 354]);
+  await conn.expect(
+    `MAIL FROM:<orders@bench.test>\r\nRCPT TO:<customer${n}@example.test>\r\nDATA\r\n`,
+    [250, 250, 354],
+  );
   await conn.expect(`${data}.\r\n`, [250]);
 }
 
@@ -261,9 +273,13 @@ const maildevPeer: Peer = {
   async start() {
     const [port, web] = [await freePort(), await freePort()];
     const bin = join(MAILDEV_DIR, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js');
-    const proc = spawn(process.execPath, [bin, '--smtp', String(port), '--ip', '127.0.0.1', '--web', String(web), '--web-ip', '127.0.0.1', '--silent'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [bin, '--smtp', String(port), '--ip', '127.0.0.1', '--web', String(web), '--web-ip', '127.0.0.1', '--silent'],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     await greeted(port, proc);
     return { port, pid: proc.pid!, stop: stopper(proc) };
   },
@@ -274,9 +290,13 @@ function haveMaildev(): boolean {
   const bin = join(MAILDEV_DIR, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js');
   if (existsSync(bin)) return true;
   console.log(`  installing maildev@${MAILDEV_VERSION} into ${MAILDEV_DIR} (once)…`);
-  const r = spawnSync('npm', ['install', '--prefix', MAILDEV_DIR, `maildev@${MAILDEV_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const r = spawnSync(
+    'npm',
+    ['install', '--prefix', MAILDEV_DIR, `maildev@${MAILDEV_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   return r.status === 0 && existsSync(bin);
 }
 
@@ -320,9 +340,15 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const peers: Peer[] = [svcPeer];
 const missing: string[] = [];
 if (existsSync(SMTP_SINK)) peers.push(smtpSinkPeer);
-else missing.push(`postfix's smtp-sink is not installed (Debian: echo "postfix postfix/main_mailer_type select No configuration" | sudo debconf-set-selections && sudo apt-get install postfix)`);
+else
+  missing.push(
+    `postfix's smtp-sink is not installed (Debian: echo "postfix postfix/main_mailer_type select No configuration" | sudo debconf-set-selections && sudo apt-get install postfix)`,
+  );
 if (haveMaildev()) peers.push(maildevPeer);
-else missing.push(`MailDev could not be installed into ${MAILDEV_DIR} (npm install --prefix ${MAILDEV_DIR} maildev@${MAILDEV_VERSION}); skipped`);
+else
+  missing.push(
+    `MailDev could not be installed into ${MAILDEV_DIR} (npm install --prefix ${MAILDEV_DIR} maildev@${MAILDEV_VERSION}); skipped`,
+  );
 
 console.log(
   `bench/smtp-ingest  (${SESSIONS} sessions at once, ${fmt(TOTAL)} messages of ${MESSAGE_BYTES / 1024} KB a measurement, ` +
@@ -351,8 +377,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
   const ratios: string[] = [];
   const rate = (peer: string, mode: Mode) => results.get(`${peer} ${mode}`)?.[round - 1]?.rate;
-  const [svcPer, sinkPer, svcReused, devReused] = [rate('svc', 'per-connection'), rate('smtp-sink', 'per-connection'), rate('svc', 'reused'), rate('MailDev', 'reused')];
-  if (svcPer && sinkPer) ratios.push(`per connection svc/smtp-sink ${((svcPer / sinkPer) * 100).toFixed(0)} % (target ≥ 50 %)`);
+  const [svcPer, sinkPer, svcReused, devReused] = [
+    rate('svc', 'per-connection'),
+    rate('smtp-sink', 'per-connection'),
+    rate('svc', 'reused'),
+    rate('MailDev', 'reused'),
+  ];
+  if (svcPer && sinkPer)
+    ratios.push(`per connection svc/smtp-sink ${((svcPer / sinkPer) * 100).toFixed(0)} % (target ≥ 50 %)`);
   if (svcReused && devReused) ratios.push(`reused svc/MailDev ${(svcReused / devReused).toFixed(1)}× (target ≥ 4×)`);
   if (ratios.length) console.log(`    ratios: ${ratios.join('; ')}`);
   console.log(`    CPU steal: ${stealLine(before, await machineTicks())}`);
@@ -364,7 +396,9 @@ for (const { mode, title } of MODES) {
     const rates = (results.get(`${peer.name} ${mode}`) ?? []).map((f) => f.rate).sort((a, b) => a - b);
     if (!rates.length) continue;
     const median = rates[Math.floor(rates.length / 2)]!;
-    console.log(`    ${title.padEnd(18)} ${peer.name.padEnd(9)} ${fmt(median).padStart(6)} msg/s   [${fmt(rates[0]!)}–${fmt(rates[rates.length - 1]!)}]`);
+    console.log(
+      `    ${title.padEnd(18)} ${peer.name.padEnd(9)} ${fmt(median).padStart(6)} msg/s   [${fmt(rates[0]!)}–${fmt(rates[rates.length - 1]!)}]`,
+    );
   }
 }
 console.log(`  CPU steal        : ${stealLine(machineStart, await machineTicks())}`);

@@ -86,7 +86,13 @@ let cpuBefore = await cpuSeconds(pid);
 let cpuAt = performance.now();
 let tick = 0;
 const perTick = (RATE * TICK_MS) / 1000;
-const probe = setInterval(() => void timed(`${origin}/sandbox/messages?limit=20`, { headers: { Authorization: `Bearer ${svc.ready.admin_token}` } }), 250);
+const probe = setInterval(
+  () =>
+    void timed(`${origin}/sandbox/messages?limit=20`, {
+      headers: { Authorization: `Bearer ${svc.ready.admin_token}` },
+    }),
+  250,
+);
 
 while (performance.now() - started < SECONDS * 1000) {
   // Sends due by this tick (the rate holds even when a tick comes late).
@@ -135,7 +141,9 @@ const verdict = (name: string, from: number, to: number, pct: number, abs: numbe
       `(${grew >= 0 ? '+' : ''}${grew.toFixed(1)} ${unit}): ${flat ? 'flat' : 'GROWING'}`,
   );
 };
-console.log(`  sent     : ${sent} accepted, ${refused} refused or failed; caught now ${count('sink_messages')}, /v1 messages kept ${count('messages')}`);
+console.log(
+  `  sent     : ${sent} accepted, ${refused} refused or failed; caught now ${count('sink_messages')}, /v1 messages kept ${count('messages')}`,
+);
 if (failures.size) console.log(`  failures : ${[...failures].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
 verdict('db file', half.db, last.db, 5, 2, 'MB');
 verdict('rss', half.rss, last.rss, 10, 10, 'MB');

@@ -38,14 +38,21 @@ for (let i = 0; i < ENDPOINTS; i++) {
   receivers.push(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const r = await fetch(`${origin}/sandbox/webhooks`, {
-    method: 'POST', headers: admin, body: JSON.stringify({ workspace_id: svc.ready.seed.workspace_id, url }),
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ workspace_id: svc.ready.seed.workspace_id, url }),
   });
   if (r.status !== 201) throw new Error(`creating an endpoint answered ${r.status}`);
 }
 
 // A steady RATE sends per second: a batch every TICK_MS.
 const perTick = Math.max(1, Math.round((RATE * TICK_MS) / 1000));
-const item = { from: `Shop <orders@${svc.ready.seed.domain}>`, to: 'delivered@simulator.test', subject: 'Your order', text: 'Thanks.' };
+const item = {
+  from: `Shop <orders@${svc.ready.seed.domain}>`,
+  to: 'delivered@simulator.test',
+  subject: 'Your order',
+  text: 'Thanks.',
+};
 const [cpuBefore, machineBefore, benchBefore] = [await cpuSeconds(pid), await machineTicks(), process.cpuUsage()];
 const started = Date.now();
 let sent = 0;
@@ -53,7 +60,11 @@ let behind = 0;
 while (sent < MESSAGES) {
   const n = Math.min(perTick, MESSAGES - sent);
   const tickStart = Date.now();
-  const res = await fetch(`${svc.ready.api}/emails/batch`, { method: 'POST', headers: key, body: JSON.stringify(Array.from({ length: n }, () => item)) });
+  const res = await fetch(`${svc.ready.api}/emails/batch`, {
+    method: 'POST',
+    headers: key,
+    body: JSON.stringify(Array.from({ length: n }, () => item)),
+  });
   const out = (await res.json()) as { data: { status: number }[] };
   sent += out.data.filter((d) => d.status === 202).length;
   const wait = TICK_MS - (Date.now() - tickStart);
@@ -73,11 +84,21 @@ lags.sort((a, b) => a - b);
 const pct = (p: number) => lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))] ?? NaN;
 
 console.log(`bench/webhooks  (${ENDPOINTS} endpoints, every event type, ${MESSAGES} messages at ${RATE}/s)`);
-console.log(`  sent             : ${sent} in ${sendSecs.toFixed(1)} s (${(sent / sendSecs).toFixed(0)}/s; ${behind} ticks of ${TICK_MS} ms ran late)`);
-console.log(`  delivered        : ${delivered} of ${expected} events in ${secs.toFixed(1)} s: ${(delivered / secs).toFixed(0)} a second`);
-console.log(`  lag              : p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${lags.at(-1)} ms (event created → at the receiver)`);
-console.log(`  server CPU       : ${cpu.toFixed(1)} s (${(cpu / secs).toFixed(2)} cores busy), peak RSS now ${(await rssMb(pid)).toFixed(0)} MB`);
-console.log(`  this process     : ${((benchCpu.user + benchCpu.system) / 1e6).toFixed(1)} s of CPU (sending, and the ${ENDPOINTS} receivers)`);
+console.log(
+  `  sent             : ${sent} in ${sendSecs.toFixed(1)} s (${(sent / sendSecs).toFixed(0)}/s; ${behind} ticks of ${TICK_MS} ms ran late)`,
+);
+console.log(
+  `  delivered        : ${delivered} of ${expected} events in ${secs.toFixed(1)} s: ${(delivered / secs).toFixed(0)} a second`,
+);
+console.log(
+  `  lag              : p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${lags.at(-1)} ms (event created → at the receiver)`,
+);
+console.log(
+  `  server CPU       : ${cpu.toFixed(1)} s (${(cpu / secs).toFixed(2)} cores busy), peak RSS now ${(await rssMb(pid)).toFixed(0)} MB`,
+);
+console.log(
+  `  this process     : ${((benchCpu.user + benchCpu.system) / 1e6).toFixed(1)} s of CPU (sending, and the ${ENDPOINTS} receivers)`,
+);
 console.log(`  CPU steal        : ${steal}`);
 
 // Idle long polls: held requests wait on the commit signal, not a timer. The server's idle CPU is measured without
@@ -94,7 +115,9 @@ const idleAlone = await idleCpuPerSecond();
 // The newest event, as a listener resuming the stream would hold it.
 let after = '';
 for (;;) {
-  const page = (await (await fetch(`${svc.ready.api}/events?limit=100${after ? `&after=${after}` : ''}`, { headers: key })).json()) as {
+  const page = (await (
+    await fetch(`${svc.ready.api}/events?limit=100${after ? `&after=${after}` : ''}`, { headers: key })
+  ).json()) as {
     data: { id: string }[];
     has_more: boolean;
   };
@@ -106,7 +129,9 @@ const held = Array.from({ length: HELD }, () =>
 );
 await new Promise((r) => setTimeout(r, 2_000));
 const idleHeld = await idleCpuPerSecond();
-console.log(`  idle long polls  : server CPU ${idleAlone.toFixed(0)} ms a second idle, ${idleHeld.toFixed(0)} ms with ${HELD} GET /v1/events?wait=30 held`);
+console.log(
+  `  idle long polls  : server CPU ${idleAlone.toFixed(0)} ms a second idle, ${idleHeld.toFixed(0)} ms with ${HELD} GET /v1/events?wait=30 held`,
+);
 console.log(`  machine speed    : ${await speedLine()}`);
 
 await svc.stop();

@@ -30,7 +30,9 @@ const serverAsCompiled = {
     b.onResolve({ filter: /\/server\// }, (args) => {
       const file = resolve(args.resolveDir, args.path);
       if (!file.startsWith(serverDir) || args.importer.startsWith(serverDir)) return undefined;
-      const compiled = relative(outdir, join(root, 'dist', relative(join(root, 'src'), file))).split(sep).join('/');
+      const compiled = relative(outdir, join(root, 'dist', relative(join(root, 'src'), file)))
+        .split(sep)
+        .join('/');
       return { path: compiled.startsWith('.') ? compiled : `./${compiled}`, external: true };
     });
   },

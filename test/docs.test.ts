@@ -24,11 +24,14 @@ describe('docs/', () => {
       } catch {
         // missing: reported below as a difference
       }
-      expect(committed, `docs/${name} is out of date: run \`npm run build && npm run docs\` and commit the result`).toBe(fresh);
+      expect(
+        committed,
+        `docs/${name} is out of date: run \`npm run build && npm run docs\` and commit the result`,
+      ).toBe(fresh);
     }
   });
 
-  it("shows in the README the example test CI runs from the packed package (examples/testing/welcome.test.mjs)", () => {
+  it('shows in the README the example test CI runs from the packed package (examples/testing/welcome.test.mjs)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const block = /<!-- testing-example -->\n```js\n([\s\S]*?)```\n/.exec(readme)?.[1];
     expect(block, 'the README has a ```js block after <!-- testing-example -->').toBeDefined();

@@ -12,7 +12,12 @@ afterAll(() => sb.close());
 // The app under test would do this; here the test sends through the sandbox's own client.
 async function signUp(email) {
   await sb.client.call('sendEmail', {
-    body: { from: 'Shop <hello@example.test>', to: email, subject: 'Confirm your address', text: 'Your code is 482913. Or open https://shop.example/confirm?c=482913' },
+    body: {
+      from: 'Shop <hello@example.test>',
+      to: email,
+      subject: 'Confirm your address',
+      text: 'Your code is 482913. Or open https://shop.example/confirm?c=482913',
+    },
   });
 }
 
@@ -31,7 +36,13 @@ test('sign-up sends a code and a link, and tells a webhook it was delivered', as
 test('a reminder goes out a day later, when the clock says so', async () => {
   const tomorrow = new Date(sb.clock.now().getTime() + 86_400_000).toISOString();
   await sb.client.call('sendEmail', {
-    body: { from: 'hello@example.test', to: 'bo@example.org', subject: 'Still there?', text: 'Hi', scheduled_at: tomorrow },
+    body: {
+      from: 'hello@example.test',
+      to: 'bo@example.org',
+      subject: 'Still there?',
+      text: 'Hi',
+      scheduled_at: tomorrow,
+    },
   });
   const arrival = sb.inbox.waitFor({ to: 'bo@example.org' });
   await sb.clock.advance('1d');

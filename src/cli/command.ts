@@ -49,7 +49,8 @@ export function typedCommand(cmd: Command): string {
 export function int(flag: string, min: number, max: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!/^\d+$/.test(v) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
+    if (!/^\d+$/.test(v) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
     return n;
   };
 }
@@ -61,7 +62,13 @@ export function repeat(v: string, prev: string[] = []): string[] {
 
 /** A repeatable option whose values may also be comma-separated (`--scope a,b --scope c`). */
 export function list(v: string, prev: string[] = []): string[] {
-  return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...prev,
+    ...v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 /** Seconds, or a number with a unit: `30s`, `10m`, `1h`, `2d`. Returns milliseconds. */

@@ -68,7 +68,9 @@ export async function openConfig(dir: string): Promise<ConfigStore> {
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw new Error(`cannot read ${path}: ${(err as Error).message}; fix or delete it (it holds profiles, not secrets)`);
+      throw new Error(
+        `cannot read ${path}: ${(err as Error).message}; fix or delete it (it holds profiles, not secrets)`,
+      );
     }
     const file = (parsed ?? {}) as Partial<ConfigFile>;
     return { ...file, profiles: typeof file.profiles === 'object' && file.profiles ? file.profiles : {} };
@@ -92,7 +94,10 @@ export async function openConfig(dir: string): Promise<ConfigStore> {
 export function profileName(flag: string | undefined, env: Env): string {
   const name = flag ?? (env.SVC_PROFILE || DEFAULT_PROFILE);
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
-    throw new UsageError(`"${name}" is not a profile name`, 'use letters, digits, ".", "_" and "-" (up to 64), e.g. --profile staging');
+    throw new UsageError(
+      `"${name}" is not a profile name`,
+      'use letters, digits, ".", "_" and "-" (up to 64), e.g. --profile staging',
+    );
   }
   return name;
 }

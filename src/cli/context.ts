@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import type { Client, ClientOptions, SessionStore, SessionTokens } from '../client/index.js';
 import { isLoopbackHost, parseBaseUrl } from '../client/base-url.js';
 import { sleep } from '../client/backoff.js';
-import { openConfig, profileName, resolveBaseUrl, type BaseUrlSource, type ConfigStore, type SavedKeyInfo, type SessionInfo } from './config.js';
+import {
+  openConfig,
+  profileName,
+  resolveBaseUrl,
+  type BaseUrlSource,
+  type ConfigStore,
+  type SavedKeyInfo,
+  type SessionInfo,
+} from './config.js';
 import { createCredentialStore, type CredentialStore } from './credentials.js';
 import { AuthError } from './errors.js';
 import type { IO } from './io.js';
@@ -104,8 +112,13 @@ export function createContext(o: ContextOptions): Context {
     clock,
     config: () => (config ??= openConfig(configDir)),
     credentials: () =>
-      (credentials ??= createCredentialStore({ configDir, env, notice: (m) => io.info(`${io.err.yellow('note:')} ${m}`) })),
-    baseUrl: () => (baseUrl ??= resolveBaseUrl(globals.baseUrl, env, async () => (await ctx.config()).profile(profile))),
+      (credentials ??= createCredentialStore({
+        configDir,
+        env,
+        notice: (m) => io.info(`${io.err.yellow('note:')} ${m}`),
+      })),
+    baseUrl: () =>
+      (baseUrl ??= resolveBaseUrl(globals.baseUrl, env, async () => (await ctx.config()).profile(profile))),
     client: () => (client ??= makeClient()),
 
     async apiKeySource() {
@@ -150,7 +163,11 @@ export function createContext(o: ContextOptions): Context {
 
     async saveApiKey(info, key) {
       await ctx.credentials().set(secret(API_KEY), key);
-      (await ctx.config()).updateProfile(profile, (p) => ({ ...p, base_url: p.base_url ?? info.base_url, api_key: info }));
+      (await ctx.config()).updateProfile(profile, (p) => ({
+        ...p,
+        base_url: p.base_url ?? info.base_url,
+        api_key: info,
+      }));
     },
 
     async forgetApiKey() {

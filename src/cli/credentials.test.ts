@@ -60,14 +60,23 @@ describe('the credential store', () => {
   it('falls back to a 0600 file in a 0700 directory without a keychain, and says so once', async () => {
     const configDir = tmp();
     const notices: string[] = [];
-    const open = () => createCredentialStore({ configDir, env: {}, notice: (m) => notices.push(m), keyring: fakeKeyring({ broken: true }).keyring });
+    const open = () =>
+      createCredentialStore({
+        configDir,
+        env: {},
+        notice: (m) => notices.push(m),
+        keyring: fakeKeyring({ broken: true }).keyring,
+      });
     const first = open();
     await first.set('default/session', 'tokens-1');
     await first.set('default/api_key', 'svc_test_x');
     const file = join(configDir, 'secrets', 'credentials.json');
     expect(mode(file)).toBe(0o600);
     expect(mode(join(configDir, 'secrets'))).toBe(0o700);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'default/session': 'tokens-1', 'default/api_key': 'svc_test_x' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      'default/session': 'tokens-1',
+      'default/api_key': 'svc_test_x',
+    });
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain(file);
     expect(notices[0]).toContain('DBus error: no session bus');
@@ -80,13 +89,22 @@ describe('the credential store', () => {
     await second.delete('default/api_key');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'default/session': 'tokens-2' });
     expect(notices).toHaveLength(1);
-    expect(await second.where()).toMatchObject({ kind: 'file', location: file, reason: expect.stringMatching(/^no usable keychain: DBus error/) });
+    expect(await second.where()).toMatchObject({
+      kind: 'file',
+      location: file,
+      reason: expect.stringMatching(/^no usable keychain: DBus error/),
+    });
   });
 
   it('narrows a secrets directory that was made with a wider mode', async () => {
     const configDir = tmp();
     mkdirSync(join(configDir, 'secrets'), { mode: 0o755 });
-    const store = createCredentialStore({ configDir, env: { SVC_CREDENTIAL_STORE: 'file' }, notice: () => {}, keyring: fakeKeyring().keyring });
+    const store = createCredentialStore({
+      configDir,
+      env: { SVC_CREDENTIAL_STORE: 'file' },
+      notice: () => {},
+      keyring: fakeKeyring().keyring,
+    });
     await store.set('p/session', 's');
     expect(mode(join(configDir, 'secrets'))).toBe(0o700);
   });
@@ -95,7 +113,12 @@ describe('the credential store', () => {
     const configDir = tmp();
     const k = fakeKeyring();
     const notices: string[] = [];
-    const store = createCredentialStore({ configDir, env: { SVC_CREDENTIAL_STORE: 'file' }, notice: (m) => notices.push(m), keyring: k.keyring });
+    const store = createCredentialStore({
+      configDir,
+      env: { SVC_CREDENTIAL_STORE: 'file' },
+      notice: (m) => notices.push(m),
+      keyring: k.keyring,
+    });
     await store.set('default/session', 's');
     expect(k.saved.size).toBe(0);
     expect(await store.get('default/session')).toBe('s');
@@ -104,7 +127,12 @@ describe('the credential store', () => {
 
   it('finds a secret saved in the file while the keychain was missing, and moves it out of the file once the keychain takes one', async () => {
     const configDir = tmp();
-    await createCredentialStore({ configDir, env: {}, notice: () => {}, keyring: fakeKeyring({ broken: true }).keyring }).set('default/session', 'old');
+    await createCredentialStore({
+      configDir,
+      env: {},
+      notice: () => {},
+      keyring: fakeKeyring({ broken: true }).keyring,
+    }).set('default/session', 'old');
     const k = fakeKeyring();
     const store = createCredentialStore({ configDir, env: {}, notice: () => {}, keyring: k.keyring });
     expect(await store.get('default/session')).toBe('old');
@@ -114,8 +142,15 @@ describe('the credential store', () => {
   });
 
   it('refuses a value of SVC_CREDENTIAL_STORE it does not know, and a forced keychain that is missing', async () => {
-    expect(() => createCredentialStore({ configDir: tmp(), env: { SVC_CREDENTIAL_STORE: 'vault' }, notice: () => {} })).toThrow(/SVC_CREDENTIAL_STORE is "vault"/);
-    const forced = createCredentialStore({ configDir: tmp(), env: { SVC_CREDENTIAL_STORE: 'keychain' }, notice: () => {}, keyring: fakeKeyring({ broken: true }).keyring });
+    expect(() =>
+      createCredentialStore({ configDir: tmp(), env: { SVC_CREDENTIAL_STORE: 'vault' }, notice: () => {} }),
+    ).toThrow(/SVC_CREDENTIAL_STORE is "vault"/);
+    const forced = createCredentialStore({
+      configDir: tmp(),
+      env: { SVC_CREDENTIAL_STORE: 'keychain' },
+      notice: () => {},
+      keyring: fakeKeyring({ broken: true }).keyring,
+    });
     await expect(forced.set('default/session', 's')).rejects.toThrow(/the OS keychain is not usable here/);
   });
 });

@@ -36,7 +36,11 @@ export interface CredentialOptions {
 
 /** The part of @napi-rs/keyring this module uses. */
 export interface Keyring {
-  AsyncEntry: new (service: string, account: string, options?: { linux?: { store?: 'secret-service' | 'keyutils' } }) => KeyringEntry;
+  AsyncEntry: new (
+    service: string,
+    account: string,
+    options?: { linux?: { store?: 'secret-service' | 'keyutils' } },
+  ) => KeyringEntry;
 }
 export interface KeyringEntry {
   getPassword(signal?: AbortSignal): Promise<string | null | undefined>;
@@ -47,7 +51,10 @@ export interface KeyringEntry {
 export function createCredentialStore(o: CredentialOptions): CredentialStore {
   const choice = o.env.SVC_CREDENTIAL_STORE || undefined;
   if (choice !== undefined && choice !== 'file' && choice !== 'keychain') {
-    throw new UsageError(`SVC_CREDENTIAL_STORE is "${choice}"`, 'set it to file or keychain, or unset it to use the keychain when there is one');
+    throw new UsageError(
+      `SVC_CREDENTIAL_STORE is "${choice}"`,
+      'set it to file or keychain, or unset it to use the keychain when there is one',
+    );
   }
   const dir = join(o.configDir, 'secrets');
   const file = join(dir, 'credentials.json');
@@ -63,7 +70,10 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
   /** Runs a keychain operation; `undefined` when there is no usable keychain (and from then on, in this process). */
   const loadKeyring = o.keyring ?? (() => import('@napi-rs/keyring') as Promise<Keyring>);
 
-  async function keychain<T>(name: string, op: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>): Promise<{ value: T } | undefined> {
+  async function keychain<T>(
+    name: string,
+    op: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
     if (unusable) return undefined;
     try {
       const { AsyncEntry } = await loadKeyring();
@@ -71,9 +81,14 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
       const entry = new AsyncEntry(SERVICE, name, { linux: { store: 'secret-service' } });
       return { value: await op(entry, AbortSignal.timeout(KEYCHAIN_TIMEOUT_MS)) };
     } catch (err) {
-      const why = String((err as Error)?.message ?? err).split('\n')[0]!.replace(/^Platform failure: /, '').slice(0, 160);
+      const why = String((err as Error)?.message ?? err)
+        .split('\n')[0]!
+        .replace(/^Platform failure: /, '')
+        .slice(0, 160);
       if (choice === 'keychain') {
-        throw new Error(`the OS keychain is not usable here (${why}); unset SVC_CREDENTIAL_STORE to keep secrets in a file instead`);
+        throw new Error(
+          `the OS keychain is not usable here (${why}); unset SVC_CREDENTIAL_STORE to keep secrets in a file instead`,
+        );
       }
       unusable = why;
       return undefined;
@@ -94,14 +109,19 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
     await ensureDir();
     await withFileLock(join(dir, 'credentials.lock'), async () => {
       const before = await readFileStore().catch(() => ({}));
-      const existed = await readFile(file).then(() => true, () => false);
+      const existed = await readFile(file).then(
+        () => true,
+        () => false,
+      );
       if (!change(before) && existed) return;
       const tmp = `${file}.${process.pid}.tmp`;
       await writeFile(tmp, `${JSON.stringify(before, null, 2)}\n`, { mode: 0o600 });
       await chmod(tmp, 0o600);
       await rename(tmp, file);
       if (!existed && choice !== 'file') {
-        o.notice(`no usable OS keychain here (${unusable}); secrets are kept in ${file}, readable only by you (SVC_CREDENTIAL_STORE=file chooses this without trying the keychain)`);
+        o.notice(
+          `no usable OS keychain here (${unusable}); secrets are kept in ${file}, readable only by you (SVC_CREDENTIAL_STORE=file chooses this without trying the keychain)`,
+        );
       }
     });
   }
@@ -134,7 +154,11 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
     async where() {
       await keychain('probe', (e, signal) => e.getPassword(signal));
       if (!unusable) return { kind: 'keychain', location: 'the OS keychain (service "svc")' };
-      return { kind: 'file', location: file, reason: choice === 'file' ? 'chosen with SVC_CREDENTIAL_STORE=file' : `no usable keychain: ${unusable}` };
+      return {
+        kind: 'file',
+        location: file,
+        reason: choice === 'file' ? 'chosen with SVC_CREDENTIAL_STORE=file' : `no usable keychain: ${unusable}`,
+      };
     },
   };
 }

@@ -2,8 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ConnectionError, ResponseHeaders, SessionEndedError } from '../client/errors.js';
 import { AuthError, CommandError, describeError, exitCodeOf, problemOf, UsageError } from './errors.js';
 
-const apiError = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}, auth: ApiError['auth'] = 'key') =>
-  new ApiError(status, { type: `https://docs.svc.dev/errors/${code}`, title: 'Title', status, code, request_id: 'req_abc', ...extra }, new ResponseHeaders(headers), 'sendEmail', auth);
+const apiError = (
+  status: number,
+  code: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+  auth: ApiError['auth'] = 'key',
+) =>
+  new ApiError(
+    status,
+    { type: `https://docs.svc.dev/errors/${code}`, title: 'Title', status, code, request_id: 'req_abc', ...extra },
+    new ResponseHeaders(headers),
+    'sendEmail',
+    auth,
+  );
 
 describe('failures, as a person reads them', () => {
   it('maps every failure to its exit code: 1 refused, 2 usage, 4 authentication', () => {
@@ -14,7 +26,9 @@ describe('failures, as a person reads them', () => {
     expect(exitCodeOf(new AuthError('no key'))).toBe(4);
     expect(exitCodeOf(new UsageError('bad flag'))).toBe(2);
     expect(exitCodeOf(new CommandError('timed out'))).toBe(1);
-    expect(exitCodeOf(new ConnectionError('http://127.0.0.1:9/v1', Object.assign(new Error('x'), { code: 'ECONNREFUSED' })))).toBe(1);
+    expect(
+      exitCodeOf(new ConnectionError('http://127.0.0.1:9/v1', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))),
+    ).toBe(1);
     expect(exitCodeOf(new Error('disk full'))).toBe(1);
   });
 
@@ -33,20 +47,29 @@ describe('failures, as a person reads them', () => {
     );
   });
 
-  it('hints with the wait the service asked for, the credential the call takes, the contract\'s fix for the code, or the docs page', () => {
-    expect(describeError(apiError(429, 'rate_limited', {}, { 'retry-after': '12' }), 'svc emails send').line).toMatch(/hint: try again in 12 s$/);
-    expect(describeError(apiError(401, 'missing_credentials'), 'svc emails send').line).toMatch(/hint: pass --api-key, set SVC_API_KEY/);
-    expect(describeError(apiError(401, 'missing_credentials', {}, {}, 'session'), 'svc keys list').line).toMatch(/hint: sign in with `svc login`$/);
-    expect(describeError(apiError(404, 'not_found', { docs_url: 'https://docs.svc.dev/errors/not_found' }), 'svc emails get').line).toMatch(
-      /hint: Check the id and the path: `svc keys list`, `svc domains list` and `svc inbox` show ids\./,
+  it("hints with the wait the service asked for, the credential the call takes, the contract's fix for the code, or the docs page", () => {
+    expect(describeError(apiError(429, 'rate_limited', {}, { 'retry-after': '12' }), 'svc emails send').line).toMatch(
+      /hint: try again in 12 s$/,
     );
-    expect(describeError(apiError(418, 'teapot', { docs_url: 'https://docs.svc.dev/errors/teapot' }), 'svc emails get').line).toMatch(
-      /hint: see https:\/\/docs\.svc\.dev\/errors\/teapot$/,
+    expect(describeError(apiError(401, 'missing_credentials'), 'svc emails send').line).toMatch(
+      /hint: pass --api-key, set SVC_API_KEY/,
     );
-    expect(describeError(apiError(403, 'invite_required', { waitlist_url: 'https://svc.dev/waitlist' }), 'svc signup').line).toMatch(
-      /join the waitlist at https:\/\/svc\.dev\/waitlist$/,
+    expect(describeError(apiError(401, 'missing_credentials', {}, {}, 'session'), 'svc keys list').line).toMatch(
+      /hint: sign in with `svc login`$/,
     );
-    expect(describeError(new SessionEndedError(apiError(401, 'invalid_refresh_token').problem), 'svc whoami').line).toMatch(/hint: sign in again with `svc login`$/);
+    expect(
+      describeError(apiError(404, 'not_found', { docs_url: 'https://docs.svc.dev/errors/not_found' }), 'svc emails get')
+        .line,
+    ).toMatch(/hint: Check the id and the path: `svc keys list`, `svc domains list` and `svc inbox` show ids\./);
+    expect(
+      describeError(apiError(418, 'teapot', { docs_url: 'https://docs.svc.dev/errors/teapot' }), 'svc emails get').line,
+    ).toMatch(/hint: see https:\/\/docs\.svc\.dev\/errors\/teapot$/);
+    expect(
+      describeError(apiError(403, 'invite_required', { waitlist_url: 'https://svc.dev/waitlist' }), 'svc signup').line,
+    ).toMatch(/join the waitlist at https:\/\/svc\.dev\/waitlist$/);
+    expect(
+      describeError(new SessionEndedError(apiError(401, 'invalid_refresh_token').problem), 'svc whoami').line,
+    ).toMatch(/hint: sign in again with `svc login`$/);
   });
 
   it('lists each field error once in place of a detail that summarises them, with no hint pointing at the list', () => {
@@ -71,9 +94,18 @@ describe('failures, as a person reads them', () => {
     expect(describeError(cancelled, 'svc login')).toEqual({ code: 1, line: 'svc login: cancelled' });
   });
 
-  it('gives every failure a Problem for --json, the service\'s own when there is one', () => {
-    expect(problemOf(apiError(409, 'idempotency_conflict'))).toMatchObject({ status: 409, code: 'idempotency_conflict', request_id: 'req_abc' });
-    expect(problemOf(new ConnectionError('http://127.0.0.1:9/v1', new Error('x')))).toMatchObject({ code: 'connection_failed' });
-    expect(problemOf(new AuthError('not logged in'))).toMatchObject({ code: 'credentials_required', title: 'not logged in' });
+  it("gives every failure a Problem for --json, the service's own when there is one", () => {
+    expect(problemOf(apiError(409, 'idempotency_conflict'))).toMatchObject({
+      status: 409,
+      code: 'idempotency_conflict',
+      request_id: 'req_abc',
+    });
+    expect(problemOf(new ConnectionError('http://127.0.0.1:9/v1', new Error('x')))).toMatchObject({
+      code: 'connection_failed',
+    });
+    expect(problemOf(new AuthError('not logged in'))).toMatchObject({
+      code: 'credentials_required',
+      title: 'not logged in',
+    });
   });
 });

@@ -9,7 +9,10 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 4 } as const;
 
 /** A mistake in how the command was called; shown with a hint, exit 2. */
 export class UsageError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
@@ -17,7 +20,10 @@ export class UsageError extends Error {
 
 /** No credential for what the command needs (not signed in, no API key, no admin token): exit 4. */
 export class AuthError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'AuthError';
   }
@@ -59,16 +65,19 @@ const isApiError = (e: unknown): e is ApiErrorLike => e instanceof Error && e.na
 const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined> = {
   missing_credentials: (_p, e) => CREDENTIAL_HINTS[e.auth],
   invalid_credentials: () => 'check the email and password; `svc login` asks for them again',
-  invalid_api_key: () => 'the key is unknown, revoked or expired: create one with `svc keys create --name NAME --scope emails:send --save`',
+  invalid_api_key: () =>
+    'the key is unknown, revoked or expired: create one with `svc keys create --name NAME --scope emails:send --save`',
   invalid_token: (_p, e) => (e.auth === 'admin' ? ADMIN_TOKEN_HINT : 'sign in again with `svc login`'),
   invalid_refresh_token: () => 'sign in again with `svc login`',
   session_required: () => 'this needs a signed-in session, not an API key: `svc login`',
-  api_key_required: () => 'this needs an API key: pass --api-key, set SVC_API_KEY, or save one with `svc keys create … --save`',
+  api_key_required: () =>
+    'this needs an API key: pass --api-key, set SVC_API_KEY, or save one with `svc keys create … --save`',
   workspace_required: () => 'choose a workspace: `svc login --workspace ID_OR_SLUG`',
   not_a_member: () => '`svc login` lists the workspaces this account belongs to',
   insufficient_scope: () => 'create a key with the scope this needs (`svc keys create --scope …`), or use `svc login`',
   forbidden: () => 'your role in this workspace cannot do this; an owner or admin can',
-  invite_required: (p) => `signup needs an invite code (--invite-code)${p.waitlist_url ? `; join the waitlist at ${p.waitlist_url}` : ''}`,
+  invite_required: (p) =>
+    `signup needs an invite code (--invite-code)${p.waitlist_url ? `; join the waitlist at ${p.waitlist_url}` : ''}`,
   unsupported_version: () => 'this svc speaks Service-Version 2026-08-01; update svc',
   domain_not_verified: (p, e) => {
     if (!e.sandbox) return 'publish its records (`svc domains dns ID`), then `svc domains verify ID --wait`';
@@ -78,7 +87,8 @@ const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined>
       ? `this is a local sandbox: publish its records in the sandbox zone with \`svc sandbox dns publish ${id}\`, then \`svc domains verify ${id}\``
       : 'this is a local sandbox: add the domain (`svc domains add NAME`), then `svc domains verify dom_… --publish` publishes its records in the sandbox zone and verifies it';
   },
-  live_sending_locked: () => 'confirm your email address with `svc verify-email TOKEN` (or `svc verify-email --resend`), or use a test key',
+  live_sending_locked: () =>
+    'confirm your email address with `svc verify-email TOKEN` (or `svc verify-email --resend`), or use a test key',
   rate_limited: (_p, e) => (e.retryAfter !== undefined ? `try again in ${e.retryAfter} s` : 'try again shortly'),
   idempotency_conflict: () => 'this Idempotency-Key was used with a different message; use a new --idempotency-key',
   email_taken: () => 'sign in with `svc login` instead',
@@ -91,7 +101,8 @@ const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
   session: 'sign in with `svc login`',
   key: 'pass --api-key, set SVC_API_KEY, or save a key with `svc keys create … --save`',
   either: 'sign in with `svc login`, or give an API key (--api-key, SVC_API_KEY)',
-  admin: 'give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN (found by itself for a local `svc serve`)',
+  admin:
+    'give the admin token of the local server: --admin-token or SVC_ADMIN_TOKEN (found by itself for a local `svc serve`)',
 };
 
 /** A sandbox route refused the admin token sent: it belongs to another server (or to this one before a reset). */
@@ -104,7 +115,9 @@ const LISTED = new Set(['validation_failed', 'invalid_request']);
 
 export function hintFor(e: ApiErrorLike): string | undefined {
   if (LISTED.has(e.problem.code) && e.problem.errors?.length) return undefined;
-  return HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined);
+  return (
+    HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined)
+  );
 }
 
 /**
@@ -135,8 +148,14 @@ export function problemOf(err: unknown): Problem {
   if (isApiError(err)) return err.problem;
   const e = err as Error;
   const code =
-    { UsageError: 'usage', AuthError: 'credentials_required', SessionEndedError: 'session_ended', ConnectionError: 'connection_failed',
-      ContractError: 'unexpected_response', BaseUrlError: 'invalid_base_url' }[e?.name] ?? 'failed';
+    {
+      UsageError: 'usage',
+      AuthError: 'credentials_required',
+      SessionEndedError: 'session_ended',
+      ConnectionError: 'connection_failed',
+      ContractError: 'unexpected_response',
+      BaseUrlError: 'invalid_base_url',
+    }[e?.name] ?? 'failed';
   return { type: 'about:blank', title: e?.message ?? String(err), status: 0, code };
 }
 
@@ -148,7 +167,10 @@ export function describeError(err: unknown, command: string): { line: string; co
     const ids = [p.code, p.request_id].filter(Boolean).join(', ');
     const hint = hintFor(err);
     const detail = problemDetail(p);
-    return { code, line: `${command}: ${p.title}${detail ? ` — ${detail}` : ''} [${ids}]${hint ? `; hint: ${hint}` : ''}` };
+    return {
+      code,
+      line: `${command}: ${p.title}${detail ? ` — ${detail}` : ''} [${ids}]${hint ? `; hint: ${hint}` : ''}`,
+    };
   }
   const e = err as Error & { hint?: string };
   // Ctrl-C at a prompt (@inquirer's ExitPromptError): the person knows what happened.
@@ -161,7 +183,8 @@ export function describeError(err: unknown, command: string): { line: string; co
 /** Reports a failure and returns its exit code. */
 export function reportError(io: IO, err: unknown, o: { command: string; json?: boolean }): number {
   const { line, code } = describeError(err, o.command);
-  if (o.json && !(err instanceof UsageError) && !(err instanceof CommandError && err.bodyPrinted)) io.print(JSON.stringify({ error: problemOf(err) }, null, 2));
+  if (o.json && !(err instanceof UsageError) && !(err instanceof CommandError && err.bodyPrinted))
+    io.print(JSON.stringify({ error: problemOf(err) }, null, 2));
   io.info(`${io.err.red('error:')} ${line}`);
   return code;
 }

@@ -67,7 +67,14 @@ export function colorAllowed(env: Env): boolean {
 }
 
 function styleOf(chalk: ChalkInstance): Style {
-  return { bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan };
+  return {
+    bold: chalk.bold,
+    dim: chalk.dim,
+    red: chalk.red,
+    green: chalk.green,
+    yellow: chalk.yellow,
+    cyan: chalk.cyan,
+  };
 }
 
 export interface IOParts {
@@ -116,7 +123,13 @@ export async function createIO(p: IOParts): Promise<IO> {
       if (!p.stderrIsTTY) return { update() {}, stop() {} };
       const { default: ora } = await import('ora');
       // discardStdin would put stdin in raw mode, which a prompt right after the spinner needs to own.
-      const s = ora({ text, stream: p.stderr as NodeJS.WriteStream, color: colour ? 'cyan' : false, discardStdin: false, isEnabled: true }).start();
+      const s = ora({
+        text,
+        stream: p.stderr as NodeJS.WriteStream,
+        color: colour ? 'cyan' : false,
+        discardStdin: false,
+        isEnabled: true,
+      }).start();
       return {
         update: (t) => void (s.text = t),
         stop: () => void s.stop(),

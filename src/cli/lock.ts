@@ -22,7 +22,10 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, timeou
         await unlink(path).catch(() => undefined);
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`another svc process has held ${path} for ${timeoutMs / 1000} s; if none is running, delete that file`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `another svc process has held ${path} for ${timeoutMs / 1000} s; if none is running, delete that file`,
+        );
       // Another process holds it (a refresh takes one request): look again shortly, at a random moment.
       await delay(20 + Math.random() * 30);
     }

@@ -38,15 +38,35 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
   // A line break inside a cell would make a row of several lines: a table cell shows one line, as a piped field does.
   let cells = rows.map((row) => columns.map((c) => field(c.value(row))));
   const gaps = 2 * (columns.length - 1);
-  const widthsOf = () => columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
+  const widthsOf = () =>
+    columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
   // Whole values size the columns themselves; only a table that has to give way is given widths.
   let widths: number[] | undefined;
   if (io.columns !== undefined && sum(widthsOf()) + gaps > io.columns) {
     cells = cells.map((r) => r.map((v, i) => (columns[i]!.time ? shortTime(v) : v)));
-    widths = fitWidths(widthsOf(), columns.map((c) => Boolean(c.id)), io.columns - gaps);
+    widths = fitWidths(
+      widthsOf(),
+      columns.map((c) => Boolean(c.id)),
+      io.columns - gaps,
+    );
   }
-  const none = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-    left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' };
+  const none = {
+    top: '',
+    'top-mid': '',
+    'top-left': '',
+    'top-right': '',
+    bottom: '',
+    'bottom-mid': '',
+    'bottom-left': '',
+    'bottom-right': '',
+    left: '',
+    'left-mid': '',
+    mid: '',
+    'mid-mid': '',
+    right: '',
+    'right-mid': '',
+    middle: '  ',
+  };
   const table = new Table({
     head: columns.map((c) => io.out.bold(c.header)),
     style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 0 },
@@ -56,7 +76,13 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
   });
   for (const row of cells) table.push(row);
   // cli-table3 pads the last column too: a line ends where its text does.
-  io.print(table.toString().split('\n').map((l) => l.trimEnd()).join('\n'));
+  io.print(
+    table
+      .toString()
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n'),
+  );
   if (widths && cells.some((r) => r.some((v, i) => displayWidth(v) > widths[i]!))) {
     io.info(io.err.dim('… marks values cut to fit the terminal; --wide or --json shows them whole.'));
   }
@@ -86,14 +112,24 @@ function fitWidths(natural: readonly number[], ids: readonly boolean[], budget: 
   if (sum(keptIds) <= budget) return capped(natural, floor, others, budget);
   const all = natural.map(() => true);
   if (sum(floor) <= budget) return capped(keptIds, floor, all, budget);
-  return capped(floor, floor.map(() => 1), all, budget);
+  return capped(
+    floor,
+    floor.map(() => 1),
+    all,
+    budget,
+  );
 }
 
 /**
  * `widths` with the columns `which` cut down to one cap (never below their `floor`), the largest cap that fits
  * `budget`; what is left over widens the cut columns one character at a time.
  */
-function capped(widths: readonly number[], floor: readonly number[], which: readonly boolean[], budget: number): number[] {
+function capped(
+  widths: readonly number[],
+  floor: readonly number[],
+  which: readonly boolean[],
+  budget: number,
+): number[] {
   const at = (cap: number) => widths.map((w, i) => (which[i] ? Math.max(floor[i]!, Math.min(w, cap)) : w));
   let lo = 0;
   let hi = Math.max(...widths);
@@ -123,7 +159,8 @@ export function displayWidth(s: string): number {
   return w;
 }
 
-const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+const WIDE =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
 // biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is tested alone (charWidth), so a combining mark is never next to its base here
 const ZERO = /[\p{Mn}\p{Me}\u200B-\u200F\uFE00-\uFE0F]/u;
 

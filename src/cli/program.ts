@@ -31,7 +31,13 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   completion: async () => (await import('./commands/completion.js')).completionCommand,
   serve: async () => {
     const { serveCommand } = await import('./commands/serve.js');
-    return () => examples(serveCommand(), 'svc serve', 'svc serve --memory --clock manual --port 0', 'svc serve --data-dir ./.svc-data --open-signup');
+    return () =>
+      examples(
+        serveCommand(),
+        'svc serve',
+        'svc serve --memory --clock manual --port 0',
+        'svc serve --data-dir ./.svc-data --open-signup',
+      );
   },
 };
 
@@ -74,15 +80,27 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
     .description('Send transactional email from code, and run the whole service locally with `svc serve`.')
     .version(VERSION, '-V, --version', 'print the version')
     .option('--profile <name>', 'the profile to use (default: SVC_PROFILE, else "default")')
-    .option('--base-url <url>', "the API's base URL (default: SVC_BASE_URL, else the profile's, else http://127.0.0.1:4010/v1)")
+    .option(
+      '--base-url <url>',
+      "the API's base URL (default: SVC_BASE_URL, else the profile's, else http://127.0.0.1:4010/v1)",
+    )
     .option('--api-key <key>', "the API key for this run (default: SVC_API_KEY, else the profile's saved key)")
-    .option('--admin-token <token>', 'the admin token of a local server, for sandbox and inbox commands (default: SVC_ADMIN_TOKEN)')
-    .option('--json', "print the API's JSON body (errors as {\"error\": Problem})")
+    .option(
+      '--admin-token <token>',
+      'the admin token of a local server, for sandbox and inbox commands (default: SVC_ADMIN_TOKEN)',
+    )
+    .option('--json', 'print the API\'s JSON body (errors as {"error": Problem})')
     .option('--wide', "on a terminal, print tables with whole values instead of fitting them to the terminal's width")
     .option('--retries <n>', 'retries after a 429, a 5xx or a connection error', int('--retries', 0, 10), 3)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  examples(program, 'svc serve', 'svc login', 'svc keys create --name ci --scope emails:send --save', "svc emails send --from orders@example.test --to ada@example.org --subject Hi --text 'Hello'");
+  examples(
+    program,
+    'svc serve',
+    'svc login',
+    'svc keys create --name ci --scope emails:send --save',
+    "svc emails send --from orders@example.test --to ada@example.org --subject Hi --text 'Hello'",
+  );
   if (o.io) {
     const { stdout, stderr } = o.io;
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
@@ -134,7 +152,8 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return EXIT.ok;
       return EXIT.usage;
     }
     // Thrown by a command's wiring (a usage error) or by `svc serve`.

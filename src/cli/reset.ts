@@ -22,7 +22,8 @@ export async function explainReset(ctx: Context, err: unknown): Promise<unknown>
     if (code === 'invalid_api_key') {
       if ((await ctx.apiKeySource()) !== 'profile') return err;
       saved = (await ctx.config()).profile(ctx.profile).api_key?.sandbox_instance;
-      hint = 'its keys are gone with it: run `svc login`, then `svc keys create --name NAME --scope emails:send --save`';
+      hint =
+        'its keys are gone with it: run `svc login`, then `svc keys create --name NAME --scope emails:send --save`';
     } else {
       saved = (ctx.endedSession() ?? (await ctx.session()))?.sandbox_instance;
       hint = 'run `svc login`';

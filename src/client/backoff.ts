@@ -1,6 +1,10 @@
 /** Delay before retry `attempt` (0 for the first retry): 500 ms doubling up to `maxMs`, half of it random so that
  * clients failing together do not retry together. */
-export function backoffDelay(attempt: number, opts: { baseMs?: number; maxMs?: number } = {}, random = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  opts: { baseMs?: number; maxMs?: number } = {},
+  random = Math.random,
+): number {
   const ceiling = Math.min(opts.maxMs ?? 8_000, (opts.baseMs ?? 500) * 2 ** attempt);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

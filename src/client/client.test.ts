@@ -5,11 +5,26 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, BaseUrlError, ConnectionError, ContractError, createClient, isLoopbackHost, memorySessionStore, SessionEndedError } from './index.js';
+import {
+  ApiError,
+  BaseUrlError,
+  ConnectionError,
+  ContractError,
+  createClient,
+  isLoopbackHost,
+  memorySessionStore,
+  SessionEndedError,
+} from './index.js';
 import { backoffDelay, retryAfterMs } from './backoff.js';
 
 const ORIGIN = 'http://127.0.0.1:4010';
-const problem = (status: number, code: string) => ({ type: `https://docs.svc.dev/errors/${code}`, title: code, status, code, request_id: 'req_x' });
+const problem = (status: number, code: string) => ({
+  type: `https://docs.svc.dev/errors/${code}`,
+  title: code,
+  status,
+  code,
+  request_id: 'req_x',
+});
 const json = { 'content-type': 'application/json' };
 const accepted = { id: 'msg_1', status: 'queued', created_at: '2026-08-01T12:00:00.000Z' };
 const email = { from: 'Shop <o@example.test>', to: 'a@example.org', subject: 'Hi', text: 'hello' };
@@ -29,7 +44,12 @@ function setup(o: { retries?: number } = {}) {
   const seen: Seen[] = [];
   const record = (opts: { method: string; path: string; headers?: unknown; body?: unknown }) => {
     const h = opts.headers as Record<string, string>;
-    seen.push({ method: opts.method, path: opts.path, headers: Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v])), body: opts.body as string });
+    seen.push({
+      method: opts.method,
+      path: opts.path,
+      headers: Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v])),
+      body: opts.body as string,
+    });
   };
   const client = createClient({
     baseUrl: `${ORIGIN}/v1`,
@@ -53,7 +73,11 @@ describe('the client, against failures a real server does not produce on demand'
     agents.push(t.agent);
     t.pool.intercept({ path: '/v1/emails', method: 'POST' }).reply((o) => {
       t.record(o);
-      return { statusCode: 503, data: problem(503, 'unavailable'), responseOptions: { headers: { 'retry-after': '7', ...json } } };
+      return {
+        statusCode: 503,
+        data: problem(503, 'unavailable'),
+        responseOptions: { headers: { 'retry-after': '7', ...json } },
+      };
     });
     t.pool.intercept({ path: '/v1/emails', method: 'POST' }).reply((o) => {
       t.record(o);
@@ -73,7 +97,9 @@ describe('the client, against failures a real server does not produce on demand'
   it('keeps the Idempotency-Key it was given, across a reset connection', async () => {
     const t = setup();
     agents.push(t.agent);
-    t.pool.intercept({ path: '/v1/emails', method: 'POST' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    t.pool
+      .intercept({ path: '/v1/emails', method: 'POST' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     t.pool.intercept({ path: '/v1/emails', method: 'POST' }).reply((o) => {
       t.record(o);
       return { statusCode: 202, data: accepted, responseOptions: { headers: json } };
@@ -88,12 +114,28 @@ describe('the client, against failures a real server does not produce on demand'
   it('retries a GET after a 500 and after a reset, with growing waits', async () => {
     const t = setup();
     agents.push(t.agent);
-    t.pool.intercept({ path: '/v1/emails/msg_1', method: 'GET' }).reply(500, problem(500, 'internal_error'), { headers: json });
-    t.pool.intercept({ path: '/v1/emails/msg_1', method: 'GET' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
-    t.pool.intercept({ path: '/v1/emails/msg_1', method: 'GET' }).reply(200, {
-      ...accepted, plane: 'transactional', from: 'o@example.test', to: ['a@example.org'], cc: [], bcc: [], subject: 'Hi', tags: [],
-      scheduled_at: null, events: [],
-    }, { headers: json });
+    t.pool
+      .intercept({ path: '/v1/emails/msg_1', method: 'GET' })
+      .reply(500, problem(500, 'internal_error'), { headers: json });
+    t.pool
+      .intercept({ path: '/v1/emails/msg_1', method: 'GET' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    t.pool.intercept({ path: '/v1/emails/msg_1', method: 'GET' }).reply(
+      200,
+      {
+        ...accepted,
+        plane: 'transactional',
+        from: 'o@example.test',
+        to: ['a@example.org'],
+        cc: [],
+        bcc: [],
+        subject: 'Hi',
+        tags: [],
+        scheduled_at: null,
+        events: [],
+      },
+      { headers: json },
+    );
     const r = await t.client.call('getEmail', { params: { id: 'msg_1' } });
     expect(r.body.status).toBe('queued');
     expect(t.slept).toHaveLength(2);
@@ -103,12 +145,18 @@ describe('the client, against failures a real server does not produce on demand'
   it('does not repeat a POST without an Idempotency-Key after a 500 or a reset: it may have acted', async () => {
     const t = setup();
     agents.push(t.agent);
-    t.pool.intercept({ path: '/v1/api-keys', method: 'POST' }).reply(500, problem(500, 'internal_error'), { headers: json });
-    const err = await t.client.call('createApiKey', { body: { name: 'ci', scopes: ['emails:send'] } }).catch((e: unknown) => e);
+    t.pool
+      .intercept({ path: '/v1/api-keys', method: 'POST' })
+      .reply(500, problem(500, 'internal_error'), { headers: json });
+    const err = await t.client
+      .call('createApiKey', { body: { name: 'ci', scopes: ['emails:send'] } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(500);
 
-    t.pool.intercept({ path: '/v1/auth/refresh', method: 'POST' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    t.pool
+      .intercept({ path: '/v1/auth/refresh', method: 'POST' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     const reset = await t.client.call('refreshSession', { body: { refresh_token: 'rt_x' } }).catch((e: unknown) => e);
     expect(reset).toBeInstanceOf(ConnectionError);
     expect((reset as ConnectionError).code).toBe('ECONNRESET');
@@ -119,9 +167,13 @@ describe('the client, against failures a real server does not produce on demand'
     const t = setup({ retries: 2 });
     agents.push(t.agent);
     for (let i = 0; i < 3; i++) {
-      t.pool.intercept({ path: '/v1/auth/login', method: 'POST' }).replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      t.pool
+        .intercept({ path: '/v1/auth/login', method: 'POST' })
+        .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     }
-    const err = await t.client.call('login', { body: { email: 'a@example.org', password: 'x' } }).catch((e: unknown) => e);
+    const err = await t.client
+      .call('login', { body: { email: 'a@example.org', password: 'x' } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as Error).message).toContain(`${ORIGIN}/v1`);
     expect((err as Error).message).toContain('ECONNREFUSED');
@@ -132,7 +184,9 @@ describe('the client, against failures a real server does not produce on demand'
     const t = setup({ retries: 1 });
     agents.push(t.agent);
     for (let i = 0; i < 2; i++) {
-      t.pool.intercept({ path: '/v1/domains', method: 'GET' }).reply(429, problem(429, 'rate_limited'), { headers: { 'retry-after': '1', ...json } });
+      t.pool
+        .intercept({ path: '/v1/domains', method: 'GET' })
+        .reply(429, problem(429, 'rate_limited'), { headers: { 'retry-after': '1', ...json } });
     }
     const err = await t.client.call('listDomains').catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 429, problem: { code: 'rate_limited' } });
@@ -141,8 +195,12 @@ describe('the client, against failures a real server does not produce on demand'
 
     const u = setup();
     agents.push(u.agent);
-    u.pool.intercept({ path: '/v1/auth/login', method: 'POST' }).reply(429, problem(429, 'rate_limited'), { headers: { 'retry-after': '840', ...json } });
-    const throttled = await u.client.call('login', { body: { email: 'a@example.org', password: 'x' } }).catch((e: unknown) => e);
+    u.pool
+      .intercept({ path: '/v1/auth/login', method: 'POST' })
+      .reply(429, problem(429, 'rate_limited'), { headers: { 'retry-after': '840', ...json } });
+    const throttled = await u.client
+      .call('login', { body: { email: 'a@example.org', password: 'x' } })
+      .catch((e: unknown) => e);
     expect(throttled).toMatchObject({ status: 429 });
     expect(u.slept).toEqual([]);
   });
@@ -150,12 +208,16 @@ describe('the client, against failures a real server does not produce on demand'
   it('refuses a 2xx body off the contract, naming the field', async () => {
     const t = setup();
     agents.push(t.agent);
-    t.pool.intercept({ path: '/v1/emails', method: 'POST' }).reply(202, { id: 'msg_1', status: 'sent' }, { headers: json });
+    t.pool
+      .intercept({ path: '/v1/emails', method: 'POST' })
+      .reply(202, { id: 'msg_1', status: 'sent' }, { headers: json });
     const err = await t.client.call('sendEmail', { body: email }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContractError);
     expect((err as Error).message).toMatch(/sendEmail: .* answered 202 .*status/);
 
-    t.pool.intercept({ path: '/v1/domains', method: 'GET' }).reply(200, '<html>a proxy page</html>', { headers: { 'content-type': 'text/html' } });
+    t.pool
+      .intercept({ path: '/v1/domains', method: 'GET' })
+      .reply(200, '<html>a proxy page</html>', { headers: { 'content-type': 'text/html' } });
     const html = await t.client.call('listDomains').catch((e: unknown) => e);
     expect(html).toBeInstanceOf(ContractError);
     expect((html as Error).message).toContain('not JSON');
@@ -164,7 +226,9 @@ describe('the client, against failures a real server does not produce on demand'
   it('keeps unknown fields of a body for printing it unchanged, while the parsed body follows the contract', async () => {
     const t = setup();
     agents.push(t.agent);
-    t.pool.intercept({ path: '/v1/emails', method: 'POST' }).reply(202, { ...accepted, added_later: 1 }, { headers: json });
+    t.pool
+      .intercept({ path: '/v1/emails', method: 'POST' })
+      .reply(202, { ...accepted, added_later: 1 }, { headers: json });
     const r = await t.client.call('sendEmail', { body: email });
     expect(r.raw).toEqual({ ...accepted, added_later: 1 });
     expect(r.body).toEqual(accepted);
@@ -174,18 +238,36 @@ describe('the client, against failures a real server does not produce on demand'
     const t = setup();
     agents.push(t.agent);
     // A DELETE may be repeated: the default three retries, then the last answer.
-    t.pool.intercept({ path: '/v1/domains/dom_1', method: 'DELETE' }).reply(502, 'Bad gateway from the proxy', { headers: { 'x-request-id': 'req_p' } }).times(4);
+    t.pool
+      .intercept({ path: '/v1/domains/dom_1', method: 'DELETE' })
+      .reply(502, 'Bad gateway from the proxy', { headers: { 'x-request-id': 'req_p' } })
+      .times(4);
     const err = (await t.client.call('deleteDomain', { params: { id: 'dom_1' } }).catch((e: unknown) => e)) as ApiError;
     expect(t.slept).toHaveLength(3);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err.problem).toMatchObject({ status: 502, code: 'unexpected_response', title: 'Bad Gateway', detail: 'Bad gateway from the proxy', request_id: 'req_p' });
+    expect(err.problem).toMatchObject({
+      status: 502,
+      code: 'unexpected_response',
+      title: 'Bad Gateway',
+      detail: 'Bad gateway from the proxy',
+      request_id: 'req_p',
+    });
   });
 
   it('refreshes a session on a 401 invalid_token and stores the rotation; a refused refresh token ends the session', async () => {
     const t = setup();
     agents.push(t.agent);
-    const store = memorySessionStore({ access_token: 'at_old', refresh_token: 'rt_1', expires_at: '2999-01-01T00:00:00.000Z' });
-    const client = createClient({ baseUrl: `${ORIGIN}/v1`, session: store, dispatcher: t.agent, sleep: async () => {} });
+    const store = memorySessionStore({
+      access_token: 'at_old',
+      refresh_token: 'rt_1',
+      expires_at: '2999-01-01T00:00:00.000Z',
+    });
+    const client = createClient({
+      baseUrl: `${ORIGIN}/v1`,
+      session: store,
+      dispatcher: t.agent,
+      sleep: async () => {},
+    });
     t.pool.intercept({ path: '/v1/auth/me', method: 'GET' }).reply((o) => {
       t.record(o);
       return { statusCode: 401, data: problem(401, 'invalid_token'), responseOptions: { headers: json } };
@@ -194,13 +276,23 @@ describe('the client, against failures a real server does not produce on demand'
       t.record(o);
       return {
         statusCode: 200,
-        data: { access_token: 'at_new', refresh_token: 'rt_2', expires_at: '2999-01-01T00:00:00.000Z', user: { id: 'usr_1', email: 'a@example.org', email_verified: true }, workspaces: [] },
+        data: {
+          access_token: 'at_new',
+          refresh_token: 'rt_2',
+          expires_at: '2999-01-01T00:00:00.000Z',
+          user: { id: 'usr_1', email: 'a@example.org', email_verified: true },
+          workspaces: [],
+        },
         responseOptions: { headers: json },
       };
     });
     t.pool.intercept({ path: '/v1/auth/me', method: 'GET' }).reply((o) => {
       t.record(o);
-      return { statusCode: 200, data: { user: { id: 'usr_1', email: 'a@example.org', email_verified: true } }, responseOptions: { headers: json } };
+      return {
+        statusCode: 200,
+        data: { user: { id: 'usr_1', email: 'a@example.org', email_verified: true } },
+        responseOptions: { headers: json },
+      };
     });
     const me = await client.call('getMe');
     expect(me.body.user.email).toBe('a@example.org');
@@ -210,11 +302,21 @@ describe('the client, against failures a real server does not produce on demand'
       'GET /v1/auth/me Bearer at_new',
     ]);
     expect(JSON.parse(t.seen[1]!.body!)).toEqual({ refresh_token: 'rt_1' });
-    expect(await store.load()).toEqual({ access_token: 'at_new', refresh_token: 'rt_2', expires_at: '2999-01-01T00:00:00.000Z' });
+    expect(await store.load()).toEqual({
+      access_token: 'at_new',
+      refresh_token: 'rt_2',
+      expires_at: '2999-01-01T00:00:00.000Z',
+    });
 
     // Expiring within the minute: refreshed before the call; the family is gone (a reused token) → the session ends.
-    await store.save({ access_token: 'at_new', refresh_token: 'rt_2', expires_at: new Date(Date.now() + 30_000).toISOString() });
-    t.pool.intercept({ path: '/v1/auth/refresh', method: 'POST' }).reply(401, problem(401, 'invalid_refresh_token'), { headers: json });
+    await store.save({
+      access_token: 'at_new',
+      refresh_token: 'rt_2',
+      expires_at: new Date(Date.now() + 30_000).toISOString(),
+    });
+    t.pool
+      .intercept({ path: '/v1/auth/refresh', method: 'POST' })
+      .reply(401, problem(401, 'invalid_refresh_token'), { headers: json });
     const ended = await client.call('getMe').catch((e: unknown) => e);
     expect(ended).toBeInstanceOf(SessionEndedError);
     expect(await store.load()).toBeNull();
@@ -225,7 +327,11 @@ describe('the client, against failures a real server does not produce on demand'
     agents.push(t.agent);
     t.pool.intercept({ path: '/v1/domains', method: 'GET' }).reply((o) => {
       t.record(o);
-      return { statusCode: 302, data: 'Moved', responseOptions: { headers: { location: 'https://elsewhere.example/v1/domains' } } };
+      return {
+        statusCode: 302,
+        data: 'Moved',
+        responseOptions: { headers: { location: 'https://elsewhere.example/v1/domains' } },
+      };
     });
     const err = (await t.client.call('listDomains').catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
@@ -239,7 +345,9 @@ describe('the client, against failures a real server does not produce on demand'
     const err = await client.call('getOpenApi').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).code).toBe('ERR_BAD_PORT');
-    expect((err as Error).message).toContain('could not reach http://127.0.0.1:6000/v1 (ERR_BAD_PORT: fetch connects to no port browsers block');
+    expect((err as Error).message).toContain(
+      'could not reach http://127.0.0.1:6000/v1 (ERR_BAD_PORT: fetch connects to no port browsers block',
+    );
     expect(slept).toEqual([]);
   });
 
@@ -255,7 +363,9 @@ describe('the client, against failures a real server does not produce on demand'
       const silent = await client.call('listDomains', { timeoutMs: 200 }).catch((e: unknown) => e);
       expect(silent).toBeInstanceOf(ConnectionError);
       expect((silent as ConnectionError).code).toBe('UND_ERR_HEADERS_TIMEOUT');
-      const stalled = await client.call('getDomain', { params: { id: 'dom_1' }, timeoutMs: 200 }).catch((e: unknown) => e);
+      const stalled = await client
+        .call('getDomain', { params: { id: 'dom_1' }, timeoutMs: 200 })
+        .catch((e: unknown) => e);
       expect(stalled).toBeInstanceOf(ConnectionError);
       expect((stalled as ConnectionError).code).toBe('UND_ERR_BODY_TIMEOUT');
     } finally {
@@ -268,7 +378,13 @@ describe('the client, against failures a real server does not produce on demand'
     expect(() => createClient({ baseUrl: 'http://api.example.com/v1' })).toThrow(BaseUrlError);
     expect(() => createClient({ baseUrl: 'http://api.example.com/v1' })).toThrow(/use an https:\/\/ base URL/);
     expect(() => createClient({ baseUrl: 'ftp://127.0.0.1/v1' })).toThrow(/not an http\(s\) URL/);
-    for (const ok of ['https://api.example.com/v1', 'http://127.0.0.1:4010/v1', 'http://localhost:4010/v1', 'http://[::1]:4010/v1', 'http://127.8.0.1/v1']) {
+    for (const ok of [
+      'https://api.example.com/v1',
+      'http://127.0.0.1:4010/v1',
+      'http://localhost:4010/v1',
+      'http://[::1]:4010/v1',
+      'http://127.8.0.1/v1',
+    ]) {
       expect(() => createClient({ baseUrl: ok }), ok).not.toThrow();
     }
   });
@@ -290,7 +406,9 @@ describe('backoff and loopback', () => {
   });
 
   it('knows loopback hosts written every way a URL allows', () => {
-    for (const h of ['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '[::1]', '::1', '[::ffff:127.0.0.1]']) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ['example.com', '10.0.0.1', '[::2]', 'localhost.example.com', '128.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '[::1]', '::1', '[::ffff:127.0.0.1]'])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['example.com', '10.0.0.1', '[::2]', 'localhost.example.com', '128.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 });

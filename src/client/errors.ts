@@ -74,10 +74,14 @@ export class ConnectionError extends Error {
   ) {
     const code = errorCode(cause) ?? 'UNKNOWN';
     const what =
-      code === 'UNKNOWN' ? innermostMessage(cause)
-      : code === BAD_PORT ? `${code}: fetch connects to no port browsers block, such as 6000, 6665–6669 or 10080`
-      : code;
-    super(`could not reach ${baseUrl} (${what}); check the URL, or start a local service with \`svc serve\``, { cause });
+      code === 'UNKNOWN'
+        ? innermostMessage(cause)
+        : code === BAD_PORT
+          ? `${code}: fetch connects to no port browsers block, such as 6000, 6665–6669 or 10080`
+          : code;
+    super(`could not reach ${baseUrl} (${what}); check the URL, or start a local service with \`svc serve\``, {
+      cause,
+    });
     this.name = 'ConnectionError';
     this.code = code;
   }

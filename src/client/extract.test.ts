@@ -3,10 +3,14 @@ import { allCodes, allLinks, firstCode, firstLink } from './extract.js';
 
 describe('firstLink', () => {
   it('takes the first http(s) URL of the text, without the sentence around it', () => {
-    expect(firstLink('Confirm at https://app.example.com/confirm?t=abc&u=1.\nThanks', null)).toBe('https://app.example.com/confirm?t=abc&u=1');
+    expect(firstLink('Confirm at https://app.example.com/confirm?t=abc&u=1.\nThanks', null)).toBe(
+      'https://app.example.com/confirm?t=abc&u=1',
+    );
     expect(firstLink('(see http://localhost:3000/reset/XYZ), or reply', null)).toBe('http://localhost:3000/reset/XYZ');
     expect(firstLink('Open <https://example.com/a> now', null)).toBe('https://example.com/a');
-    expect(firstLink('Read https://en.wikipedia.org/wiki/Mail_(protocol)!', null)).toBe('https://en.wikipedia.org/wiki/Mail_(protocol)');
+    expect(firstLink('Read https://en.wikipedia.org/wiki/Mail_(protocol)!', null)).toBe(
+      'https://en.wikipedia.org/wiki/Mail_(protocol)',
+    );
     expect(firstLink('[Sign in](https://example.com/magic/42)', null)).toBe('https://example.com/magic/42');
     expect(firstLink('ftp://files.example.com then https://b.example.com/x', null)).toBe('https://b.example.com/x');
   });
@@ -55,17 +59,20 @@ describe('firstCode', () => {
 describe('allLinks and allCodes', () => {
   it('list every link of the text, then the HTML links not already listed, each once', () => {
     const text = 'Confirm: https://app.example/confirm?t=1. Or unsubscribe (https://app.example/u).';
-    const html = '<a href="https://app.example/confirm?t=1">Confirm</a> <a href="mailto:x@y">mail</a> <a href=\'https://app.example/help\'>Help</a>';
-    expect(allLinks(text, html)).toEqual(['https://app.example/confirm?t=1', 'https://app.example/u', 'https://app.example/help']);
+    const html =
+      '<a href="https://app.example/confirm?t=1">Confirm</a> <a href="mailto:x@y">mail</a> <a href=\'https://app.example/help\'>Help</a>';
+    expect(allLinks(text, html)).toEqual([
+      'https://app.example/confirm?t=1',
+      'https://app.example/u',
+      'https://app.example/help',
+    ]);
     expect(allLinks(null, null)).toEqual([]);
   });
 
   it('list every code standing alone, once each, passing over dates and ids', () => {
-    expect(allCodes('Your code is 482913. Backup codes: 1111 2222, again 482913; order INV-2024 of 2024-05-01.', null)).toEqual([
-      '482913',
-      '1111',
-      '2222',
-    ]);
+    expect(
+      allCodes('Your code is 482913. Backup codes: 1111 2222, again 482913; order INV-2024 of 2024-05-01.', null),
+    ).toEqual(['482913', '1111', '2222']);
     expect(allCodes(null, '<p>Code <b>7311</b></p>')).toEqual(['7311']);
   });
 });

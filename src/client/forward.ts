@@ -61,8 +61,15 @@ export async function forwardEvent(o: ForwardOptions): Promise<ForwardAttempt> {
 
 async function attemptOnce(o: ForwardOptions, attempt: number, timeoutMs: number): Promise<ForwardAttempt> {
   const r = await postEvent({
-    url: o.url, body: o.body, eventId: o.eventId, attempt, secret: o.secret, userAgent: o.userAgent, timeoutMs,
-    dispatcher: o.dispatcher, signal: o.signal,
+    url: o.url,
+    body: o.body,
+    eventId: o.eventId,
+    attempt,
+    secret: o.secret,
+    userAgent: o.userAgent,
+    timeoutMs,
+    dispatcher: o.dispatcher,
+    signal: o.signal,
   });
   return { attempt, ok: r.error === null, status: r.status, error: r.error, durationMs: r.durationMs };
 }

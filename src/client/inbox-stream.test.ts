@@ -20,7 +20,8 @@ async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
 
 describe('serverSentEvents', () => {
   it('reads named events, joins data lines, skips comments and fields it does not know, whatever the chunking', async () => {
-    const text = 'retry: 2000\n: connected\n\nevent: clock\ndata: {"a":1}\n\n: keep-alive\n\ndata:first\ndata: second\nid: 7\n\n';
+    const text =
+      'retry: 2000\n: connected\n\nevent: clock\ndata: {"a":1}\n\n: keep-alive\n\ndata:first\ndata: second\nid: 7\n\n';
     const expected = [
       { event: 'clock', data: '{"a":1}' },
       { event: 'message', data: 'first\nsecond' },
@@ -30,7 +31,9 @@ describe('serverSentEvents', () => {
   });
 
   it('takes CRLF, LF and CR line ends, a CRLF split across chunks included, and UTF-8 split mid-character', async () => {
-    const got = await all(serverSentEvents(chunks('event: a\r', '\ndata: é', 'ü\r\n\r', '\nevent: b\rdata: x\r\r', 'data: tail')));
+    const got = await all(
+      serverSentEvents(chunks('event: a\r', '\ndata: é', 'ü\r\n\r', '\nevent: b\rdata: x\r\r', 'data: tail')),
+    );
     expect(got).toEqual([
       { event: 'a', data: 'éü' },
       { event: 'b', data: 'x' },
@@ -46,8 +49,19 @@ describe('serverSentEvents', () => {
 
 describe('inboxEvents', () => {
   const summary = {
-    id: 'eml_1', message_id: null, from: 'a@example.org', to: ['b@example.org'], cc: [], subject: 'Hi', received_at: '2026-08-01T12:00:00.000Z',
-    size: 10, status: null, workspace: null, preview: 'hi', has_attachments: false, read: false,
+    id: 'eml_1',
+    message_id: null,
+    from: 'a@example.org',
+    to: ['b@example.org'],
+    cc: [],
+    subject: 'Hi',
+    received_at: '2026-08-01T12:00:00.000Z',
+    size: 10,
+    status: null,
+    workspace: null,
+    preview: 'hi',
+    has_attachments: false,
+    read: false,
   };
 
   it('checks each event against its schema, and skips events of names it does not know', async () => {
@@ -59,12 +73,21 @@ describe('inboxEvents', () => {
   });
 
   it('is a ContractError when an event breaks its schema, a ConnectionError when the connection breaks', async () => {
-    const bad = inboxEvents(chunks(`event: message\ndata: ${JSON.stringify({ ...summary, to: 'b@example.org' })}\n\n`), 'http://x/v1');
-    await expect(all(bad)).rejects.toMatchObject({ name: 'ContractError', message: expect.stringContaining('message.to:') });
+    const bad = inboxEvents(
+      chunks(`event: message\ndata: ${JSON.stringify({ ...summary, to: 'b@example.org' })}\n\n`),
+      'http://x/v1',
+    );
+    await expect(all(bad)).rejects.toMatchObject({
+      name: 'ContractError',
+      message: expect.stringContaining('message.to:'),
+    });
     async function* broken() {
       yield new TextEncoder().encode(': connected\n\n');
       throw Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
     }
-    await expect(all(inboxEvents(broken(), 'http://x/v1'))).rejects.toMatchObject({ name: 'ConnectionError', code: 'UND_ERR_SOCKET' });
+    await expect(all(inboxEvents(broken(), 'http://x/v1'))).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'UND_ERR_SOCKET',
+    });
   });
 });

@@ -2,7 +2,13 @@
 // contract's schema for its name.
 import type { z } from 'zod';
 import {
-  CaughtMessageSummary, ClockState, InboxDeleted, InboxRead, InboxStatusChange, InboxWebhooks, type InboxEvent,
+  CaughtMessageSummary,
+  ClockState,
+  InboxDeleted,
+  InboxRead,
+  InboxStatusChange,
+  InboxWebhooks,
+  type InboxEvent,
 } from '../contract/sandbox.js';
 import { ConnectionError, ContractError } from './errors.js';
 
@@ -19,7 +25,9 @@ const SCHEMAS = {
  * Server-sent events as the HTML standard reads them ("event stream interpretation"): lines end with CRLF, LF or CR;
  * `event:` names the event, `data:` lines are joined with newlines, a blank line sends it, `:` starts a comment.
  */
-export async function* serverSentEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+export async function* serverSentEvents(
+  chunks: AsyncIterable<Uint8Array>,
+): AsyncGenerator<{ event: string; data: string }> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';
@@ -52,7 +60,11 @@ export async function* serverSentEvents(chunks: AsyncIterable<Uint8Array>): Asyn
  * The inbox's events from the stream's body. An event of a name this client does not know is skipped (a newer
  * server may send more); one whose data breaks its schema is a ContractError. Ends when the server ends the stream.
  */
-export async function* inboxEvents(body: AsyncIterable<Uint8Array>, baseUrl: string, signal?: AbortSignal): AsyncGenerator<InboxEvent> {
+export async function* inboxEvents(
+  body: AsyncIterable<Uint8Array>,
+  baseUrl: string,
+  signal?: AbortSignal,
+): AsyncGenerator<InboxEvent> {
   try {
     for await (const e of serverSentEvents(body)) {
       if (!(e.event in SCHEMAS)) continue;

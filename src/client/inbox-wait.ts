@@ -13,7 +13,11 @@ export function subjectMatches(m: CaughtMessageSummary, subject: string | undefi
  * Every caught message to `to` (all of them when undefined) received at or after `since`, newest first, by the
  * service's own rule for `to` (an envelope recipient, or a To or Cc address, case-insensitively).
  */
-export async function caughtSince(client: Client, to: string | undefined, since: string | undefined): Promise<CaughtMessageSummary[]> {
+export async function caughtSince(
+  client: Client,
+  to: string | undefined,
+  since: string | undefined,
+): Promise<CaughtMessageSummary[]> {
   const all: CaughtMessageSummary[] = [];
   for (let after: string | undefined; ; ) {
     const page = (await client.sandbox('listMessages', { query: { to, since, limit: 100, after } })).body;
@@ -98,9 +102,14 @@ export async function waitForCaught(client: Client, o: CaughtWait): Promise<Caug
 }
 
 /** The first message of the stream that matches; throws when the stream ends (the server stopped). */
-async function nextMatch(client: Client, stream: AsyncIterable<InboxEvent>, o: CaughtWait): Promise<CaughtMessageSummary> {
+async function nextMatch(
+  client: Client,
+  stream: AsyncIterable<InboxEvent>,
+  o: CaughtWait,
+): Promise<CaughtMessageSummary> {
   for await (const e of stream) {
-    if (e.event === 'message' && (o.to === undefined || (await isTo(client, o.to, e.data))) && (await o.accept(e.data))) return e.data;
+    if (e.event === 'message' && (o.to === undefined || (await isTo(client, o.to, e.data))) && (await o.accept(e.data)))
+      return e.data;
   }
   throw new InboxStreamEnded();
 }

@@ -32,7 +32,11 @@ export { isLoopbackHost } from './base-url.js';
 
 type Endpoints = typeof endpoints;
 type SandboxEndpoints = typeof sandboxEndpoints;
-type SuccessOf<E> = E extends { success: readonly [number, infer S] } ? (S extends z.ZodType ? z.output<S> : undefined) : never;
+type SuccessOf<E> = E extends { success: readonly [number, infer S] }
+  ? S extends z.ZodType
+    ? z.output<S>
+    : undefined
+  : never;
 type BodyOf<E> = E extends { body: z.ZodType } ? z.input<E['body']> : never;
 
 /** Query values; an array repeats the parameter (`type=a&type=b`). */
@@ -138,15 +142,27 @@ export function createClient(opts: ClientOptions) {
   const reveal = async (s: Secret | undefined) => (typeof s === 'function' ? await s() : s) || undefined;
 
   /** One HTTP exchange, retried after 429/5xx/connection errors where a retry cannot act twice. */
-  async function exchange(method: string, url: URL, headers: Record<string, string>, body: string | undefined, o: CallOptions): Promise<Exchange> {
-    const idempotent = method === 'GET' || method === 'PUT' || method === 'DELETE' || IDEMPOTENCY_HEADER.toLowerCase() in lower(headers);
+  async function exchange(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    o: CallOptions,
+  ): Promise<Exchange> {
+    const idempotent =
+      method === 'GET' || method === 'PUT' || method === 'DELETE' || IDEMPOTENCY_HEADER.toLowerCase() in lower(headers);
     const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     for (let attempt = 0; ; attempt++) {
       let res: Exchange;
       try {
         const r = await send(url, { method, headers, body }, timeout, timeout, o.signal);
         const bytes = await readAll(r);
-        res = { status: r.response.status, headers: new ResponseHeaders(r.response.headers), text: utf8.decode(bytes), bytes };
+        res = {
+          status: r.response.status,
+          headers: new ResponseHeaders(r.response.headers),
+          text: utf8.decode(bytes),
+          bytes,
+        };
       } catch (err) {
         if (o.signal?.aborted) throw o.signal.reason ?? err;
         const code = errorCode(err) ?? '';
@@ -182,7 +198,10 @@ export function createClient(opts: ClientOptions) {
     signal?: AbortSignal,
   ): Promise<Sent> {
     const timeout = new AbortController();
-    let timer = setTimeout(() => timeout.abort(timeoutError('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')), headersMs).unref();
+    let timer = setTimeout(
+      () => timeout.abort(timeoutError('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')),
+      headersMs,
+    ).unref();
     const response = await fetch(url, {
       ...init,
       redirect: 'manual',
@@ -192,7 +211,10 @@ export function createClient(opts: ClientOptions) {
     }).finally(() => clearTimeout(timer));
     const idle = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => timeout.abort(timeoutError('UND_ERR_BODY_TIMEOUT', 'Body Timeout Error')), idleMs).unref();
+      timer = setTimeout(
+        () => timeout.abort(timeoutError('UND_ERR_BODY_TIMEOUT', 'Body Timeout Error')),
+        idleMs,
+      ).unref();
     };
     async function* chunks(): AsyncGenerator<Uint8Array> {
       if (!response.body) return;
@@ -237,18 +259,43 @@ export function createClient(opts: ClientOptions) {
   }
 
   /** A 2xx parsed with the contract's schema; anything else thrown as an ApiError carrying the Problem. */
-  function finish<T>(name: string, e: Endpointish, res: Exchange, auth: AuthKind | 'admin' = e.auth ?? 'none'): Reply<T> {
+  function finish<T>(
+    name: string,
+    e: Endpointish,
+    res: Exchange,
+    auth: AuthKind | 'admin' = e.auth ?? 'none',
+  ): Reply<T> {
     const json = parseJson(res.text);
     if (res.status >= 200 && res.status < 300) {
       const schema = e.success[1];
-      if (!schema) return { status: res.status, body: undefined as T, raw: json, text: res.text, bytes: res.bytes, headers: res.headers };
+      if (!schema)
+        return {
+          status: res.status,
+          body: undefined as T,
+          raw: json,
+          text: res.text,
+          bytes: res.bytes,
+          headers: res.headers,
+        };
       const checked = schema.safeParse(json);
       if (!checked.success) {
         const issue = checked.error.issues[0];
         const where = issue?.path.length ? issue.path.join('.') : 'body';
-        throw new ContractError(name, res.status, json === undefined ? 'not JSON' : `${where}: ${issue?.message}`, base);
+        throw new ContractError(
+          name,
+          res.status,
+          json === undefined ? 'not JSON' : `${where}: ${issue?.message}`,
+          base,
+        );
       }
-      return { status: res.status, body: checked.data as T, raw: json, text: res.text, bytes: res.bytes, headers: res.headers };
+      return {
+        status: res.status,
+        body: checked.data as T,
+        raw: json,
+        text: res.text,
+        bytes: res.bytes,
+        headers: res.headers,
+      };
     }
     const problem = Problem.safeParse(json);
     throw new ApiError(
@@ -286,8 +333,12 @@ export function createClient(opts: ClientOptions) {
           throw new SessionEndedError(problem.data);
         }
       }
-      const session = finish<z.output<typeof e.success[1]>>('refreshSession', e, res).body;
-      const next = { access_token: session.access_token, refresh_token: session.refresh_token, expires_at: session.expires_at };
+      const session = finish<z.output<(typeof e.success)[1]>>('refreshSession', e, res).body;
+      const next = {
+        access_token: session.access_token,
+        refresh_token: session.refresh_token,
+        expires_at: session.expires_at,
+      };
       await store.save(next);
       return next.access_token;
     });
@@ -319,14 +370,22 @@ export function createClient(opts: ClientOptions) {
   }
 
   /** Calls one `/v1` operation of the endpoint table. */
-  async function call<N extends EndpointName>(name: N, o: CallOptions<BodyOf<Endpoints[N]>> = {}): Promise<Reply<SuccessOf<Endpoints[N]>>> {
+  async function call<N extends EndpointName>(
+    name: N,
+    o: CallOptions<BodyOf<Endpoints[N]>> = {},
+  ): Promise<Reply<SuccessOf<Endpoints[N]>>> {
     const e = endpoints[name] as Endpointish;
     const url = target(base, e, o);
     const { headers, body } = requestHeaders(o, name);
     const auth = await credential(e.auth ?? 'none');
     if (auth.bearer) headers.authorization = `Bearer ${auth.bearer}`;
     let res = await exchange(e.method, url, headers, body, o);
-    if (res.status === 401 && auth.session && opts.session && Problem.safeParse(parseJson(res.text)).data?.code === 'invalid_token') {
+    if (
+      res.status === 401 &&
+      auth.session &&
+      opts.session &&
+      Problem.safeParse(parseJson(res.text)).data?.code === 'invalid_token'
+    ) {
       const fresh = await refresh(opts.session, auth.bearer);
       if (fresh) {
         headers.authorization = `Bearer ${fresh}`;
@@ -360,7 +419,13 @@ export function createClient(opts: ClientOptions) {
     if (adminToken) headers.authorization = `Bearer ${adminToken}`;
     let r: Sent;
     try {
-      r = await send(target(sandboxBase, e, {}), { method: 'GET', headers }, DEFAULT_TIMEOUT_MS, STREAM_IDLE_MS, o.signal);
+      r = await send(
+        target(sandboxBase, e, {}),
+        { method: 'GET', headers },
+        DEFAULT_TIMEOUT_MS,
+        STREAM_IDLE_MS,
+        o.signal,
+      );
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason ?? err;
       throw new ConnectionError(base, err);
@@ -370,7 +435,12 @@ export function createClient(opts: ClientOptions) {
       const bytes = await readAll(r).catch((err: unknown) => {
         throw new ConnectionError(base, err);
       });
-      finish('inboxStream', e, { status, headers: new ResponseHeaders(r.response.headers), text: utf8.decode(bytes), bytes }, 'admin');
+      finish(
+        'inboxStream',
+        e,
+        { status, headers: new ResponseHeaders(r.response.headers), text: utf8.decode(bytes), bytes },
+        'admin',
+      );
     }
     return inboxEvents(r.body, base, o.signal);
   }

@@ -172,7 +172,8 @@ export const ERROR_HELP = {
       'sends a new one). Test keys send meanwhile.',
   },
   not_found: {
-    meaning: "Nothing has this id here, or the path names no route. Another workspace's resources are not found either.",
+    meaning:
+      "Nothing has this id here, or the path names no route. Another workspace's resources are not found either.",
     fix:
       'Check the id and the path: `svc keys list`, `svc domains list` and `svc inbox` show ids. The API lives under ' +
       '/v1 and GET /v1/openapi.json describes it.',
@@ -186,7 +187,8 @@ export const ERROR_HELP = {
     fix: 'Use a new Idempotency-Key for a new request; repeat a key only to retry the very same request.',
   },
   conflict: {
-    meaning: 'The request does not fit the state of the local server: its clock is real, and only a manual clock moves.',
+    meaning:
+      'The request does not fit the state of the local server: its clock is real, and only a manual clock moves.',
     fix: 'Restart the local server with `svc serve --clock manual` to move its clock.',
   },
   payload_too_large: {
@@ -194,7 +196,8 @@ export const ERROR_HELP = {
     fix: 'Send less: give large attachments as a url instead of content, or split a batch into several.',
   },
   validation_failed: {
-    meaning: 'The request is well-formed, but a value breaks a rule: a format, a length, a count, a range or a reference.',
+    meaning:
+      'The request is well-formed, but a value breaks a rule: a format, a length, a count, a range or a reference.',
     fix: 'Read the errors list of the response: each entry names a field and the rule it breaks. Correct them and send again.',
   },
   password_too_short: {
@@ -222,7 +225,8 @@ export const ERROR_HELP = {
     fix: 'Use the existing one: `svc domains list` shows its id.',
   },
   domain_in_use: {
-    meaning: 'The domain cannot be deleted while an active API key is restricted to it or mail from it is queued or scheduled.',
+    meaning:
+      'The domain cannot be deleted while an active API key is restricted to it or mail from it is queued or scheduled.',
     fix: 'Revoke those keys (`svc keys revoke ID`) and cancel the messages (`svc emails cancel ID`) or let them go, then delete again.',
   },
   message_not_cancellable: {
@@ -263,7 +267,7 @@ export const ERROR_HELP = {
   },
   insufficient_storage: {
     meaning:
-      'The disk that holds the server\'s data is full, so nothing new can be written. Everything accepted before is ' +
+      "The disk that holds the server's data is full, so nothing new can be written. Everything accepted before is " +
       'kept, and reading still works.',
     fix:
       'Free space on that disk (the detail names the data directory), or lower what the local server keeps ' +
@@ -276,25 +280,29 @@ export function problemType(code: string): string {
   return `${DOCS_BASE}${code}`;
 }
 
-export const FieldError = lazySchema(() => z.object({
-  path: z.string(),
-  code: z.string(),
-  message: z.string(),
-}));
+export const FieldError = lazySchema(() =>
+  z.object({
+    path: z.string(),
+    code: z.string(),
+    message: z.string(),
+  }),
+);
 export type FieldError = z.infer<typeof FieldError>;
 
 /** RFC 9457 problem details, as every error response carries (docs/api.md#errors). */
-export const Problem = lazySchema(() => z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  code: z.string(),
-  detail: z.string().optional(),
-  request_id: z.string().optional(),
-  docs_url: z.string().optional(),
-  errors: z.array(FieldError).optional(),
-  waitlist_url: z.string().optional(),
-}));
+export const Problem = lazySchema(() =>
+  z.object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.string(),
+    detail: z.string().optional(),
+    request_id: z.string().optional(),
+    docs_url: z.string().optional(),
+    errors: z.array(FieldError).optional(),
+    waitlist_url: z.string().optional(),
+  }),
+);
 export type Problem = z.infer<typeof Problem>;
 
 /** A timestamp the service writes: UTC with `Z`. */
@@ -325,11 +333,13 @@ export function Id(kind: IdKind) {
 
 const LIMIT_WORDING = { error: 'must be a whole number from 1 to 100' };
 /** The `limit` query parameter: 1–100 items a page. */
-export const PageLimit = lazySchema(() => z
-  .string(LIMIT_WORDING)
-  .regex(/^\d+$/, LIMIT_WORDING)
-  .transform(Number)
-  .pipe(z.number(LIMIT_WORDING).int(LIMIT_WORDING).min(1, LIMIT_WORDING).max(100, LIMIT_WORDING)));
+export const PageLimit = lazySchema(() =>
+  z
+    .string(LIMIT_WORDING)
+    .regex(/^\d+$/, LIMIT_WORDING)
+    .transform(Number)
+    .pipe(z.number(LIMIT_WORDING).int(LIMIT_WORDING).min(1, LIMIT_WORDING).max(100, LIMIT_WORDING)),
+);
 
 /** `limit` (1–100, default 20) and `after` (the id of the last item seen: an id of the listed kind). */
 export function listQuery(kind: IdKind) {

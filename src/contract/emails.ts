@@ -10,19 +10,23 @@ export const MAX_SUBJECT = 998;
 export const MAX_BATCH = 100;
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
-export const Tag = lazySchema(() => z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
-  value: z.string().min(1).max(128),
-}));
+export const Tag = lazySchema(() =>
+  z.strictObject({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
+    value: z.string().min(1).max(128),
+  }),
+);
 export type Tag = z.infer<typeof Tag>;
 
-export const Attachment = lazySchema(() => z.strictObject({
-  filename: z.string().min(1).max(255),
-  content: z.string().optional(),
-  url: z.string().max(2048).optional(),
-  content_type: z.string().max(255).optional(),
-  content_id: z.string().max(255).optional(),
-}));
+export const Attachment = lazySchema(() =>
+  z.strictObject({
+    filename: z.string().min(1).max(255),
+    content: z.string().optional(),
+    url: z.string().max(2048).optional(),
+    content_type: z.string().max(255).optional(),
+    content_id: z.string().max(255).optional(),
+  }),
+);
 export type Attachment = z.infer<typeof Attachment>;
 
 const Address = lazySchema(() => z.string().max(998));
@@ -38,57 +42,76 @@ function Addresses(max: number) {
 }
 const TO_WORDING = { error: `must be an address or an array of 1 to ${MAX_RECIPIENTS} addresses` };
 
-export const SendEmailRequest = lazySchema(() => z.strictObject({
-  from: Address,
-  to: z.union([Address, z.array(Address, TO_WORDING).min(1, TO_WORDING).max(MAX_RECIPIENTS, TO_WORDING)], TO_WORDING),
-  cc: Addresses(MAX_RECIPIENTS).optional(),
-  bcc: Addresses(MAX_RECIPIENTS).optional(),
-  reply_to: Addresses(MAX_REPLY_TO).optional(),
-  subject: z.string().max(MAX_SUBJECT).optional(),
-  html: z.string().optional(),
-  text: z.string().optional(),
-  template_id: z.string().max(255).optional(),
-  template_data: z.record(z.string(), z.unknown()).optional(),
-  attachments: z.array(Attachment).max(MAX_ATTACHMENTS).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  tags: z.array(Tag).max(MAX_TAGS).optional(),
-  tracking: z.strictObject({ opens: z.boolean().optional(), clicks: z.boolean().optional() }).optional(),
-  scheduled_at: InputTimestamp.optional(),
-}));
+export const SendEmailRequest = lazySchema(() =>
+  z.strictObject({
+    from: Address,
+    to: z.union([Address, z.array(Address, TO_WORDING).min(1, TO_WORDING).max(MAX_RECIPIENTS, TO_WORDING)], TO_WORDING),
+    cc: Addresses(MAX_RECIPIENTS).optional(),
+    bcc: Addresses(MAX_RECIPIENTS).optional(),
+    reply_to: Addresses(MAX_REPLY_TO).optional(),
+    subject: z.string().max(MAX_SUBJECT).optional(),
+    html: z.string().optional(),
+    text: z.string().optional(),
+    template_id: z.string().max(255).optional(),
+    template_data: z.record(z.string(), z.unknown()).optional(),
+    attachments: z.array(Attachment).max(MAX_ATTACHMENTS).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    tags: z.array(Tag).max(MAX_TAGS).optional(),
+    tracking: z.strictObject({ opens: z.boolean().optional(), clicks: z.boolean().optional() }).optional(),
+    scheduled_at: InputTimestamp.optional(),
+  }),
+);
 export type SendEmailRequest = z.infer<typeof SendEmailRequest>;
 
-export const MessageStatus = lazySchema(() => z.enum([
-  'queued', 'scheduled', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'suppressed', 'cancelled',
-]));
+export const MessageStatus = lazySchema(() =>
+  z.enum([
+    'queued',
+    'scheduled',
+    'sending',
+    'sent',
+    'delivered',
+    'bounced',
+    'complained',
+    'failed',
+    'suppressed',
+    'cancelled',
+  ]),
+);
 export type MessageStatus = z.infer<typeof MessageStatus>;
 
-export const MessageAccepted = lazySchema(() => z.object({
-  id: z.string(),
-  status: z.enum(['queued', 'scheduled']),
-  created_at: Timestamp,
-}));
+export const MessageAccepted = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    status: z.enum(['queued', 'scheduled']),
+    created_at: Timestamp,
+  }),
+);
 export type MessageAccepted = z.infer<typeof MessageAccepted>;
 
-export const TimelineEntry = lazySchema(() => z.object({
-  type: z.string(),
-  occurred_at: Timestamp,
-  detail: z.record(z.string(), z.unknown()),
-}));
+export const TimelineEntry = lazySchema(() =>
+  z.object({
+    type: z.string(),
+    occurred_at: Timestamp,
+    detail: z.record(z.string(), z.unknown()),
+  }),
+);
 
-export const Message = lazySchema(() => z.object({
-  id: z.string(),
-  status: MessageStatus,
-  plane: z.enum(['mailbox', 'transactional', 'campaign']),
-  from: z.string(),
-  to: z.array(z.string()),
-  cc: z.array(z.string()),
-  bcc: z.array(z.string()),
-  subject: z.string(),
-  tags: z.array(Tag),
-  scheduled_at: Timestamp.nullable(),
-  created_at: Timestamp,
-  events: z.array(TimelineEntry),
-}));
+export const Message = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    status: MessageStatus,
+    plane: z.enum(['mailbox', 'transactional', 'campaign']),
+    from: z.string(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()),
+    subject: z.string(),
+    tags: z.array(Tag),
+    scheduled_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    events: z.array(TimelineEntry),
+  }),
+);
 export type Message = z.infer<typeof Message>;
 
 export const CancelledMessage = lazySchema(() => z.object({ id: z.string(), status: z.literal('cancelled') }));
@@ -96,8 +119,10 @@ export const CancelledMessage = lazySchema(() => z.object({ id: z.string(), stat
 /** A batch is a JSON array of send requests; each item is validated on its own (207 per item). */
 export const SendBatchRequest = lazySchema(() => z.array(z.unknown()).min(1).max(MAX_BATCH));
 
-export const BatchItemResult = lazySchema(() => z.union([
-  z.object({ status: z.literal(202), id: z.string(), message_status: z.enum(['queued', 'scheduled']) }),
-  z.object({ status: z.number().int(), error: z.record(z.string(), z.unknown()) }),
-]));
+export const BatchItemResult = lazySchema(() =>
+  z.union([
+    z.object({ status: z.literal(202), id: z.string(), message_status: z.enum(['queued', 'scheduled']) }),
+    z.object({ status: z.number().int(), error: z.record(z.string(), z.unknown()) }),
+  ]),
+);
 export const BatchResult = lazySchema(() => z.object({ data: z.array(BatchItemResult) }));

@@ -31,30 +31,36 @@ export const MAX_EVENTS_WAIT = 30;
  * An event as listed by `GET /events` and as POSTed to a webhook endpoint (docs/api.md#delivery). `type` is a
  * plain string here so that a client keeps reading a stream that gains a new type.
  */
-export const Event = lazySchema(() => z.object({
-  id: z.string(),
-  type: z.string(),
-  created_at: Timestamp,
-  api_version: z.string(),
-  data: z.record(z.string(), z.unknown()),
-}));
+export const Event = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    created_at: Timestamp,
+    api_version: z.string(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+);
 export type Event = z.infer<typeof Event>;
 
 /** `type` may be repeated (`type=a&type=b`) or comma-separated (`type=a,b`). */
-const TypeFilter = lazySchema(() => z.preprocess(
-  (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(',')).filter((s) => s !== ''),
-  z.array(EventType).min(1).max(EVENT_TYPES.length),
-));
+const TypeFilter = lazySchema(() =>
+  z.preprocess(
+    (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(',')).filter((s) => s !== ''),
+    z.array(EventType).min(1).max(EVENT_TYPES.length),
+  ),
+);
 
 /** `GET /events`: oldest first after `after`; `wait` holds the request up to that many seconds for a newer event. */
 const WAIT_WORDING = { error: `must be a whole number of seconds from 0 to ${MAX_EVENTS_WAIT}` };
-export const EventsQuery = lazySchema(() => listQuery('evt').extend({
-  type: TypeFilter.optional(),
-  wait: z
-    .string(WAIT_WORDING)
-    .regex(/^\d+$/, WAIT_WORDING)
-    .transform(Number)
-    .pipe(z.number(WAIT_WORDING).int(WAIT_WORDING).min(0, WAIT_WORDING).max(MAX_EVENTS_WAIT, WAIT_WORDING))
-    .optional(),
-}));
+export const EventsQuery = lazySchema(() =>
+  listQuery('evt').extend({
+    type: TypeFilter.optional(),
+    wait: z
+      .string(WAIT_WORDING)
+      .regex(/^\d+$/, WAIT_WORDING)
+      .transform(Number)
+      .pipe(z.number(WAIT_WORDING).int(WAIT_WORDING).min(0, WAIT_WORDING).max(MAX_EVENTS_WAIT, WAIT_WORDING))
+      .optional(),
+  }),
+);
 export type EventsQuery = z.output<typeof EventsQuery>;

@@ -6,164 +6,192 @@ import { RecordKind } from './domains.js';
 import { EventType } from './events.js';
 
 /** The demo account `svc serve` creates in a fresh data directory (and on every start with `--memory`). */
-export const Seed = lazySchema(() => z.object({
-  email: z.string(),
-  password: z.string(),
-  user_id: z.string(),
-  workspace_id: z.string(),
-  domain: z.string(),
-  domain_id: z.string(),
-  api_key_test: z.string(),
-  api_key_live: z.string(),
-}));
+export const Seed = lazySchema(() =>
+  z.object({
+    email: z.string(),
+    password: z.string(),
+    user_id: z.string(),
+    workspace_id: z.string(),
+    domain: z.string(),
+    domain_id: z.string(),
+    api_key_test: z.string(),
+    api_key_live: z.string(),
+  }),
+);
 export type Seed = z.infer<typeof Seed>;
 
 /**
  * The seed as the ready line reports it: on every start while the seeded account exists (its secrets are kept in the
  * data directory), with a key that was revoked since reported as null.
  */
-export const ReadySeed = lazySchema(() => Seed.extend({ api_key_test: z.string().nullable(), api_key_live: z.string().nullable() }));
+export const ReadySeed = lazySchema(() =>
+  Seed.extend({ api_key_test: z.string().nullable(), api_key_live: z.string().nullable() }),
+);
 export type ReadySeed = z.infer<typeof ReadySeed>;
 
 /** Caught messages `svc serve` keeps unless told otherwise (`--max-messages`). */
 export const DEFAULT_MAX_MESSAGES = 10_000;
 
 /** What `svc serve` keeps (`--max-messages`, `--max-age`); null where there is no limit. */
-export const Retention = lazySchema(() => z.object({
-  /** Caught messages kept, the newest; older ones are removed. */
-  max_messages: z.number().int().nullable(),
-  /** Seconds of service clock after which caught mail, and `/v1` messages and events, are removed. */
-  max_age_seconds: z.number().int().nullable(),
-}));
+export const Retention = lazySchema(() =>
+  z.object({
+    /** Caught messages kept, the newest; older ones are removed. */
+    max_messages: z.number().int().nullable(),
+    /** Seconds of service clock after which caught mail, and `/v1` messages and events, are removed. */
+    max_age_seconds: z.number().int().nullable(),
+  }),
+);
 export type Retention = z.infer<typeof Retention>;
 
 /** The one JSON line `svc serve` prints on stdout once both listeners are up. */
-export const ReadyLine = lazySchema(() => z.object({
-  ready: z.literal(true),
-  api: z.string(),
-  smtp: z.string(),
-  inbox: z.string(),
-  admin_token: z.string(),
-  seed: ReadySeed.nullable(),
-  retention: Retention,
-}));
+export const ReadyLine = lazySchema(() =>
+  z.object({
+    ready: z.literal(true),
+    api: z.string(),
+    smtp: z.string(),
+    inbox: z.string(),
+    admin_token: z.string(),
+    seed: ReadySeed.nullable(),
+    retention: Retention,
+  }),
+);
 export type ReadyLine = z.infer<typeof ReadyLine>;
 
 /** How the admin token of `svc serve` begins (`adm_` + 32 base62 characters); it is no /v1 credential. */
 export const ADMIN_TOKEN_PREFIX = 'adm_';
 
 /** Sandbox routes of `svc serve` (outside `/v1`, admin token). Shared with the CLI's `svc sandbox` and `svc inbox`. */
-export const CreateInviteRequest = lazySchema(() => z.strictObject({
-  max_uses: z.number().int().min(1).max(1_000_000).optional(),
-  expires_at: InputTimestamp.optional(),
-}));
-export const Invite = lazySchema(() => z.object({ id: z.string(), code: z.string(), max_uses: z.number().int(), expires_at: Timestamp.nullable() }));
+export const CreateInviteRequest = lazySchema(() =>
+  z.strictObject({
+    max_uses: z.number().int().min(1).max(1_000_000).optional(),
+    expires_at: InputTimestamp.optional(),
+  }),
+);
+export const Invite = lazySchema(() =>
+  z.object({ id: z.string(), code: z.string(), max_uses: z.number().int(), expires_at: Timestamp.nullable() }),
+);
 
-export const CreateSandboxWorkspaceRequest = lazySchema(() => z.strictObject({
-  email: z.email().max(254),
-  name: z.string().trim().min(1).max(128),
-  role: Role,
-}));
+export const CreateSandboxWorkspaceRequest = lazySchema(() =>
+  z.strictObject({
+    email: z.email().max(254),
+    name: z.string().trim().min(1).max(128),
+    role: Role,
+  }),
+);
 
 /** One caught message as `GET /sandbox/messages` lists it. */
-export const CaughtMessageSummary = lazySchema(() => z.object({
-  id: z.string(),
-  message_id: z.string().nullable(),
-  from: z.string().nullable(),
-  to: z.array(z.string()),
-  cc: z.array(z.string()),
-  subject: z.string().nullable(),
-  received_at: Timestamp,
-  size: z.number().int(),
-  /** The `/v1` message's current status (`delivered`, `bounced`, …); null for mail from other programs. */
-  status: z.string().nullable(),
-  /** The workspace that sent it through `/v1`; null for mail from other programs. */
-  workspace: z.object({ id: z.string(), name: z.string() }).nullable(),
-  /** The start of the body text, whitespace collapsed (at most 200 characters). */
-  preview: z.string().nullable(),
-  /** Whether the message carries attachments (inline images referenced from the HTML do not count). */
-  has_attachments: z.boolean(),
-  /** Whether it was marked read (the inbox page marks a message read when it is opened). */
-  read: z.boolean(),
-}));
+export const CaughtMessageSummary = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    message_id: z.string().nullable(),
+    from: z.string().nullable(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    subject: z.string().nullable(),
+    received_at: Timestamp,
+    size: z.number().int(),
+    /** The `/v1` message's current status (`delivered`, `bounced`, …); null for mail from other programs. */
+    status: z.string().nullable(),
+    /** The workspace that sent it through `/v1`; null for mail from other programs. */
+    workspace: z.object({ id: z.string(), name: z.string() }).nullable(),
+    /** The start of the body text, whitespace collapsed (at most 200 characters). */
+    preview: z.string().nullable(),
+    /** Whether the message carries attachments (inline images referenced from the HTML do not count). */
+    has_attachments: z.boolean(),
+    /** Whether it was marked read (the inbox page marks a message read when it is opened). */
+    read: z.boolean(),
+  }),
+);
 export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
 
-export const CaughtAttachment = lazySchema(() => z.object({
-  filename: z.string().nullable(),
-  content_type: z.string(),
-  size: z.number().int(),
-  content_id: z.string().nullable(),
-}));
+export const CaughtAttachment = lazySchema(() =>
+  z.object({
+    filename: z.string().nullable(),
+    content_type: z.string(),
+    size: z.number().int(),
+    content_id: z.string().nullable(),
+  }),
+);
 
 /** One delivery attempt of an event to an endpoint. */
-export const WebhookAttempt = lazySchema(() => z.object({
-  /** The same for every attempt of one delivery (a redelivery is another). */
-  delivery_id: z.number().int(),
-  endpoint_id: z.string(),
-  event_id: z.string(),
-  event_type: z.string(),
-  /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
-  attempt: z.number().int(),
-  /** When the attempt started, service clock. */
-  at: Timestamp,
-  /** The receiver's HTTP status; null when no response came (connection error, timeout). */
-  status_code: z.number().int().nullable(),
-  /** Why the attempt failed (connection refused, timeout, a redirect, a non-2xx status); null on success. */
-  error: z.string().nullable(),
-  duration_ms: z.number().int(),
-  ok: z.boolean(),
-}));
+export const WebhookAttempt = lazySchema(() =>
+  z.object({
+    /** The same for every attempt of one delivery (a redelivery is another). */
+    delivery_id: z.number().int(),
+    endpoint_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
+    attempt: z.number().int(),
+    /** When the attempt started, service clock. */
+    at: Timestamp,
+    /** The receiver's HTTP status; null when no response came (connection error, timeout). */
+    status_code: z.number().int().nullable(),
+    /** Why the attempt failed (connection refused, timeout, a redirect, a non-2xx status); null on success. */
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    ok: z.boolean(),
+  }),
+);
 export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
 
 /** One delivery of an event to a webhook endpoint (a redelivery is another), with its attempts so far, oldest first. */
-export const WebhookDelivery = lazySchema(() => z.object({
-  delivery_id: z.number().int(),
-  endpoint_id: z.string(),
-  /** The endpoint's URL; null once the endpoint has been removed. */
-  url: z.string().nullable(),
-  attempts: z.array(WebhookAttempt),
-}));
+export const WebhookDelivery = lazySchema(() =>
+  z.object({
+    delivery_id: z.number().int(),
+    endpoint_id: z.string(),
+    /** The endpoint's URL; null once the endpoint has been removed. */
+    url: z.string().nullable(),
+    attempts: z.array(WebhookAttempt),
+  }),
+);
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 /** One entry of a `/v1` message's events timeline (the events `GET /v1/emails/{id}` lists, with their ids). */
-export const CaughtMessageEvent = lazySchema(() => z.object({
-  id: z.string(),
-  type: z.string(),
-  occurred_at: Timestamp,
-  detail: z.record(z.string(), z.unknown()),
-  /** Its webhook deliveries, grouped by endpoint (in the order of their first attempt), then by delivery. */
-  deliveries: z.array(WebhookDelivery),
-}));
+export const CaughtMessageEvent = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    occurred_at: Timestamp,
+    detail: z.record(z.string(), z.unknown()),
+    /** Its webhook deliveries, grouped by endpoint (in the order of their first attempt), then by delivery. */
+    deliveries: z.array(WebhookDelivery),
+  }),
+);
 export type CaughtMessageEvent = z.infer<typeof CaughtMessageEvent>;
 
-export const CaughtMessage = lazySchema(() => CaughtMessageSummary.extend({
-  envelope: z.object({ mail_from: z.string().nullable(), rcpt_to: z.array(z.string()) }),
-  headers: z.array(z.object({ name: z.string(), value: z.string() })),
-  text: z.string().nullable(),
-  html: z.string().nullable(),
-  attachments: z.array(CaughtAttachment),
-  dkim: z.enum(['pass', 'fail', 'none']),
-  /** The `d=` domain of the message's (first) DKIM signature; null when unsigned. */
-  dkim_domain: z.string().nullable(),
-  /** The `/v1` message's events timeline, oldest first; null for mail from other programs. */
-  events: z.array(CaughtMessageEvent).nullable(),
-}));
+export const CaughtMessage = lazySchema(() =>
+  CaughtMessageSummary.extend({
+    envelope: z.object({ mail_from: z.string().nullable(), rcpt_to: z.array(z.string()) }),
+    headers: z.array(z.object({ name: z.string(), value: z.string() })),
+    text: z.string().nullable(),
+    html: z.string().nullable(),
+    attachments: z.array(CaughtAttachment),
+    dkim: z.enum(['pass', 'fail', 'none']),
+    /** The `d=` domain of the message's (first) DKIM signature; null when unsigned. */
+    dkim_domain: z.string().nullable(),
+    /** The `/v1` message's events timeline, oldest first; null for mail from other programs. */
+    events: z.array(CaughtMessageEvent).nullable(),
+  }),
+);
 export type CaughtMessage = z.infer<typeof CaughtMessage>;
 
-export const MessagesQuery = lazySchema(() => z.strictObject({
-  to: z.string().min(1).max(320).optional(),
-  workspace_id: Id('ws').optional(),
-  limit: PageLimit.optional(),
-  after: Id('eml').optional(),
-  /** Only mail received at or after this time (service clock). */
-  since: InputTimestamp.optional(),
-  /**
-   * A search: words match the subject, sender, recipients and body text (a word matches as a prefix, a "quoted
-   * phrase" exactly); `to:`, `from:` and `subject:` limit a word or phrase to that field; `is:unread`, `is:read`
-   * and `has:attachment` filter. Every part must match.
-   */
-  q: z.string().max(500).optional(),
-}));
+export const MessagesQuery = lazySchema(() =>
+  z.strictObject({
+    to: z.string().min(1).max(320).optional(),
+    workspace_id: Id('ws').optional(),
+    limit: PageLimit.optional(),
+    after: Id('eml').optional(),
+    /** Only mail received at or after this time (service clock). */
+    since: InputTimestamp.optional(),
+    /**
+     * A search: words match the subject, sender, recipients and body text (a word matches as a prefix, a "quoted
+     * phrase" exactly); `to:`, `from:` and `subject:` limit a word or phrase to that field; `is:unread`, `is:read`
+     * and `has:attachment` filter. Every part must match.
+     */
+    q: z.string().max(500).optional(),
+  }),
+);
 
 /** `GET /sandbox/messages/{id}/html`: `remote_images=allow` lets the HTML load remote images and styles. */
 export const MessageHtmlQuery = lazySchema(() => z.strictObject({ remote_images: z.enum(['allow']).optional() }));
@@ -178,8 +206,12 @@ export const ClockState = lazySchema(() => z.object({ now: Timestamp, mode: z.en
  * they delivered) or an endpoint was added, changed or removed (`event_ids` empty). A comment line every 25 s keeps
  * the connection open.
  */
-export const InboxStatusChange = lazySchema(() => z.object({ message_id: z.string(), status: z.string(), event_type: z.string() }));
-export const InboxDeleted = lazySchema(() => z.object({ ids: z.array(z.string()).optional(), all: z.boolean().optional() }));
+export const InboxStatusChange = lazySchema(() =>
+  z.object({ message_id: z.string(), status: z.string(), event_type: z.string() }),
+);
+export const InboxDeleted = lazySchema(() =>
+  z.object({ ids: z.array(z.string()).optional(), all: z.boolean().optional() }),
+);
 export const InboxRead = lazySchema(() => z.object({ id: z.string(), read: z.boolean() }));
 export const InboxWebhooks = lazySchema(() => z.object({ event_ids: z.array(z.string()) }));
 export type InboxEvent =
@@ -189,61 +221,84 @@ export type InboxEvent =
   | { event: 'read'; data: z.infer<typeof InboxRead> }
   | { event: 'clock'; data: z.infer<typeof ClockState> }
   | { event: 'webhooks'; data: z.infer<typeof InboxWebhooks> };
-export const MoveClockRequest = lazySchema(() => z
-  .strictObject({ advance_seconds: z.number().min(0).max(10 * 365 * 86400).optional(), to: InputTimestamp.optional() })
-  .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {
-    message: 'give exactly one of advance_seconds and to',
-  }));
+export const MoveClockRequest = lazySchema(() =>
+  z
+    .strictObject({
+      advance_seconds: z
+        .number()
+        .min(0)
+        .max(10 * 365 * 86400)
+        .optional(),
+      to: InputTimestamp.optional(),
+    })
+    .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), {
+      message: 'give exactly one of advance_seconds and to',
+    }),
+);
 export const MovedClock = lazySchema(() => z.object({ now: Timestamp, ran: z.number().int() }));
 
-export const PublishDomainRequest = lazySchema(() => z.strictObject({
-  kinds: z.array(RecordKind).min(1).optional(),
-  state: z.enum(['visible', 'propagating']).optional(),
-}));
-export const ZoneRecord = lazySchema(() => z.object({
-  host: z.string(),
-  type: z.string(),
-  values: z.array(z.string()),
-  state: z.enum(['visible', 'propagating']),
-}));
-export const PutDnsRequest = lazySchema(() => z.strictObject({
-  host: z.string().min(1).max(253),
-  type: z.enum(['TXT', 'CNAME', 'MX']),
-  values: z.array(z.string().max(4096)).min(1).max(50),
-  state: z.enum(['visible', 'propagating']).optional(),
-}));
-export const DeleteDnsQuery = lazySchema(() => z.strictObject({ host: z.string().min(1).max(253), type: z.enum(['TXT', 'CNAME', 'MX']) }));
+export const PublishDomainRequest = lazySchema(() =>
+  z.strictObject({
+    kinds: z.array(RecordKind).min(1).optional(),
+    state: z.enum(['visible', 'propagating']).optional(),
+  }),
+);
+export const ZoneRecord = lazySchema(() =>
+  z.object({
+    host: z.string(),
+    type: z.string(),
+    values: z.array(z.string()),
+    state: z.enum(['visible', 'propagating']),
+  }),
+);
+export const PutDnsRequest = lazySchema(() =>
+  z.strictObject({
+    host: z.string().min(1).max(253),
+    type: z.enum(['TXT', 'CNAME', 'MX']),
+    values: z.array(z.string().max(4096)).min(1).max(50),
+    state: z.enum(['visible', 'propagating']).optional(),
+  }),
+);
+export const DeleteDnsQuery = lazySchema(() =>
+  z.strictObject({ host: z.string().min(1).max(253), type: z.enum(['TXT', 'CNAME', 'MX']) }),
+);
 
 export const WebhookStatus = lazySchema(() => z.enum(['active', 'disabled_by_failures']));
 /** A webhook endpoint of a workspace (managed through the sandbox: `/v1/webhooks` is not served). */
-export const WebhookEndpoint = lazySchema(() => z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  url: z.string(),
-  /** The event types delivered; null for every type. */
-  events: z.array(z.string()).nullable(),
-  /** `whsec_…`; signs every delivery. */
-  secret: z.string(),
-  status: WebhookStatus,
-  created_at: Timestamp,
-  disabled_at: Timestamp.nullable(),
-  /** Until when (service clock) the secret before the last rotation still signs beside the new one; null if none. */
-  previous_secret_expires_at: Timestamp.nullable(),
-  /** The most recent attempts, newest first. */
-  recent_attempts: z.array(WebhookAttempt),
-}));
+export const WebhookEndpoint = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    workspace_id: z.string(),
+    url: z.string(),
+    /** The event types delivered; null for every type. */
+    events: z.array(z.string()).nullable(),
+    /** `whsec_…`; signs every delivery. */
+    secret: z.string(),
+    status: WebhookStatus,
+    created_at: Timestamp,
+    disabled_at: Timestamp.nullable(),
+    /** Until when (service clock) the secret before the last rotation still signs beside the new one; null if none. */
+    previous_secret_expires_at: Timestamp.nullable(),
+    /** The most recent attempts, newest first. */
+    recent_attempts: z.array(WebhookAttempt),
+  }),
+);
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
-export const CreateWebhookRequest = lazySchema(() => z.strictObject({
-  workspace_id: Id('ws'),
-  url: z.string().max(2048),
-  events: z.array(EventType).min(1).max(16).optional(),
-}));
+export const CreateWebhookRequest = lazySchema(() =>
+  z.strictObject({
+    workspace_id: Id('ws'),
+    url: z.string().max(2048),
+    events: z.array(EventType).min(1).max(16).optional(),
+  }),
+);
 export const WebhooksQuery = lazySchema(() => z.strictObject({ workspace_id: Id('ws').optional() }));
 /** `GET /sandbox/webhooks`: the endpoints, oldest first, and the names of their workspaces. */
-export const WebhookList = lazySchema(() => z.object({
-  data: z.array(WebhookEndpoint),
-  workspaces: z.array(z.object({ id: z.string(), name: z.string() })),
-}));
+export const WebhookList = lazySchema(() =>
+  z.object({
+    data: z.array(WebhookEndpoint),
+    workspaces: z.array(z.object({ id: z.string(), name: z.string() })),
+  }),
+);
 export const RedeliverRequest = lazySchema(() => z.strictObject({ endpoint_id: Id('whk').optional() }));
 /** 202 to a redelivery: one new delivery per endpoint, attempts numbered from 1. */
 export const Redelivery = lazySchema(() => z.object({ event_id: z.string(), endpoint_ids: z.array(z.string()) }));
@@ -251,12 +306,20 @@ export const Redelivery = lazySchema(() => z.object({ event_id: z.string(), endp
 export const sandboxEndpoints = {
   createInvite: { method: 'POST', path: '/sandbox/invites', body: CreateInviteRequest, success: [201, Invite] },
   createSandboxWorkspace: {
-    method: 'POST', path: '/sandbox/workspaces', body: CreateSandboxWorkspaceRequest, success: [201, Workspace],
+    method: 'POST',
+    path: '/sandbox/workspaces',
+    body: CreateSandboxWorkspaceRequest,
+    success: [201, Workspace],
   },
   suspendWorkspace: { method: 'POST', path: '/sandbox/workspaces/:id/suspend', success: [200, Workspace] },
   activateWorkspace: { method: 'POST', path: '/sandbox/workspaces/:id/activate', success: [200, Workspace] },
   closeWorkspace: { method: 'POST', path: '/sandbox/workspaces/:id/close', success: [200, Workspace] },
-  listMessages: { method: 'GET', path: '/sandbox/messages', query: MessagesQuery, success: [200, lazySchema(() => listOf(CaughtMessageSummary))] },
+  listMessages: {
+    method: 'GET',
+    path: '/sandbox/messages',
+    query: MessagesQuery,
+    success: [200, lazySchema(() => listOf(CaughtMessageSummary))],
+  },
   getMessage: { method: 'GET', path: '/sandbox/messages/:id', success: [200, CaughtMessage] },
   getRawMessage: { method: 'GET', path: '/sandbox/messages/:id/raw', success: [200, null] },
   deleteMessages: { method: 'DELETE', path: '/sandbox/messages', success: [204, null] },
@@ -268,18 +331,36 @@ export const sandboxEndpoints = {
   getClock: { method: 'GET', path: '/sandbox/clock', success: [200, ClockState] },
   moveClock: { method: 'POST', path: '/sandbox/clock', body: MoveClockRequest, success: [200, MovedClock] },
   publishDomain: {
-    method: 'POST', path: '/sandbox/domains/:id/publish', body: PublishDomainRequest,
+    method: 'POST',
+    path: '/sandbox/domains/:id/publish',
+    body: PublishDomainRequest,
     success: [200, lazySchema(() => z.object({ records: z.array(ZoneRecord) }))],
   },
   // Up to 50 values of 4,096 characters.
-  putDns: { method: 'PUT', path: '/sandbox/dns', body: PutDnsRequest, maxBody: 1024 * 1024, success: [200, ZoneRecord] },
+  putDns: {
+    method: 'PUT',
+    path: '/sandbox/dns',
+    body: PutDnsRequest,
+    maxBody: 1024 * 1024,
+    success: [200, ZoneRecord],
+  },
   deleteDns: { method: 'DELETE', path: '/sandbox/dns', query: DeleteDnsQuery, success: [204, null] },
-  createWebhook: { method: 'POST', path: '/sandbox/webhooks', body: CreateWebhookRequest, success: [201, WebhookEndpoint] },
+  createWebhook: {
+    method: 'POST',
+    path: '/sandbox/webhooks',
+    body: CreateWebhookRequest,
+    success: [201, WebhookEndpoint],
+  },
   listWebhooks: { method: 'GET', path: '/sandbox/webhooks', query: WebhooksQuery, success: [200, WebhookList] },
   deleteWebhook: { method: 'DELETE', path: '/sandbox/webhooks/:id', success: [204, null] },
   rotateWebhookSecret: { method: 'POST', path: '/sandbox/webhooks/:id/rotate-secret', success: [200, WebhookEndpoint] },
   enableWebhook: { method: 'POST', path: '/sandbox/webhooks/:id/enable', success: [200, WebhookEndpoint] },
-  redeliverEvent: { method: 'POST', path: '/sandbox/events/:id/redeliver', body: RedeliverRequest, success: [202, Redelivery] },
+  redeliverEvent: {
+    method: 'POST',
+    path: '/sandbox/events/:id/redeliver',
+    body: RedeliverRequest,
+    success: [202, Redelivery],
+  },
 } as const satisfies Record<
   string,
   {

@@ -1,9 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret, signWebhook, verifyWebhook, WebhookVerificationError, type VerifyOptions } from './signature.js';
+import {
+  newWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyOptions,
+} from './signature.js';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const body = '{"id":"evt_1","type":"email.sent","created_at":"2026-08-01T12:00:00.000Z","api_version":"2026-08-01","data":{}}';
+const body =
+  '{"id":"evt_1","type":"email.sent","created_at":"2026-08-01T12:00:00.000Z","api_version":"2026-08-01","data":{}}';
 const t = 1_785_000_000;
 
 function reason(opts: VerifyOptions): string {
@@ -51,7 +58,16 @@ describe('webhook signatures', () => {
     expect(reason({ secret, header, body, now: t + 301 })).toBe('timestamp_outside_tolerance');
     expect(reason({ secret, header, body, now: t - 301 })).toBe('timestamp_outside_tolerance');
     expect(reason({ secret, header, body, now: t + 1000, tolerance: 1000 })).toBe('valid');
-    for (const bad of [undefined, '', 'v1=abc', `t=${t}`, `t=soon,${header.split(',')[1]}`, `t=${t},v1=zz`, 'garbage', `${header},t=${t}`]) {
+    for (const bad of [
+      undefined,
+      '',
+      'v1=abc',
+      `t=${t}`,
+      `t=soon,${header.split(',')[1]}`,
+      `t=${t},v1=zz`,
+      'garbage',
+      `${header},t=${t}`,
+    ]) {
       expect(reason({ secret, header: bad, body, now: t }), String(bad)).toBe('malformed_header');
     }
   });

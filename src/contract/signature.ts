@@ -109,7 +109,8 @@ export function verifyWebhook(opts: VerifyOptions): number {
       'No signature in the header matches the body with this secret; check the secret and that the body is the raw bytes received.',
     );
   }
-  const now = opts.now === undefined ? Date.now() / 1000 : opts.now instanceof Date ? opts.now.getTime() / 1000 : opts.now;
+  const now =
+    opts.now === undefined ? Date.now() / 1000 : opts.now instanceof Date ? opts.now.getTime() / 1000 : opts.now;
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE_SECONDS;
   if (Math.abs(now - parsed.timestamp) > tolerance) {
     throw new WebhookVerificationError(

@@ -16,7 +16,10 @@ export function includesAcross(pieces: Iterable<Buffer>, needle: Buffer): boolea
   let tail = Buffer.alloc(0);
   for (const piece of pieces) {
     if (piece.includes(needle) || Buffer.concat([tail, piece.subarray(0, keep)]).includes(needle)) return true;
-    tail = piece.length >= keep ? Buffer.from(piece.subarray(piece.length - keep)) : Buffer.concat([tail, piece]).subarray(-keep);
+    tail =
+      piece.length >= keep
+        ? Buffer.from(piece.subarray(piece.length - keep))
+        : Buffer.concat([tail, piece]).subarray(-keep);
   }
   return false;
 }

@@ -39,11 +39,17 @@ const fileOf = (dir: string, pid: number) => join(dir, `serve-${pid}.json`);
  * token is a secret: the directory is made (or narrowed to) 0700 and the file is written 0600 and renamed into place,
  * so no reader sees half of it.
  */
-export function registerLocalServer(server: Omit<LocalServer, 'pid' | 'started_at'>, env: Env = process.env): () => void {
+export function registerLocalServer(
+  server: Omit<LocalServer, 'pid' | 'started_at'>,
+  env: Env = process.env,
+): () => void {
   const dir = localServersDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const info = lstatSync(dir);
-  if (!info.isDirectory()) throw new Error(`${dir} is not a directory; svc serve keeps the address and admin token of each running server there`);
+  if (!info.isDirectory())
+    throw new Error(
+      `${dir} is not a directory; svc serve keeps the address and admin token of each running server there`,
+    );
   if (info.mode & 0o077) chmodSync(dir, 0o700);
   const entry: LocalServer = { pid: process.pid, ...server, started_at: new Date().toISOString() };
   const file = fileOf(dir, process.pid);
@@ -81,7 +87,8 @@ export function localServers(env: Env = process.env): LocalServer[] {
     } catch {
       continue; // being replaced right now, or not ours to judge
     }
-    if (typeof entry.pid !== 'number' || typeof entry.api !== 'string' || typeof entry.admin_token !== 'string') continue;
+    if (typeof entry.pid !== 'number' || typeof entry.api !== 'string' || typeof entry.admin_token !== 'string')
+      continue;
     if (!alive(entry.pid)) {
       rmSync(join(dir, name), { force: true });
       continue;

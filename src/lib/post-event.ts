@@ -32,7 +32,9 @@ export async function postEvent(o: PostEventOptions): Promise<PostEventResult> {
   const started = performance.now();
   const timeout = AbortSignal.timeout(o.timeoutMs);
   const done = (status: number | null, error: string | null): PostEventResult => ({
-    status, error, durationMs: Math.round(performance.now() - started),
+    status,
+    error,
+    durationMs: Math.round(performance.now() - started),
   });
   try {
     const res = await request(o.url, {

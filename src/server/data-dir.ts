@@ -11,8 +11,17 @@ export const LOCK_FILE = 'serve.lock';
 export const HOLDER_FILE = 'serve.json';
 
 /** The database (with SQLite's files beside it), the server secrets, the admin token and the kept seed. */
-export const DATA_FILES = [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, `${DB_FILE}-journal`, SECRETS_FILE, ADMIN_TOKEN_FILE, SEED_FILE, LOCK_FILE, HOLDER_FILE];
-
+export const DATA_FILES = [
+  DB_FILE,
+  `${DB_FILE}-wal`,
+  `${DB_FILE}-shm`,
+  `${DB_FILE}-journal`,
+  SECRETS_FILE,
+  ADMIN_TOKEN_FILE,
+  SEED_FILE,
+  LOCK_FILE,
+  HOLDER_FILE,
+];
 
 /** The files of DATA_FILES present in `dir`. */
 export function dataFilesIn(dir: string): string[] {
@@ -67,7 +76,9 @@ export function lockDataDir(dir: string): DataDirLock {
   const db = new Database(join(dir, LOCK_FILE), { timeout: 0 });
   try {
     // `exec` only: no statement object that the garbage collector could free on Node 24 (store/db.ts).
-    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT); DELETE FROM held; COMMIT');
+    db.exec(
+      'PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT); DELETE FROM held; COMMIT',
+    );
   } catch (err) {
     db.close();
     const code = (err as { code?: string }).code;

@@ -97,7 +97,6 @@ export interface ServeOptions {
   maxAge?: number | null;
 }
 
-
 export interface RunningServer {
   api: string;
   origin: string;
@@ -137,7 +136,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         'or --allow-insecure-http if you really mean it.',
     );
   }
-  const retention = { maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages, maxAge: opts.maxAge ?? null };
+  const retention = {
+    maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages,
+    maxAge: opts.maxAge ?? null,
+  };
   if (retention.maxMessages !== null && !(Number.isInteger(retention.maxMessages) && retention.maxMessages >= 1)) {
     throw new ServeUsageError('--max-messages must be a whole number of at least 1, or off.');
   }
@@ -168,215 +170,254 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     return await start();
   } catch (err) {
     await unwind();
-    if (isDiskFull(err)) throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
+    if (isDiskFull(err))
+      throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
     throw err;
   }
 
   async function start(): Promise<RunningServer> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // One server per data directory: a second one is refused here, before it opens the database.
-  const lock = dataDir ? lockDataDir(dataDir) : null;
-  if (lock) opened.push(() => lock.release());
-  const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory, maxBytes: opts.maxDbSize });
-  opened.push(() => void db.close());
-  const log = opts.log ?? createLogger({ json: opts.json });
-  const checkpointer = startCheckpointer(db, log);
-  opened.push(() => checkpointer.close());
-  const { secrets, adminToken } = loadSecrets(dataDir);
-  const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
-  const jobStore = createJobStore(db);
-  // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
-  jobStore.probe();
-  const released = jobStore.releaseAll();
-  if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
+    if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // One server per data directory: a second one is refused here, before it opens the database.
+    const lock = dataDir ? lockDataDir(dataDir) : null;
+    if (lock) opened.push(() => lock.release());
+    const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory, maxBytes: opts.maxDbSize });
+    opened.push(() => void db.close());
+    const log = opts.log ?? createLogger({ json: opts.json });
+    const checkpointer = startCheckpointer(db, log);
+    opened.push(() => checkpointer.close());
+    const { secrets, adminToken } = loadSecrets(dataDir);
+    const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
+    const jobStore = createJobStore(db);
+    // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
+    jobStore.probe();
+    const released = jobStore.releaseAll();
+    if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
 
-  let scheduler: Schedulers | undefined;
-  let listening = false;
-  let stopping = false;
-  const jobs = jobsFor(jobStore, clock, (queue) => scheduler?.kick(queue), (queue) => scheduler?.retire(queue));
-  const scheme = tls ? 'https' : 'http';
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  // The public origin is only known once the port is bound; config reads it lazily.
-  const config = {
-    publicOrigin: '',
-    openSignup: Boolean(opts.openSignup),
-    waitlistUrl: 'https://svc.dev/waitlist',
-    systemFrom: 'svc <no-reply@svc.test>',
-    providerHosts: LOCAL_PROVIDER_HOSTS,
-  };
-  const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : 'sandbox';
-  const commit = groupCommit(db);
-  const changes = createChanges();
-  const core = createCore(
-    { db, commit, clock, log, secrets, config, jobs, resolver, changes },
-    {
-      sendRate: opts.sendRate ?? 50,
-      blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')),
-      retention,
-      verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
-    },
-  );
+    let scheduler: Schedulers | undefined;
+    let listening = false;
+    let stopping = false;
+    const jobs = jobsFor(
+      jobStore,
+      clock,
+      (queue) => scheduler?.kick(queue),
+      (queue) => scheduler?.retire(queue),
+    );
+    const scheme = tls ? 'https' : 'http';
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    // The public origin is only known once the port is bound; config reads it lazily.
+    const config = {
+      publicOrigin: '',
+      openSignup: Boolean(opts.openSignup),
+      waitlistUrl: 'https://svc.dev/waitlist',
+      systemFrom: 'svc <no-reply@svc.test>',
+      providerHosts: LOCAL_PROVIDER_HOSTS,
+    };
+    const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : 'sandbox';
+    const commit = groupCommit(db);
+    const changes = createChanges();
+    const core = createCore(
+      { db, commit, clock, log, secrets, config, jobs, resolver, changes },
+      {
+        sendRate: opts.sendRate ?? 50,
+        blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')),
+        retention,
+        verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
+      },
+    );
 
-  const sink = createSink(
-    { inbox: core.inbox, log },
-    { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
-  );
-  const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
-  opened.push(() => sink.close());
-  const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
-  const relay = opts.relay ? createRelaySender(opts.relay) : null;
-  const composer = createComposer({ thread: opts.composeThread ?? true, log, resourceLimits: opts.composeResourceLimits });
-  const webhookAgent = createWebhookAgent(opts.webhookTimeoutMs);
-  opened.push(async () => {
-    sender.close();
-    relay?.close();
-    await webhookAgent.close();
-    await composer.close();
-  });
-  scheduler = createSchedulers({
-    jobs: jobStore,
-    commit,
-    clock,
-    log,
-    // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
-    // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
-    concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
-    handlers: {
-      webhook: webhookWorker({
-        webhooks: core.webhooks, agent: webhookAgent, userAgent: `svc-webhooks/${VERSION}`, timeoutMs: opts.webhookTimeoutMs,
-      }),
-      system_mail: systemMailWorker(sender, composer, config.systemFrom),
-      deliver: deliveryWorker({
-        delivery: core.delivery, domains: core.domains, tracking: core.tracking, sender, relay,
-        composer, budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
-        collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
-        origin: () => config.publicOrigin,
-      }),
-      outcome: outcomeWorker(core.delivery),
-      domain_check: domainCheckWorker(core.domains),
-      [RETENTION_JOB]: retentionWorker({
-        retention: core.retention, clock, log, onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
-      }),
-    },
-  });
-  opened.push(() => scheduler!.stop());
-
-  // The demo account is made before the API listens: a request never meets a server half set up.
-  let seed: Seed | null = null;
-  let reported: ReadySeed | null = null;
-  if (opts.seed !== false) {
-    if (fresh) {
-      seed = await seedSandbox(core, opts.dns !== 'system');
-      if (dataDir) saveSeed(dataDir, seed);
-    }
-    reported = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
-  }
-
-  const admin = sandboxAuth(adminToken);
-  const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
-  const app = createApp({
-    log,
-    bodyLimits: { ...DEFAULT_BODY_LIMITS, deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs, ...opts.bodyLimits },
-    stopping: () => stopping,
-    storage,
-    trustProxy: Boolean(opts.trustProxy),
-    instance: instanceId(secrets),
-    origin: () => config.publicOrigin,
-    authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
-    isAdmin: (bearer, req) => admin.admits(bearer, req),
-    v1: {
-      ...authRoutes(core),
-      ...keyRoutes(core),
-      ...domainRoutes(core),
-      ...emailRoutes(core, () => config.publicOrigin),
-      ...eventRoutes(core),
-      getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
-    },
-    sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
-    extra: (a) => {
-      healthRoutes(a, {
-        listening: () => listening && sink.listening(),
-        stopping: () => stopping,
-        probeWrite: async () => {
-          jobStore.probe();
-          if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
-        },
-        storage,
-        origin: () => config.publicOrigin,
-      });
-      pages(a, {
-        auth: admin, inbox: core.inbox, stream, webhooks: true,
-        firstSend: () => ({
-          seed: reported?.api_key_test && core.keys.active(reported.api_key_test) ? { key: reported.api_key_test, domain: reported.domain } : null,
-          smtp,
-        }),
-      });
-      trackingRoutes(a, core, Boolean(opts.trustProxy));
-      docsRoutes(a);
-    },
-  });
-
-  const http = createServer(app, {
-    log,
-    origin: () => config.publicOrigin,
-    tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
-    timeouts: opts.httpTimeouts,
-  });
-  const server = await new Promise<Server>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(opts.port ?? 4010, host, () => {
-      http.off('error', reject);
-      resolve(http);
+    const sink = createSink(
+      { inbox: core.inbox, log },
+      { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
+    );
+    const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
+    opened.push(() => sink.close());
+    const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
+    const relay = opts.relay ? createRelaySender(opts.relay) : null;
+    const composer = createComposer({
+      thread: opts.composeThread ?? true,
+      log,
+      resourceLimits: opts.composeResourceLimits,
     });
-  });
-  // Stops taking requests and lets those in flight finish (held long polls are answered at once, and every answer from
-  // now on closes its connection); only then do the workers stop.
-  opened.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-  );
-  const port = (server.address() as { port: number }).port;
-  config.publicOrigin = `${scheme}://${urlHost}:${port}`;
-  listening = true;
+    const webhookAgent = createWebhookAgent(opts.webhookTimeoutMs);
+    opened.push(async () => {
+      sender.close();
+      relay?.close();
+      await webhookAgent.close();
+      await composer.close();
+    });
+    scheduler = createSchedulers({
+      jobs: jobStore,
+      commit,
+      clock,
+      log,
+      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
+      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
+      concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
+      handlers: {
+        webhook: webhookWorker({
+          webhooks: core.webhooks,
+          agent: webhookAgent,
+          userAgent: `svc-webhooks/${VERSION}`,
+          timeoutMs: opts.webhookTimeoutMs,
+        }),
+        system_mail: systemMailWorker(sender, composer, config.systemFrom),
+        deliver: deliveryWorker({
+          delivery: core.delivery,
+          domains: core.domains,
+          tracking: core.tracking,
+          sender,
+          relay,
+          composer,
+          budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
+          collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
+          origin: () => config.publicOrigin,
+        }),
+        outcome: outcomeWorker(core.delivery),
+        domain_check: domainCheckWorker(core.domains),
+        [RETENTION_JOB]: retentionWorker({
+          retention: core.retention,
+          clock,
+          log,
+          onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
+        }),
+      },
+    });
+    opened.push(() => scheduler!.stop());
 
-  core.retention.schedule();
-  scheduler.start();
-  let closing: Promise<void> | undefined;
-  const api = `${config.publicOrigin}/v1`;
-  lock?.listening(api);
-  const smtp = `smtp://${urlHost}:${smtpPort}`;
-  const inbox = `${config.publicOrigin}/?token=${adminToken}`;
-  return {
-    api,
-    origin: config.publicOrigin,
-    smtp,
-    inbox,
-    port,
-    smtpPort,
-    adminToken,
-    seed,
-    ready: {
-      ready: true, api, smtp, inbox, admin_token: adminToken, seed: reported,
-      retention: { max_messages: retention.maxMessages, max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000) },
-    },
-    clock,
-    core,
-    changes,
-    scheduler,
-    close() {
-      closing ??= (async () => {
-        // In the reverse order of opening: the API, the workers, the outbound side, the sink, the store, the lock.
-        stopping = true;
-        changes.close();
-        stream.close();
-        await unwind();
-      })();
-      return closing;
-    },
-  };
+    // The demo account is made before the API listens: a request never meets a server half set up.
+    let seed: Seed | null = null;
+    let reported: ReadySeed | null = null;
+    if (opts.seed !== false) {
+      if (fresh) {
+        seed = await seedSandbox(core, opts.dns !== 'system');
+        if (dataDir) saveSeed(dataDir, seed);
+      }
+      reported = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
+    }
+
+    const admin = sandboxAuth(adminToken);
+    const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
+    const app = createApp({
+      log,
+      bodyLimits: {
+        ...DEFAULT_BODY_LIMITS,
+        deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs,
+        ...opts.bodyLimits,
+      },
+      stopping: () => stopping,
+      storage,
+      trustProxy: Boolean(opts.trustProxy),
+      instance: instanceId(secrets),
+      origin: () => config.publicOrigin,
+      authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
+      isAdmin: (bearer, req) => admin.admits(bearer, req),
+      v1: {
+        ...authRoutes(core),
+        ...keyRoutes(core),
+        ...domainRoutes(core),
+        ...emailRoutes(core, () => config.publicOrigin),
+        ...eventRoutes(core),
+        getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
+      },
+      sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
+      extra: (a) => {
+        healthRoutes(a, {
+          listening: () => listening && sink.listening(),
+          stopping: () => stopping,
+          probeWrite: async () => {
+            jobStore.probe();
+            if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
+          },
+          storage,
+          origin: () => config.publicOrigin,
+        });
+        pages(a, {
+          auth: admin,
+          inbox: core.inbox,
+          stream,
+          webhooks: true,
+          firstSend: () => ({
+            seed:
+              reported?.api_key_test && core.keys.active(reported.api_key_test)
+                ? { key: reported.api_key_test, domain: reported.domain }
+                : null,
+            smtp,
+          }),
+        });
+        trackingRoutes(a, core, Boolean(opts.trustProxy));
+        docsRoutes(a);
+      },
+    });
+
+    const http = createServer(app, {
+      log,
+      origin: () => config.publicOrigin,
+      tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
+      timeouts: opts.httpTimeouts,
+    });
+    const server = await new Promise<Server>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(opts.port ?? 4010, host, () => {
+        http.off('error', reject);
+        resolve(http);
+      });
+    });
+    // Stops taking requests and lets those in flight finish (held long polls are answered at once, and every answer from
+    // now on closes its connection); only then do the workers stop.
+    opened.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+    );
+    const port = (server.address() as { port: number }).port;
+    config.publicOrigin = `${scheme}://${urlHost}:${port}`;
+    listening = true;
+
+    core.retention.schedule();
+    scheduler.start();
+    let closing: Promise<void> | undefined;
+    const api = `${config.publicOrigin}/v1`;
+    lock?.listening(api);
+    const smtp = `smtp://${urlHost}:${smtpPort}`;
+    const inbox = `${config.publicOrigin}/?token=${adminToken}`;
+    return {
+      api,
+      origin: config.publicOrigin,
+      smtp,
+      inbox,
+      port,
+      smtpPort,
+      adminToken,
+      seed,
+      ready: {
+        ready: true,
+        api,
+        smtp,
+        inbox,
+        admin_token: adminToken,
+        seed: reported,
+        retention: {
+          max_messages: retention.maxMessages,
+          max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000),
+        },
+      },
+      clock,
+      core,
+      changes,
+      scheduler,
+      close() {
+        closing ??= (async () => {
+          // In the reverse order of opening: the API, the workers, the outbound side, the sink, the store, the lock.
+          stopping = true;
+          changes.close();
+          stream.close();
+          await unwind();
+        })();
+        return closing;
+      },
+    };
   }
 }
 
@@ -396,8 +437,14 @@ async function seedSandbox(core: Core, sandboxDns: boolean): Promise<Seed> {
   const test = core.keys.create(workspace.id, user.id, { name: 'Sandbox test key', scopes: [...SCOPES], mode: 'test' });
   const live = core.keys.create(workspace.id, user.id, { name: 'Sandbox live key', scopes: [...SCOPES], mode: 'live' });
   return {
-    email, password, user_id: user.id, workspace_id: workspace.id, domain: domain.name, domain_id: domain.id,
-    api_key_test: test.key, api_key_live: live.key,
+    email,
+    password,
+    user_id: user.id,
+    workspace_id: workspace.id,
+    domain: domain.name,
+    domain_id: domain.id,
+    api_key_test: test.key,
+    api_key_live: live.key,
   };
 }
 

@@ -19,7 +19,8 @@ export function startThread(script: URL, options: WorkerOptions = {}): Worker {
 /** The ESM entry of `tsx/esm/api`, from tsx's own exports map (require.resolve would give its CommonJS entry). */
 function tsxApi(): string {
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> })
-    .exports['./esm/api']!.import.default;
+  const entry = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
+  ).exports['./esm/api']!.import.default;
   return pathToFileURL(fileURLToPath(new URL(entry, pathToFileURL(manifest)))).href;
 }

@@ -13,7 +13,7 @@ import type { CaughtMessage, CaughtMessageSummary, ReadySeed } from '../contract
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
-import { startServer, } from '../server/index.js';
+import { startServer } from '../server/index.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
@@ -72,7 +72,11 @@ export interface Capture {
   /** Every event received so far, in order of arrival. */
   events(): CapturedEvent[];
   /** The first event of the type (and predicate) received, waiting for it when it has not come yet. */
-  waitFor(type: EventType, predicate?: (e: CapturedEvent) => boolean, opts?: { timeout?: number }): Promise<CapturedEvent>;
+  waitFor(
+    type: EventType,
+    predicate?: (e: CapturedEvent) => boolean,
+    opts?: { timeout?: number },
+  ): Promise<CapturedEvent>;
   /** Removes the endpoint and stops the receiver. */
   close(): Promise<void>;
 }
@@ -128,7 +132,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log: createLogger({ silent: !options.log }),
   });
   const seed = server.ready.seed;
-  const client = createClient({ baseUrl: server.api, apiKey: seed?.api_key_test ?? undefined, adminToken: server.adminToken });
+  const client = createClient({
+    baseUrl: server.api,
+    apiKey: seed?.api_key_test ?? undefined,
+    adminToken: server.adminToken,
+  });
   const captures = new Set<Capture>();
   const wallClock = { now: Date.now, sleep: sleep };
 
@@ -157,9 +165,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         };
         let waited;
         try {
-          waited = await waitForCaught(client, { to: o.to, accept, since: o.since, timeoutMs: timeout, clock: wallClock });
+          waited = await waitForCaught(client, {
+            to: o.to,
+            accept,
+            since: o.since,
+            timeoutMs: timeout,
+            clock: wallClock,
+          });
         } catch (err) {
-          if (err instanceof InboxStreamEnded) throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');
+          if (err instanceof InboxStreamEnded)
+            throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');
           throw err;
         }
         if (waited.found) return fulls.get(waited.found.id) ?? full(waited.found.id);
@@ -175,7 +190,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       async advance(by) {
         const ms = typeof by === 'number' ? by * 1000 : parseDuration(by);
         if (ms === null || !Number.isFinite(ms) || ms < 0) {
-          throw new TypeError(`clock.advance takes seconds or a duration such as '30s', '10m', '1h', '2d' (got ${JSON.stringify(by)})`);
+          throw new TypeError(
+            `clock.advance takes seconds or a duration such as '30s', '10m', '1h', '2d' (got ${JSON.stringify(by)})`,
+          );
         }
         const r = await client.sandbox('moveClock', { body: { advance_seconds: ms / 1000 } });
         return new Date(r.body.now);
@@ -202,11 +219,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   /** Why a wait gave up, with what the inbox does hold, so a test's failure shows what came instead. */
   async function timedOut(o: WaitForOptions, timeout: number, since: string): Promise<string> {
-    const filters = [o.to && `to ${o.to}`, o.subject !== undefined && `with "${o.subject}" in its subject`, o.match && 'taken by match()']
+    const filters = [
+      o.to && `to ${o.to}`,
+      o.subject !== undefined && `with "${o.subject}" in its subject`,
+      o.match && 'taken by match()',
+    ]
       .filter(Boolean)
       .join(', ');
     const caught = await caughtSince(client, undefined, undefined);
-    const lines = caught.slice(0, 10).map((m) => `  ${m.received_at}  to ${[...m.to, ...m.cc].join(', ') || '(none)'}  "${m.subject ?? ''}"`);
+    const lines = caught
+      .slice(0, 10)
+      .map((m) => `  ${m.received_at}  to ${[...m.to, ...m.cc].join(', ') || '(none)'}  "${m.subject ?? ''}"`);
     const held = caught.length
       ? `The inbox holds ${caught.length} message${caught.length === 1 ? '' : 's'}${caught.length > 10 ? ', the newest 10' : ''}:\n${lines.join('\n')}`
       : 'The inbox is empty: nothing was caught (was the message sent, and accepted?).';
@@ -217,7 +240,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 /** A receiver on 127.0.0.1:0 registered as an endpoint; it answers 204 to what verifies and 400 to what does not. */
-async function capture(client: Client, workspaceId: string, events: EventType[] | undefined, forget: () => void): Promise<Capture> {
+async function capture(
+  client: Client,
+  workspaceId: string,
+  events: EventType[] | undefined,
+  forget: () => void,
+): Promise<Capture> {
   const received: CapturedEvent[] = [];
   const waiters = new Set<() => void>();
   let secret = '';
@@ -240,7 +268,9 @@ async function capture(client: Client, workspaceId: string, events: EventType[] 
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/webhooks`;
   let endpoint;
   try {
-    endpoint = (await client.sandbox('createWebhook', { body: { workspace_id: workspaceId, url, ...(events ? { events } : {}) } })).body;
+    endpoint = (
+      await client.sandbox('createWebhook', { body: { workspace_id: workspaceId, url, ...(events ? { events } : {}) } })
+    ).body;
   } catch (err) {
     await closeServer(http);
     throw err;
@@ -307,9 +337,13 @@ function closeServer(http: Server): Promise<void> {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

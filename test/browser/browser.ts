@@ -17,7 +17,14 @@ export function launch(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -29,7 +36,11 @@ export interface Session {
 }
 
 /** A new browser profile signed in through the printed inbox URL, showing the inbox. */
-export async function signIn(browser: Browser, s: TestServer, viewport = { width: 1400, height: 900 }): Promise<Session> {
+export async function signIn(
+  browser: Browser,
+  s: TestServer,
+  viewport = { width: 1400, height: 900 },
+): Promise<Session> {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
@@ -55,7 +66,8 @@ export async function download(page: Page, click: () => Promise<void>): Promise<
 }
 
 /** The row of the list whose subject is `subject`. */
-export const row = (page: Page, subject: string) => page.locator('a.row', { has: page.locator('.subject', { hasText: subject }) });
+export const row = (page: Page, subject: string) =>
+  page.locator('a.row', { has: page.locator('.subject', { hasText: subject }) });
 
 /**
  * Text whose contrast with the background behind it is under 4.5:1 (WCAG AA for normal text), as `tag "text" ratio`.
@@ -67,7 +79,10 @@ export function lowContrast(page: Page): Promise<string[]> {
     const parse = (c: string): Rgba | null => {
       const m = /rgba?\(([^)]+)\)/.exec(c);
       if (!m) return null;
-      const [r = 0, g = 0, b = 0, a = 1] = m[1]!.split(/[\s,/]+/).filter(Boolean).map(Number);
+      const [r = 0, g = 0, b = 0, a = 1] = m[1]!
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return { r, g, b, a };
     };
     const luminance = ({ r, g, b }: Rgba) => {
@@ -99,4 +114,5 @@ export function lowContrast(page: Page): Promise<string[]> {
 }
 
 /** Whether the page scrolls sideways (its content is wider than the window). */
-export const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+export const scrollsSideways = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);

@@ -80,7 +80,8 @@ describe("the inbox page's first paint", { timeout: 60_000 }, () => {
 
   it('folds the clock and webhook panels below the list on a phone 390 px wide', async () => {
     const sent = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test, body: { from: 'hello@example.test', to: 'phone@example.org', subject: 'On a phone', text: 'x' },
+      token: s.seed!.api_key_test,
+      body: { from: 'hello@example.test', to: 'phone@example.org', subject: 'On a phone', text: 'x' },
     });
     expect(sent.status).toBe(202);
     await s.settle();

@@ -11,7 +11,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { download, launch, lowContrast, row, scrollsSideways, shot, signIn, type Session } from './browser.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** An image's width once it has loaded or failed (0). */
 const loadedWidth = (img: HTMLImageElement) =>
@@ -42,7 +45,10 @@ describe('the inbox page', { timeout: 60_000 }, () => {
   let page: Page;
 
   const v1 = async (body: Record<string, unknown>) => {
-    const r = await s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body: { from: 'Shop <orders@example.test>', ...body } });
+    const r = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'Shop <orders@example.test>', ...body },
+    });
     expect(r.status, r.text).toBe(202);
     await s.settle();
     return r.body.id as string;
@@ -108,7 +114,12 @@ describe('the inbox page', { timeout: 60_000 }, () => {
   it('shows mail sent through /v1 without a reload, unread, with its status badge and workspace', async () => {
     await page.evaluate(() => ((window as any).loadedOnce = true));
     await page.getByText('No mail caught yet').waitFor();
-    await v1({ to: 'delivered@simulator.test', subject: 'Your receipt #1042', html: '<p>Thanks for your order.</p>', text: 'Thanks for your order.' });
+    await v1({
+      to: 'delivered@simulator.test',
+      subject: 'Your receipt #1042',
+      html: '<p>Thanks for your order.</p>',
+      text: 'Thanks for your order.',
+    });
     const r = row(page, 'Your receipt #1042');
     await r.locator('.badge', { hasText: 'delivered' }).waitFor();
     expect(await r.locator('.ws').textContent()).toBe('Sandbox');
@@ -125,12 +136,25 @@ describe('the inbox page', { timeout: 60_000 }, () => {
   });
 
   it('searches with to:, from:, subject: and words, and filters by workspace', async () => {
-    await smtp({ from: 'Alice <alice@example.test>', to: 'carol@example.test', subject: 'Lunch on Friday', text: 'Shall we try the ramen place?' });
-    await smtp({ from: 'Dave <dave@example.test>', to: 'alice@example.test', subject: 'Invoice 77', text: 'Payment is due in thirty days.' });
+    await smtp({
+      from: 'Alice <alice@example.test>',
+      to: 'carol@example.test',
+      subject: 'Lunch on Friday',
+      text: 'Shall we try the ramen place?',
+    });
+    await smtp({
+      from: 'Dave <dave@example.test>',
+      to: 'alice@example.test',
+      subject: 'Invoice 77',
+      text: 'Payment is due in thirty days.',
+    });
     await v1({ to: 'delivered@simulator.test', subject: 'Welcome aboard', text: 'Your account is ready, Alice.' });
     await page.locator('a.row').nth(2).waitFor();
 
-    const shown = () => page.evaluate(() => [...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', '')));
+    const shown = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', '')),
+      );
     /** Searches from the page; once it shows what the API finds for the same query, what it shows. */
     const search = async (q: string) => {
       await page.getByRole('searchbox', { name: 'Search mail' }).fill(q);
@@ -138,7 +162,10 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       await page.waitForURL((url) => url.searchParams.get('q') === q);
       const api = (await caught(`&q=${encodeURIComponent(q)}`)).map((m) => m.subject);
       await page.waitForFunction(
-        (want) => JSON.stringify([...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', ''))) === want,
+        (want) =>
+          JSON.stringify(
+            [...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', '')),
+          ) === want,
         JSON.stringify(api),
       );
       return shown();
@@ -195,7 +222,9 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       await view.getByRole('heading', { name: 'Your order has shipped' }).waitFor();
 
       const meta = Object.fromEntries(
-        await view.locator('dl.meta dt').evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.textContent])),
+        await view
+          .locator('dl.meta dt')
+          .evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.textContent])),
       );
       expect(meta).toMatchObject({
         From: '"Shop" <orders@example.test>',
@@ -226,30 +255,49 @@ describe('the inbox page', { timeout: 60_000 }, () => {
 
       // Text, headers (a DKIM signature wraps instead of running off the edge), raw source.
       await view.getByRole('tab', { name: 'Text' }).click();
-      expect(await view.getByRole('tabpanel').locator('pre').textContent()).toContain('Your order is on its way.\nTrack it');
+      expect(await view.getByRole('tabpanel').locator('pre').textContent()).toContain(
+        'Your order is on its way.\nTrack it',
+      );
       await view.getByRole('tab', { name: 'Text' }).press('ArrowRight');
       expect(await view.getByRole('tab', { name: 'Headers' }).getAttribute('aria-selected')).toBe('true');
-      const dkim = view.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'DKIM-Signature' }) }).getByRole('cell');
+      const dkim = view
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'DKIM-Signature' }) })
+        .getByRole('cell');
       expect(await dkim.textContent()).toMatch(/d=example\.test/);
       expect(await dkim.evaluate((td) => td.scrollWidth <= td.clientWidth)).toBe(true);
       expect(await scrollsSideways(page)).toBe(false);
       await view.getByRole('tab', { name: 'Raw' }).click();
       await view.locator('pre.raw', { hasText: 'Subject: Your order has shipped' }).waitFor();
-      const raw = Buffer.from(await (await fetch(`${s.origin}/sandbox/messages/${m.id}/raw`, { headers: { authorization: `Bearer ${s.adminToken}` } })).arrayBuffer());
-      const eml = await download(page, () => view.getByRole('tabpanel').getByRole('link', { name: 'Download .eml' }).click());
+      const raw = Buffer.from(
+        await (
+          await fetch(`${s.origin}/sandbox/messages/${m.id}/raw`, {
+            headers: { authorization: `Bearer ${s.adminToken}` },
+          })
+        ).arrayBuffer(),
+      );
+      const eml = await download(page, () =>
+        view.getByRole('tabpanel').getByRole('link', { name: 'Download .eml' }).click(),
+      );
       expect(eml.name).toBe(`${m.id}.eml`);
       expect(eml.bytes.equals(raw)).toBe(true);
 
       // Attachments, each downloaded byte for byte.
       const attachments = view.getByRole('region', { name: 'Attachments (3)' });
-      for (const [name, bytes] of [['order.csv', report], ['blob.bin', blob], ['logo.png', PNG]] as const) {
+      for (const [name, bytes] of [
+        ['order.csv', report],
+        ['blob.bin', blob],
+        ['logo.png', PNG],
+      ] as const) {
         const got = await download(page, () => attachments.getByRole('link', { name }).click());
         expect(got.name).toBe(name);
         expect(got.bytes.equals(bytes), name).toBe(true);
       }
 
       const elsewhereLinks = view.getByRole('region', { name: 'Elsewhere' });
-      expect(await elsewhereLinks.getByRole('link', { name: `GET /v1/emails/${id}` }).getAttribute('href')).toBe(`/v1/emails/${id}`);
+      expect(await elsewhereLinks.getByRole('link', { name: `GET /v1/emails/${id}` }).getAttribute('href')).toBe(
+        `/v1/emails/${id}`,
+      );
       await elsewhereLinks.getByText(`svc inbox show ${m.id}`).waitFor();
       expect(beacon.hits.filter((h) => h.includes('ran'))).toEqual([]);
     } finally {
@@ -264,8 +312,14 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     await r.click();
     const timeline = page.getByRole('region', { name: 'Events' });
     await timeline.locator('li').nth(2).waitFor();
-    expect(await timeline.locator('li strong').allTextContents()).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(await timeline.locator('li[data-type="email.bounced"] .detail').textContent()).toContain('"smtp_code":"550"');
+    expect(await timeline.locator('li strong').allTextContents()).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.bounced',
+    ]);
+    expect(await timeline.locator('li[data-type="email.bounced"] .detail').textContent()).toContain(
+      '"smtp_code":"550"',
+    );
     expect(await page.locator('#meta .badge').textContent()).toBe('bounced');
 
     // A soft bounce is deferred first and bounces when the clock has moved on: the page follows without a reload.
@@ -283,29 +337,50 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     const before = Date.parse((await s.admin('GET', '/sandbox/clock')).body.now);
     const clock = page.getByRole('complementary', { name: 'Sandbox' });
     await clock.getByText('manual').waitFor();
-    await v1({ to: 'delivered@simulator.test', subject: 'Reminder for tomorrow', text: 'x', scheduled_at: new Date(before + 20 * 3600_000).toISOString() });
+    await v1({
+      to: 'delivered@simulator.test',
+      subject: 'Reminder for tomorrow',
+      text: 'x',
+      scheduled_at: new Date(before + 20 * 3600_000).toISOString(),
+    });
     expect(await caught()).toEqual([]);
     await clock.getByRole('button', { name: '+1 day' }).click();
     await row(page, 'Reminder for tomorrow').waitFor();
     await page.getByText(/Clock moved to .*; \d+ jobs? ran\./).waitFor();
     const shown = await clock.locator('time').getAttribute('datetime');
     expect(Date.parse(shown!)).toBe(before + 86_400_000);
-    for (const [name, seconds] of [['+30 s', 30], ['+1 h', 3600]] as const) {
+    for (const [name, seconds] of [
+      ['+30 s', 30],
+      ['+1 h', 3600],
+    ] as const) {
       await clock.getByRole('button', { name }).click();
-      await page.waitForFunction((t) => document.querySelector<HTMLTimeElement>('#clock-now')!.dateTime === t, new Date(Date.parse(shown!) + seconds * 1000 + (name === '+1 h' ? 30_000 : 0)).toISOString());
+      await page.waitForFunction(
+        (t) => document.querySelector<HTMLTimeElement>('#clock-now')!.dateTime === t,
+        new Date(Date.parse(shown!) + seconds * 1000 + (name === '+1 h' ? 30_000 : 0)).toISOString(),
+      );
     }
     expect(Date.parse((await s.admin('GET', '/sandbox/clock')).body.now)).toBe(before + 86_400_000 + 3_630_000);
     await shot(page.locator('.panels'), 'panels');
   });
 
   it('pages 50 at a time by cursor, older and newer, and keeps the page in the address', async () => {
-    const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true, pool: true });
+    const t = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+    });
     try {
-      for (let n = 1; n <= 55; n++) await t.sendMail({ from: 'a@example.test', to: 'b@example.test', subject: `Page test ${n}`, text: `n${n}` });
+      for (let n = 1; n <= 55; n++)
+        await t.sendMail({ from: 'a@example.test', to: 'b@example.test', subject: `Page test ${n}`, text: `n${n}` });
     } finally {
       t.close();
     }
-    const subjects = () => page.evaluate(() => [...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', '')));
+    const subjects = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('a.row .subject')].map((e) => e.textContent!.replace('. Subject: ', '')),
+      );
     await row(page, 'Page test 55').waitFor();
     await page.waitForFunction(() => document.querySelectorAll('a.row').length === 50);
     expect((await subjects())[49]).toBe('Page test 6');
@@ -315,7 +390,9 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     await older.click();
     await page.waitForFunction(() => document.querySelectorAll('a.row').length === 5);
     expect(await subjects()).toEqual(['Page test 5', 'Page test 4', 'Page test 3', 'Page test 2', 'Page test 1']);
-    expect(new URL(page.url()).searchParams.get('after')).toBe((await caught()).find((m) => m.subject === 'Page test 6')!.id);
+    expect(new URL(page.url()).searchParams.get('after')).toBe(
+      (await caught()).find((m) => m.subject === 'Page test 6')!.id,
+    );
     expect(await older.isDisabled()).toBe(true);
     // New mail while on an older page is announced, not mixed in.
     await smtp({ subject: 'Arrived meanwhile' });
@@ -330,7 +407,10 @@ describe('the inbox page', { timeout: 60_000 }, () => {
   it('keyboard: j and k move through the list, Enter opens and marks read, Delete deletes', async () => {
     for (const n of [1, 2, 3]) await smtp({ subject: `Note ${n}`, text: `note number ${n}` });
     await page.locator('a.row').nth(2).waitFor();
-    const focused = () => page.evaluate(() => document.activeElement?.closest('a.row')?.querySelector('.subject')?.textContent?.replace('. Subject: ', ''));
+    const focused = () =>
+      page.evaluate(() =>
+        document.activeElement?.closest('a.row')?.querySelector('.subject')?.textContent?.replace('. Subject: ', ''),
+      );
     await page.keyboard.press('j');
     expect(await focused()).toBe('Note 3');
     await page.keyboard.press('j');
@@ -343,7 +423,11 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Note 2' }).waitFor();
     await page.waitForFunction(() => !document.querySelector('a.row[aria-current=true]')?.classList.contains('unread'));
-    expect((await caught()).map((m) => [m.subject, m.read])).toEqual([['Note 3', false], ['Note 2', true], ['Note 1', false]]);
+    expect((await caught()).map((m) => [m.subject, m.read])).toEqual([
+      ['Note 3', false],
+      ['Note 2', true],
+      ['Note 1', false],
+    ]);
     await page.getByRole('button', { name: 'Mark unread' }).click();
     await page.waitForFunction(() => document.querySelector('a.row[aria-current=true]')?.classList.contains('unread'));
     expect((await caught()).map((m) => m.read)).toEqual([false, false, false]);
@@ -402,7 +486,10 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       await p.goto(attacker.origin);
       const results = await p.evaluate(() => (window as any).results as Promise<string[]>);
       expect(results[2]).toMatch(/^blocked/); // no CORS: the response is not readable
-      await Promise.all([p.waitForURL(`${s.origin}/sandbox/clock`), p.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit())]);
+      await Promise.all([
+        p.waitForURL(`${s.origin}/sandbox/clock`),
+        p.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit()),
+      ]);
       expect(await p.content()).toContain('forbidden');
       expect((await caught()).map((m) => m.subject)).toEqual(['Private']);
       expect((await s.admin('GET', '/sandbox/clock')).body.now).toBe(before);
@@ -428,13 +515,24 @@ describe('the inbox page', { timeout: 60_000 }, () => {
   });
 
   it('reads from 360 px wide to a wide screen, with labels, landmarks, focus order and contrast', async () => {
-    await v1({ to: 'delivered@simulator.test', subject: 'A subject long enough to need more than one line on a narrow phone screen', text: 'x'.repeat(300), html: '<p>Narrow</p>' });
+    await v1({
+      to: 'delivered@simulator.test',
+      subject: 'A subject long enough to need more than one line on a narrow phone screen',
+      text: 'x'.repeat(300),
+      html: '<p>Narrow</p>',
+    });
     await v1({ to: 'bounce+narrow@simulator.test', subject: 'Bounced one', text: 'y' });
     await smtp({ subject: 'Plain', text: 'z', attachments: [{ filename: 'a.txt', content: 'a' }] });
     await page.locator('a.row').nth(2).waitFor();
 
     // Landmarks and labels.
-    for (const [role, name] of [['banner', undefined], ['search', undefined], ['main', undefined], ['complementary', 'Sandbox'], ['navigation', 'Pages']] as const) {
+    for (const [role, name] of [
+      ['banner', undefined],
+      ['search', undefined],
+      ['main', undefined],
+      ['complementary', 'Sandbox'],
+      ['navigation', 'Pages'],
+    ] as const) {
       expect(await page.getByRole(role, name ? { name } : {}).count(), role).toBe(1);
     }
     await page.getByRole('searchbox', { name: 'Search mail' }).waitFor();
@@ -445,12 +543,29 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     const stops: string[] = [];
     for (let i = 0; i < 9; i++) {
       await page.keyboard.press('Tab');
-      stops.push(await page.evaluate(() => {
-        const a = document.activeElement as HTMLElement;
-        return a.matches('a.row') ? 'row' : a.getAttribute('aria-label') ?? a.id ?? '';
-      }).then(async (id) => id || (await page.evaluate(() => (document.activeElement as HTMLElement).textContent!.trim()))));
+      stops.push(
+        await page
+          .evaluate(() => {
+            const a = document.activeElement as HTMLElement;
+            return a.matches('a.row') ? 'row' : (a.getAttribute('aria-label') ?? a.id ?? '');
+          })
+          .then(
+            async (id) =>
+              id || (await page.evaluate(() => (document.activeElement as HTMLElement).textContent!.trim())),
+          ),
+      );
     }
-    expect(stops).toEqual(['Skip to the messages', 'q', 'workspace', 'Search', '+30 s', '+1 h', '+1 day', 'delete-all', 'row']);
+    expect(stops).toEqual([
+      'Skip to the messages',
+      'q',
+      'workspace',
+      'Search',
+      '+30 s',
+      '+1 h',
+      '+1 day',
+      'delete-all',
+      'row',
+    ]);
     expect(await lowContrast(page)).toEqual([]);
     await shot(page, 'list');
 

@@ -22,14 +22,23 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     return r;
   };
   const endpoint = async (url: string, events?: string[]) => {
-    const r = await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url, ...(events ? { events } : {}) });
+    const r = await s.admin('POST', '/sandbox/webhooks', {
+      workspace_id: s.seed!.workspace_id,
+      url,
+      ...(events ? { events } : {}),
+    });
     expect(r.status, r.text).toBe(201);
     return r.body as { id: string; secret: string };
   };
   const v1 = async (subject: string) => {
     const r = await s.call('POST', '/v1/emails', {
       token: s.seed!.api_key_test,
-      body: { from: 'Shop <orders@example.test>', to: 'delivered@simulator.test', subject, text: 'Thanks for your order.' },
+      body: {
+        from: 'Shop <orders@example.test>',
+        to: 'delivered@simulator.test',
+        subject,
+        text: 'Thanks for your order.',
+      },
     });
     expect(r.status, r.text).toBe(202);
     // The message is delivered and the first attempts of its events' deliveries are made.
@@ -38,7 +47,8 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
   const serviceNow = async () => (await s.admin('GET', '/sandbox/clock')).body.now as string;
   /** The texts of the items, no-break spaces read as spaces. */
   const texts = async (items: Locator) => (await items.allTextContents()).map((t) => t.replace(/\u00a0/g, ' '));
-  const hhmmss = (iso: string, plusSeconds = 0) => new Date(Date.parse(iso) + plusSeconds * 1000).toISOString().slice(11, 19);
+  const hhmmss = (iso: string, plusSeconds = 0) =>
+    new Date(Date.parse(iso) + plusSeconds * 1000).toISOString().slice(11, 19);
 
   beforeAll(async () => {
     [s, browser] = await Promise.all([startTestServer({ webhookTimeoutMs: 1_500 }), launch()]);
@@ -56,7 +66,8 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
   afterEach(async () => {
     expect(session.errors).toEqual([]);
     await session.context.close();
-    for (const e of (await s.admin('GET', '/sandbox/webhooks')).body.data) await s.admin('DELETE', `/sandbox/webhooks/${e.id}`);
+    for (const e of (await s.admin('GET', '/sandbox/webhooks')).body.data)
+      await s.admin('DELETE', `/sandbox/webhooks/${e.id}`);
     for (const r of receivers.splice(0)) await r.close();
   });
 
@@ -78,7 +89,9 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     const t0 = await serviceNow();
     const recent = item.getByRole('list', { name: `Recent attempts to ${rx.url}, newest first` }).getByRole('listitem');
     await recent.first().waitFor();
-    expect(await texts(recent)).toEqual([expect.stringMatching(/^failed email\.delivered #1 · just now · HTTP 500 · \d+ ms$/)]);
+    expect(await texts(recent)).toEqual([
+      expect.stringMatching(/^failed email\.delivered #1 · just now · HTTP 500 · \d+ ms$/),
+    ]);
 
     // The message: the delivery under email.delivered, none under the events the endpoint does not take.
     await row(page, 'Hooked order').click();
@@ -88,8 +101,14 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await deliveries.waitFor();
     expect(await deliveries.locator('code.url').textContent()).toBe(rx.url);
     const attempts = deliveries.locator('li.attempt');
-    expect(await texts(attempts)).toEqual([expect.stringMatching(new RegExp(`^failed #1 · ${hhmmss(t0)} · HTTP 500 · \\d+ ms$`))]);
-    expect(await timeline.locator('li[data-type="email.queued"] .deliveries, li[data-type="email.sent"] .deliveries').count()).toBe(0);
+    expect(await texts(attempts)).toEqual([
+      expect.stringMatching(new RegExp(`^failed #1 · ${hhmmss(t0)} · HTTP 500 · \\d+ ms$`)),
+    ]);
+    expect(
+      await timeline
+        .locator('li[data-type="email.queued"] .deliveries, li[data-type="email.sent"] .deliveries')
+        .count(),
+    ).toBe(0);
 
     // The retry is due 30 s later: moved from the page's clock, it succeeds, and both places show it.
     await page.getByRole('button', { name: '+30 s' }).click();
@@ -115,7 +134,9 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await deliveries.getByText('delivery 2 of 2').waitFor();
     const second = deliveries.locator('ol.attempts').nth(1).locator('li.attempt');
     await second.first().waitFor();
-    expect(await texts(second)).toEqual([expect.stringMatching(new RegExp(`^ok #1 · ${hhmmss(t0, 30)} · 200 · \\d+ ms$`))]);
+    expect(await texts(second)).toEqual([
+      expect.stringMatching(new RegExp(`^ok #1 · ${hhmmss(t0, 30)} · 200 · \\d+ ms$`)),
+    ]);
     expect(rx.received.map((r) => r.headers['service-delivery-attempt'])).toEqual(['1', '2', '1']);
     expect(await redeliver.evaluate((b) => b === document.activeElement)).toBe(true);
 
@@ -146,8 +167,16 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await item.getByText(/^Disabled just now after seven failed attempts\./).waitFor();
     // The five latest attempts, newest first, each an HTTP 500.
     await recent.nth(4).waitFor();
-    expect(await recent.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-attempt')))).toEqual(['7', '6', '5', '4', '3']);
-    expect(await texts(recent)).toEqual(Array.from({ length: 5 }, () => expect.stringMatching(/^failed email\.delivered #\d · .* · HTTP 500 · \d+ ms$/)));
+    expect(await recent.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-attempt')))).toEqual([
+      '7',
+      '6',
+      '5',
+      '4',
+      '3',
+    ]);
+    expect(await texts(recent)).toEqual(
+      Array.from({ length: 5 }, () => expect.stringMatching(/^failed email\.delivered #\d · .* · HTTP 500 · \d+ ms$/)),
+    );
     // The workspace owner's notice is caught too.
     await row(page, `Webhook endpoint disabled: ${rx.url}`).waitFor();
     expect(await lowContrast(page)).toEqual([]);
@@ -166,12 +195,17 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await page.getByText(`Webhook endpoint ${rx.url} enabled.`).waitFor();
     expect(await item.getByRole('button').count()).toBe(0);
     expect(await item.evaluate((li) => li === document.activeElement)).toBe(true);
-    expect((await s.admin('GET', '/sandbox/webhooks')).body.data.find((e: { id: string }) => e.id === id).status).toBe('active');
+    expect((await s.admin('GET', '/sandbox/webhooks')).body.data.find((e: { id: string }) => e.id === id).status).toBe(
+      'active',
+    );
 
     // Active again, it receives the next event.
     rx.answer = () => 200;
     await v1('After enabling');
-    await recent.first().filter({ hasText: /^ok email\.delivered #1 / }).waitFor();
+    await recent
+      .first()
+      .filter({ hasText: /^ok email\.delivered #1 / })
+      .waitFor();
     expect(rx.received).toHaveLength(8);
 
     await page.setViewportSize({ width: 360, height: 780 });

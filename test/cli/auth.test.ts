@@ -22,7 +22,8 @@ function storedSecrets(configDir: string): Record<string, string> {
   const file = join(configDir, 'secrets', 'credentials.json');
   return JSON.parse(readFileSync(file, 'utf8'));
 }
-const storedSession = (configDir: string, profile = 'default') => JSON.parse(storedSecrets(configDir)[`${profile}/session`] ?? 'null');
+const storedSession = (configDir: string, profile = 'default') =>
+  JSON.parse(storedSecrets(configDir)[`${profile}/session`] ?? 'null');
 
 describe('signing in and out', () => {
   let s: TestServer;
@@ -45,7 +46,9 @@ describe('signing in and out', () => {
     const invite = await s.admin('POST', '/sandbox/invites', {});
     const email = `new-${Date.now()}@example.org`;
     const c = await cli(s, { configDir, stdin: 'plum-quartz-harbor-1987\n', globals: { json: true } });
-    expect(await c.run(signupRun, { email, workspace: 'Acme Books', inviteCode: invite.body.code, passwordStdin: true })).toBe(0);
+    expect(
+      await c.run(signupRun, { email, workspace: 'Acme Books', inviteCode: invite.body.code, passwordStdin: true }),
+    ).toBe(0);
     const printed = JSON.parse(c.stdout());
     expect(PrintedSession.strict().safeParse(printed).success, c.stdout()).toBe(true);
     expect(printed.workspace).toMatchObject({ name: 'Acme Books', slug: 'acme-books', role: 'owner' });
@@ -72,8 +75,12 @@ describe('signing in and out', () => {
 
   it('refuses signup without an invite, pointing at --invite-code', async () => {
     const c = await cli(s, { configDir: dirs.make(), stdin: 'plum-quartz-harbor-1987' });
-    expect(await c.run(signupRun, { email: 'x@example.org', workspace: 'X', passwordStdin: true }, 'svc signup')).toBe(1);
-    expect(c.stderr()).toMatch(/^error: svc signup: Invite required .*\[invite_required, req_\w+\]; hint: signup needs an invite code \(--invite-code\)/);
+    expect(await c.run(signupRun, { email: 'x@example.org', workspace: 'X', passwordStdin: true }, 'svc signup')).toBe(
+      1,
+    );
+    expect(c.stderr()).toMatch(
+      /^error: svc signup: Invite required .*\[invite_required, req_\w+\]; hint: signup needs an invite code \(--invite-code\)/,
+    );
   });
 
   it('logs in from a script with --email and --password-stdin; without a terminal it never prompts, it names the flag', async () => {
@@ -95,22 +102,34 @@ describe('signing in and out', () => {
     expect(c.stderr()).toContain(`Logged in to ${s.api} as ${s.seed!.email}, workspace Sandbox (sandbox, owner)`);
     const file = join(configDir, 'secrets', 'credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(storedSession(configDir)).toMatchObject({ refresh_token: expect.stringMatching(/^rt_/), access_token: expect.any(String) });
+    expect(storedSession(configDir)).toMatchObject({
+      refresh_token: expect.stringMatching(/^rt_/),
+      access_token: expect.any(String),
+    });
     // The profile remembers who and where, never a token.
     const config = readFileSync(join(configDir, 'config.json'), 'utf8');
-    expect(JSON.parse(config).profiles.default).toMatchObject({ base_url: s.api, session: { user: { email: s.seed!.email }, workspace: { slug: 'sandbox' } } });
+    expect(JSON.parse(config).profiles.default).toMatchObject({
+      base_url: s.api,
+      session: { user: { email: s.seed!.email }, workspace: { slug: 'sandbox' } },
+    });
     expect(config).not.toMatch(/rt_|eyJ/);
   });
 
   it('asks which workspace on a terminal, takes --workspace in scripts, and refuses to guess without one', async () => {
     const t = await newTenant(s, 'multi');
-    const second = await s.admin('POST', '/sandbox/workspaces', { email: t.email, name: 'Side Project', role: 'admin' });
+    const second = await s.admin('POST', '/sandbox/workspaces', {
+      email: t.email,
+      name: 'Side Project',
+      role: 'admin',
+    });
     expect(second.status).toBe(201);
 
     const guessDir = dirs.make();
     const guess = await login(guessDir, t.email, t.password);
     expect(guess.code).toBe(2);
-    expect(guess.c.stderr()).toMatch(/this account belongs to 2 workspaces; choose one with --workspace; hint: one of: /);
+    expect(guess.c.stderr()).toMatch(
+      /this account belongs to 2 workspaces; choose one with --workspace; hint: one of: /,
+    );
     expect(guess.c.stderr()).toContain('multi-workspace (multi workspace, owner)');
     expect(guess.c.stderr()).toContain('side-project (Side Project, admin)');
     expect(() => statSync(join(guessDir, 'secrets', 'credentials.json'))).toThrow();
@@ -185,7 +204,9 @@ describe('signing in and out', () => {
     const c = await cli(s, { configDir });
     await c.ctx.credentials().set('default/session', JSON.stringify(before));
     expect(await c.run(whoamiRun, {}, 'svc whoami')).toBe(4);
-    expect(c.stderr()).toBe('error: svc whoami: the session has ended (its refresh token was refused: revoked, expired or already used); hint: sign in again with `svc login`\n');
+    expect(c.stderr()).toBe(
+      'error: svc whoami: the session has ended (its refresh token was refused: revoked, expired or already used); hint: sign in again with `svc login`\n',
+    );
     expect(storedSecrets(configDir)['default/session']).toBeUndefined();
     // The family is gone: the newer token is refused too.
     const refresh = await s.call('POST', '/v1/auth/refresh', { body: { refresh_token: after.refresh_token } });
@@ -200,7 +221,9 @@ describe('signing in and out', () => {
     expect(await out.run(logoutRun, {})).toBe(0);
     expect(out.stderr()).toContain(`Logged out of ${s.api}`);
     expect(storedSecrets(configDir)['default/session']).toBeUndefined();
-    expect((await s.call('POST', '/v1/auth/refresh', { body: { refresh_token: tokens.refresh_token } })).status).toBe(401);
+    expect((await s.call('POST', '/v1/auth/refresh', { body: { refresh_token: tokens.refresh_token } })).status).toBe(
+      401,
+    );
     const again = await cli(s, { configDir });
     expect(await again.run(logoutRun, {})).toBe(0);
     expect(again.stderr()).toContain('Not logged in');

@@ -30,20 +30,46 @@ describe('svc doctor', () => {
 
     const c = await cli(s, { configDir });
     expect(await c.run(doctorRun, {})).toBe(0);
-    const checks = Object.fromEntries(c.stdout().trimEnd().split('\n').map((l) => l.split('\t')).map(([name, status, detail]) => [name, [status, detail]]));
-    expect(Object.keys(checks)).toEqual(['base url', 'server health', 'service version', 'clock skew', 'credential store', 'session', 'api key']);
+    const checks = Object.fromEntries(
+      c
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t'))
+        .map(([name, status, detail]) => [name, [status, detail]]),
+    );
+    expect(Object.keys(checks)).toEqual([
+      'base url',
+      'server health',
+      'service version',
+      'clock skew',
+      'credential store',
+      'session',
+      'api key',
+    ]);
     // A local server: its /readyz is asked too.
     expect(checks['server health']).toEqual(['ok', `ready (${s.origin}/readyz)`]);
-    expect(checks['base url']).toEqual(['ok', expect.stringMatching(new RegExp(`^${s.api} answered in \\d+ ms \\(from SVC_BASE_URL\\)$`))]);
+    expect(checks['base url']).toEqual([
+      'ok',
+      expect.stringMatching(new RegExp(`^${s.api} answered in \\d+ ms \\(from SVC_BASE_URL\\)$`)),
+    ]);
     expect(checks['service version']).toEqual(['ok', '2026-08-01']);
     expect(checks['clock skew']![0]).toBe('ok');
-    expect(checks['credential store']).toEqual(['ok', expect.stringMatching(/^file .*secrets\/credentials\.json \(chosen with SVC_CREDENTIAL_STORE=file\)$/)]);
+    expect(checks['credential store']).toEqual([
+      'ok',
+      expect.stringMatching(/^file .*secrets\/credentials\.json \(chosen with SVC_CREDENTIAL_STORE=file\)$/),
+    ]);
     expect(checks.session).toEqual(['ok', `signed in as ${s.seed!.email}, workspace Sandbox (owner)`]);
     // The key lacks domains:read: the service still knows it, so it is valid, but only in part: a warning, not a pass.
-    expect(checks['api key']).toEqual(['warn', expect.stringMatching(/^svc_test_\w{4}… \(saved in profile default\) is valid, but was refused reading domains: /)]);
+    expect(checks['api key']).toEqual([
+      'warn',
+      expect.stringMatching(
+        /^svc_test_\w{4}… \(saved in profile default\) is valid, but was refused reading domains: /,
+      ),
+    ]);
   });
 
-  it('fails, exit 1, without any credential; and says how far this machine\'s clock is off', async () => {
+  it("fails, exit 1, without any credential; and says how far this machine's clock is off", async () => {
     const c = await cli(s, { configDir: dirs.make(), clock: fakeClock(), globals: { json: true } });
     expect(await c.run(doctorRun, {}, 'svc doctor')).toBe(1);
     const report = JSON.parse(c.stdout());
@@ -51,15 +77,24 @@ describe('svc doctor', () => {
     const by = Object.fromEntries(report.checks.map((x: { name: string }) => [x.name, x]));
     expect(by.session).toMatchObject({ status: 'fail', detail: expect.stringContaining('`svc login`') });
     expect(by['api key']).toMatchObject({ status: 'skip' });
-    expect(by['clock skew']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^this machine is \d+ s behind the service; sync its clock \(NTP\)$/) });
+    expect(by['clock skew']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^this machine is \d+ s behind the service; sync its clock \(NTP\)$/),
+    });
     expect(c.stderr()).toBe('error: svc doctor: 2 checks failed: clock skew, session\n');
   });
 
   it('fails on a base URL where nothing answers, and skips what needs the service', async () => {
     const port = await freePort();
-    const c = await cli(s, { configDir: dirs.make(), env: { SVC_BASE_URL: `http://127.0.0.1:${port}/v1`, NO_COLOR: '1' }, tty: true });
+    const c = await cli(s, {
+      configDir: dirs.make(),
+      env: { SVC_BASE_URL: `http://127.0.0.1:${port}/v1`, NO_COLOR: '1' },
+      tty: true,
+    });
     expect(await c.run(doctorRun, {})).toBe(1);
-    expect(c.stdout()).toMatch(new RegExp(`^✗ base url +could not reach http://127\\.0\\.0\\.1:${port}/v1 \\(ECONNREFUSED\\)`, 'm'));
+    expect(c.stdout()).toMatch(
+      new RegExp(`^✗ base url +could not reach http://127\\.0\\.0\\.1:${port}/v1 \\(ECONNREFUSED\\)`, 'm'),
+    );
     expect(c.stdout()).toMatch(/^- session +the service is not reachable$/m);
   });
 });
@@ -83,13 +118,24 @@ describe('svc completion', () => {
   };
   /** What bash offers after typing `line` and pressing tab. */
   const complete = (bash: string, line: string) =>
-    execFileSync('bash', ['-c', `${bash}\nCOMP_WORDS=(${line}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-      encoding: 'utf8',
-    }).trim().split('\n');
+    execFileSync(
+      'bash',
+      [
+        '-c',
+        `${bash}\nCOMP_WORDS=(${line}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    )
+      .trim()
+      .split('\n');
 
   it('completes commands, subcommands and flags in bash, skipping flag values and arguments', async () => {
     const bash = await script('bash');
-    expect(complete(bash, 'svc ""')).toEqual(expect.arrayContaining(['signup', 'login', 'keys', 'domains', 'emails', 'doctor', 'serve', '--json']));
+    expect(complete(bash, 'svc ""')).toEqual(
+      expect.arrayContaining(['signup', 'login', 'keys', 'domains', 'emails', 'doctor', 'serve', '--json']),
+    );
     expect(complete(bash, 'svc k')).toEqual(['keys']);
     expect(complete(bash, 'svc keys ""')).toEqual(expect.arrayContaining(['create', 'list', 'revoke']));
     expect(complete(bash, 'svc --profile staging keys cr')).toEqual(['create']);
@@ -107,6 +153,8 @@ describe('svc completion', () => {
       const last = spec.path.split(' ').at(-1)!;
       expect(fish, spec.path).toMatch(new RegExp(`-a ${last} -d `));
     }
-    expect(fish).toContain("complete -c svc -n '__fish_seen_subcommand_from emails; and __fish_seen_subcommand_from send' -l html-file -r -F");
+    expect(fish).toContain(
+      "complete -c svc -n '__fish_seen_subcommand_from emails; and __fish_seen_subcommand_from send' -l html-file -r -F",
+    );
   });
 });

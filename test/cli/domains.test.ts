@@ -42,15 +42,32 @@ describe('svc domains', () => {
     expect(await tty.run(domainsAddRun, { name: 'Books.test' })).toBe(0);
     // A local server says it is one: the records are published in its own zone, by `svc sandbox dns publish`.
     expect(tty.stderr()).toMatch(/Added books\.test \(dom_\w+\), status pending\. Its records:/);
-    expect(tty.stderr()).toMatch(/Then: svc sandbox dns publish (dom_\w+) && svc domains verify \1\n\(or both at once: svc domains verify \1 --publish\)/);
+    expect(tty.stderr()).toMatch(
+      /Then: svc sandbox dns publish (dom_\w+) && svc domains verify \1\n\(or both at once: svc domains verify \1 --publish\)/,
+    );
     expect(tty.stdout()).toMatch(/KIND {2,}TYPE {2,}HOST {2,}VALUE {2,}PRIORITY {2,}REQUIRED/);
-    expect(tty.stdout()).toMatch(/ownership {2,}TXT {2,}_svc-verification\.books\.test {2,}svc-verification=\S+ {2,}- {2,}yes/);
+    expect(tty.stdout()).toMatch(
+      /ownership {2,}TXT {2,}_svc-verification\.books\.test {2,}svc-verification=\S+ {2,}- {2,}yes/,
+    );
 
     const piped = await cli(s, { configDir });
     expect(await piped.run(domainsAddRun, { name: 'piped.test', purpose: ['sending'] })).toBe(0);
-    const rows = piped.stdout().trimEnd().split('\n').map((l) => l.split('\t'));
-    expect(rows.map((r) => r[0])).toEqual(expect.arrayContaining(['ownership', 'dkim', 'mail_from_mx', 'mail_from_spf', 'dmarc']));
-    expect(rows.find((r) => r[0] === 'mail_from_mx')).toEqual(['mail_from_mx', 'MX', 'bounces.piped.test', expect.any(String), '10', 'yes']);
+    const rows = piped
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows.map((r) => r[0])).toEqual(
+      expect.arrayContaining(['ownership', 'dkim', 'mail_from_mx', 'mail_from_spf', 'dmarc']),
+    );
+    expect(rows.find((r) => r[0] === 'mail_from_mx')).toEqual([
+      'mail_from_mx',
+      'MX',
+      'bounces.piped.test',
+      expect.any(String),
+      '10',
+      'yes',
+    ]);
     expect(rows.find((r) => r[0] === 'dkim')![3]).toMatch(/^v=DKIM1; k=rsa; p=/);
   });
 
@@ -58,7 +75,11 @@ describe('svc domains', () => {
     const d = await add();
     const list = await cli(s, { configDir, globals: { json: true } });
     expect(await list.run(domainsListRun, {})).toBe(0);
-    expect(listOf(Domain).parse(JSON.parse(list.stdout())).data.map((x) => x.id)).toContain(d.id);
+    expect(
+      listOf(Domain)
+        .parse(JSON.parse(list.stdout()))
+        .data.map((x) => x.id),
+    ).toContain(d.id);
 
     const keyOnly = await cli(s, { configDir: dirs.make(), env: { SVC_API_KEY: s.seed!.api_key_test } });
     expect(await keyOnly.run(domainsListRun, { limit: 100 })).toBe(0);
@@ -66,11 +87,23 @@ describe('svc domains', () => {
 
     const get = await cli(s, { configDir });
     expect(await get.run(domainsGetRun, { id: d.id })).toBe(0);
-    expect(get.stdout().split('\n')).toEqual(expect.arrayContaining([`id\t${d.id}`, `name\t${d.name}`, 'status\tpending', `mail from\tbounces.${d.name}`, 'verified\t-']));
+    expect(get.stdout().split('\n')).toEqual(
+      expect.arrayContaining([
+        `id\t${d.id}`,
+        `name\t${d.name}`,
+        'status\tpending',
+        `mail from\tbounces.${d.name}`,
+        'verified\t-',
+      ]),
+    );
 
     const dns = await cli(s, { configDir, globals: { json: true } });
     expect(await dns.run(domainsDnsRun, { id: d.id })).toBe(0);
-    expect(DomainDns.parse(JSON.parse(dns.stdout()))).toMatchObject({ domain: d.name, status: 'pending', last_checked_at: null });
+    expect(DomainDns.parse(JSON.parse(dns.stdout()))).toMatchObject({
+      domain: d.name,
+      status: 'pending',
+      last_checked_at: null,
+    });
 
     const missing = await cli(s, { configDir });
     expect(await missing.run(domainsGetRun, { id: 'dom_000000000000000000000000' }, 'svc domains get')).toBe(1);
@@ -81,10 +114,25 @@ describe('svc domains', () => {
     const d = await add();
     const first = await cli(s, { configDir });
     expect(await first.run(domainsVerifyRun, { id: d.id })).toBe(0);
-    const findings = first.stdout().trimEnd().split('\n').map((l) => l.split('\t'));
-    expect(findings.find((f) => f[0] === 'ownership')).toEqual(['ownership', 'TXT', `_svc-verification.${d.name}`, 'yes', 'missing', expect.any(String)]);
-    expect(first.stderr()).toMatch(new RegExp(`${d.name} is not verified yet: \\d+ required records missing or wrong\\. This is a local sandbox: ` +
-      `nothing is in its DNS zone until you run \`svc sandbox dns publish ${d.id}\` \\(or \`svc domains verify ${d.id} --publish\`\\)\\.`));
+    const findings = first
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(findings.find((f) => f[0] === 'ownership')).toEqual([
+      'ownership',
+      'TXT',
+      `_svc-verification.${d.name}`,
+      'yes',
+      'missing',
+      expect.any(String),
+    ]);
+    expect(first.stderr()).toMatch(
+      new RegExp(
+        `${d.name} is not verified yet: \\d+ required records missing or wrong\\. This is a local sandbox: ` +
+          `nothing is in its DNS zone until you run \`svc sandbox dns publish ${d.id}\` \\(or \`svc domains verify ${d.id} --publish\`\\)\\.`,
+      ),
+    );
 
     expect((await s.admin('POST', `/sandbox/domains/${d.id}/publish`, {})).status).toBe(200);
     const second = await cli(s, { configDir, globals: { json: true } });
@@ -108,14 +156,24 @@ describe('svc domains', () => {
     // On a terminal a spinner says what it is waiting for, on stderr; stdout still gets only the findings.
     const e = await add();
     const tty = await cli(s, {
-      configDir, tty: true, env: { NO_COLOR: '1' },
-      clock: fakeClock(async (ms) => void (ms === 5_000 && (await s.admin('POST', `/sandbox/domains/${e.id}/publish`, {})))),
+      configDir,
+      tty: true,
+      env: { NO_COLOR: '1' },
+      clock: fakeClock(
+        async (ms) => void (ms === 5_000 && (await s.admin('POST', `/sandbox/domains/${e.id}/publish`, {}))),
+      ),
     });
     expect(await tty.run(domainsVerifyRun, { id: e.id, wait: true })).toBe(0);
     expect(tty.stderr()).toContain(`Checking the records of ${e.id}`);
     expect(tty.stdout()).not.toContain('Checking');
     expect(tty.stdout()).toMatch(/ownership {2,}TXT/);
-    expect(c.stdout().split('\n').filter(Boolean).every((l) => l.split('\t')[4] === 'ok' || l.split('\t')[3] === 'no')).toBe(true);
+    expect(
+      c
+        .stdout()
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.split('\t')[4] === 'ok' || l.split('\t')[3] === 'no'),
+    ).toBe(true);
   });
 
   it('gives up at --timeout with exit 1, saying what is still missing; --json still prints the last check', async () => {
@@ -127,8 +185,16 @@ describe('svc domains', () => {
     const out = c.stdout();
     expect(VerifiedDomain.parse(JSON.parse(out))).toMatchObject({ verified: false });
     // At the first check it says what a sandbox needs, not only after the whole --timeout.
-    expect(c.stderr()).toMatch(new RegExp(`^note: this is a local sandbox: nothing is in its DNS zone until you run \`svc sandbox dns publish ${d.id}\`; still waiting`));
-    expect(c.stderr()).toMatch(new RegExp(`\\nerror: svc domains verify: ${d.name} is not verified after 20s \\(\\d+ required records missing or wrong\\); hint: this is a local sandbox: .* or run \`svc domains verify ${d.id} --publish\`\\n$`));
+    expect(c.stderr()).toMatch(
+      new RegExp(
+        `^note: this is a local sandbox: nothing is in its DNS zone until you run \`svc sandbox dns publish ${d.id}\`; still waiting`,
+      ),
+    );
+    expect(c.stderr()).toMatch(
+      new RegExp(
+        `\\nerror: svc domains verify: ${d.name} is not verified after 20s \\(\\d+ required records missing or wrong\\); hint: this is a local sandbox: .* or run \`svc domains verify ${d.id} --publish\`\\n$`,
+      ),
+    );
 
     // Propagating records are named as such.
     await s.admin('POST', `/sandbox/domains/${d.id}/publish`, { state: 'propagating' });
@@ -140,13 +206,21 @@ describe('svc domains', () => {
   it('updates a domain (its records change) and deletes it', async () => {
     const d = await add();
     const u = await cli(s, { configDir, globals: { json: true } });
-    expect(await u.run(domainsUpdateRun, { id: d.id, trackingHost: `links.${d.name}`, mailFromSubdomain: 'mail' })).toBe(0);
+    expect(
+      await u.run(domainsUpdateRun, { id: d.id, trackingHost: `links.${d.name}`, mailFromSubdomain: 'mail' }),
+    ).toBe(0);
     const updated = UpdatedDomain.parse(JSON.parse(u.stdout()));
-    expect(updated).toMatchObject({ tracking_host: `links.${d.name}`, mail_from_subdomain: 'mail', records_changed: true });
+    expect(updated).toMatchObject({
+      tracking_host: `links.${d.name}`,
+      mail_from_subdomain: 'mail',
+      records_changed: true,
+    });
     expect(updated.records.map((r) => r.kind)).toContain('tracking');
 
     const bad = await cli(s, { configDir });
-    expect(await bad.run(domainsUpdateRun, { id: d.id, trackingHost: 'links.elsewhere.test' }, 'svc domains update')).toBe(1);
+    expect(
+      await bad.run(domainsUpdateRun, { id: d.id, trackingHost: 'links.elsewhere.test' }, 'svc domains update'),
+    ).toBe(1);
     expect(bad.stderr()).toMatch(/Validation failed — tracking_host: [^;[]+ \[validation_failed, req_\w+\]\n$/);
 
     const del = await cli(s, { configDir });

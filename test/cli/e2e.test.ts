@@ -47,14 +47,31 @@ describe('the svc binary', () => {
   });
 
   const svc = (home: string, args: string[], o: { input?: string; env?: Record<string, string> } = {}) =>
-    execa(process.execPath, [BIN, ...args], { env: envOf(home, o.env), extendEnv: false, input: o.input ?? '', reject: false, cwd: ROOT });
+    execa(process.execPath, [BIN, ...args], {
+      env: envOf(home, o.env),
+      extendEnv: false,
+      input: o.input ?? '',
+      reject: false,
+      cwd: ROOT,
+    });
 
   const login = (home: string, extra: string[] = [], env?: Record<string, string>) =>
     svc(home, ['login', '--email', s.seed!.email, '--password-stdin', ...extra], { input: s.seed!.password, env });
 
   /** Runs svc in a pseudo-terminal; `steps` answer what it shows. Resolves with the exit code and the screen's text. */
-  function inTerminal(home: string, args: string[], env: Record<string, string> = {}, steps: ((screen: string) => string | undefined)[] = []) {
-    const term = pty.spawn(process.execPath, [BIN, ...args], { name: 'xterm-256color', cols: 160, rows: 40, cwd: ROOT, env: envOf(home, env) });
+  function inTerminal(
+    home: string,
+    args: string[],
+    env: Record<string, string> = {},
+    steps: ((screen: string) => string | undefined)[] = [],
+  ) {
+    const term = pty.spawn(process.execPath, [BIN, ...args], {
+      name: 'xterm-256color',
+      cols: 160,
+      rows: 40,
+      cwd: ROOT,
+      env: envOf(home, env),
+    });
     let screen = '';
     let step = 0;
     term.onData((d) => {
@@ -73,22 +90,42 @@ describe('the svc binary', () => {
   it('exits 0, 1, 2 and 4 as documented, with one line on stderr and the Problem on stdout with --json', async () => {
     const home = tmp();
     const version = await svc(home, ['--version']);
-    expect([version.exitCode, version.stdout]).toEqual([0, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version]);
+    expect([version.exitCode, version.stdout]).toEqual([
+      0,
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+    ]);
 
     const usage = await svc(home, ['emails', 'send', '--to', 'a@example.org']);
     expect(usage.exitCode).toBe(2);
     expect(usage.stderr).toContain("required option '--from <address>' not specified");
 
-    const noKey = await svc(home, ['emails', 'send', '--from', 'orders@example.test', '--to', 'a@example.org', '--text', 'x']);
+    const noKey = await svc(home, [
+      'emails',
+      'send',
+      '--from',
+      'orders@example.test',
+      '--to',
+      'a@example.org',
+      '--text',
+      'x',
+    ]);
     expect(noKey.exitCode).toBe(4);
     expect(noKey.stdout).toBe('');
     expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
-    expect(noKey.stderr).toMatch(/^error: svc emails send: Missing credentials .*\[missing_credentials, req_\w{24}\]; hint: pass --api-key/);
+    expect(noKey.stderr).toMatch(
+      /^error: svc emails send: Missing credentials .*\[missing_credentials, req_\w{24}\]; hint: pass --api-key/,
+    );
 
-    const notFound = await svc(home, ['--json', 'emails', 'get', 'msg_000000000000000000000000'], { env: { SVC_API_KEY: s.seed!.api_key_test } });
+    const notFound = await svc(home, ['--json', 'emails', 'get', 'msg_000000000000000000000000'], {
+      env: { SVC_API_KEY: s.seed!.api_key_test },
+    });
     expect(notFound.exitCode).toBe(1);
     const { error } = JSON.parse(notFound.stdout);
-    expect(Problem.parse(error)).toMatchObject({ status: 404, code: 'not_found', request_id: expect.stringMatching(/^req_/) });
+    expect(Problem.parse(error)).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      request_id: expect.stringMatching(/^req_/),
+    });
 
     const insecure = await svc(home, ['keys', 'list'], { env: { SVC_BASE_URL: 'http://api.example.com/v1' } });
     expect(insecure.exitCode).toBe(2);
@@ -99,18 +136,40 @@ describe('the svc binary', () => {
     const home = tmp();
     expect((await login(home)).exitCode).toBe(0);
     for (const args of ['--help', 'keys list']) {
-      const r = await execa('bash', ['-c', `node ${BIN} ${args} | head -c 1 >/dev/null; echo "exit \${PIPESTATUS[0]}" >&2`], {
-        env: envOf(home), extendEnv: false, reject: false, cwd: ROOT,
-      });
+      const r = await execa(
+        'bash',
+        ['-c', `node ${BIN} ${args} | head -c 1 >/dev/null; echo "exit \${PIPESTATUS[0]}" >&2`],
+        {
+          env: envOf(home),
+          extendEnv: false,
+          reject: false,
+          cwd: ROOT,
+        },
+      );
       expect(r.stderr, args).toBe('exit 0');
     }
   });
 
   it('sends from CI with SVC_API_KEY alone: no config and no credential file are touched', async () => {
     const home = tmp();
-    const r = await svc(home, ['emails', 'send', '--from', 'Shop <orders@example.test>', '--to', 'ci@example.org', '--subject', 'CI', '--text', 'built'], {
-      env: { SVC_API_KEY: s.seed!.api_key_test },
-    });
+    const r = await svc(
+      home,
+      [
+        'emails',
+        'send',
+        '--from',
+        'Shop <orders@example.test>',
+        '--to',
+        'ci@example.org',
+        '--subject',
+        'CI',
+        '--text',
+        'built',
+      ],
+      {
+        env: { SVC_API_KEY: s.seed!.api_key_test },
+      },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^msg_\w{24}\tqueued$/);
     expect(r.stderr).toBe('');
@@ -149,8 +208,14 @@ describe('the svc binary', () => {
         req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => r(Buffer.concat(chunks)));
       });
       if (req.url === '/v1/auth/refresh') await bothRefused;
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection')) as Record<string, string>;
-      const answer = await fetch(s.origin + req.url, { method: req.method, headers, body: body.length ? body.toString('utf8') : undefined });
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection'),
+      ) as Record<string, string>;
+      const answer = await fetch(s.origin + req.url, {
+        method: req.method,
+        headers,
+        body: body.length ? body.toString('utf8') : undefined,
+      });
       if (req.url === '/v1/auth/me' && answer.status === 401 && ++refused === 2) release();
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
       res.end(Buffer.from(await answer.arrayBuffer()));
@@ -164,7 +229,10 @@ describe('the svc binary', () => {
       const before = JSON.parse(JSON.parse(readFileSync(file, 'utf8'))['default/session']);
       await s.advance(16 * 60); // the access token has expired: both processes have to refresh
 
-      const both = await Promise.all([svc(home, ['--json', 'whoami'], { env: via }), svc(home, ['--json', 'whoami'], { env: via })]);
+      const both = await Promise.all([
+        svc(home, ['--json', 'whoami'], { env: via }),
+        svc(home, ['--json', 'whoami'], { env: via }),
+      ]);
       for (const r of both) {
         expect(r.exitCode, r.stderr).toBe(0);
         expect(MeResponse.parse(JSON.parse(r.stdout)).user.email).toBe(s.seed!.email);
@@ -205,7 +273,9 @@ describe('the svc binary', () => {
 
   it('logs in interactively: email and password typed, the workspace chosen from the list', async () => {
     const t = await newTenant(s, 'pty');
-    expect((await s.admin('POST', '/sandbox/workspaces', { email: t.email, name: 'Side Project', role: 'admin' })).status).toBe(201);
+    expect(
+      (await s.admin('POST', '/sandbox/workspaces', { email: t.email, name: 'Side Project', role: 'admin' })).status,
+    ).toBe(201);
     const home = tmp();
     const choose = (screen: string) => {
       const menu = screen.slice(screen.lastIndexOf('Workspace'));
@@ -226,7 +296,7 @@ describe('the svc binary', () => {
     expect(MeResponse.parse(JSON.parse(who.stdout)).workspace).toMatchObject({ name: 'Side Project', role: 'admin' });
   });
 
-  it('is a library too: `import { createClient, verifyWebhook } from \'svc\'` works from the built package, with types', async () => {
+  it("is a library too: `import { createClient, verifyWebhook } from 'svc'` works from the built package, with types", async () => {
     const script = `
       import { createClient, verifyWebhook, signWebhook, WebhookVerificationError, ApiError } from 'svc';
       const client = createClient({ baseUrl: process.env.SVC_BASE_URL, apiKey: process.env.SVC_API_KEY });
@@ -239,7 +309,10 @@ describe('the svc binary', () => {
       const missing = await client.call('getEmail', { params: { id: 'msg_000000000000000000000000' } }).catch((e) => e instanceof ApiError && e.problem.code);
       console.log(JSON.stringify({ status: sent.body.status, refused, missing }));`;
     const r = await execa(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: ROOT, reject: false, env: { PATH: process.env.PATH!, SVC_BASE_URL: s.api, SVC_API_KEY: s.seed!.api_key_test }, extendEnv: false,
+      cwd: ROOT,
+      reject: false,
+      env: { PATH: process.env.PATH!, SVC_BASE_URL: s.api, SVC_API_KEY: s.seed!.api_key_test },
+      extendEnv: false,
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ status: 'queued', refused: 'no_matching_signature', missing: 'not_found' });

@@ -30,15 +30,21 @@ describe('svc events list', () => {
     dirs.cleanup();
   });
 
-  const withKey = (o: Partial<Parameters<typeof cli>[1]> = {}) => cli(s, { configDir, ...o, env: { SVC_API_KEY: s.seed!.api_key_test, ...o.env } });
-  const listed = async (query = '') => (await s.call('GET', `/v1/events${query}`, { token: s.seed!.api_key_test })).body.data as Event[];
+  const withKey = (o: Partial<Parameters<typeof cli>[1]> = {}) =>
+    cli(s, { configDir, ...o, env: { SVC_API_KEY: s.seed!.api_key_test, ...o.env } });
+  const listed = async (query = '') =>
+    (await s.call('GET', `/v1/events${query}`, { token: s.seed!.api_key_test })).body.data as Event[];
 
   it('prints the API body with --json, oldest first, the same as GET /v1/events', async () => {
     const c = await withKey({ globals: { json: true } });
     expect(await c.run(eventsListRun, {})).toBe(0);
     const page = listOf(Event).parse(JSON.parse(c.stdout()));
     expect(page.data.map((e) => e.type)).toEqual([
-      'domain.verified', 'email.queued', 'email.sent', 'email.delivered', 'email.delivered',
+      'domain.verified',
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.delivered',
     ]);
     expect(page.data).toEqual(await listed());
     expect(c.stderr()).toBe('');
@@ -47,7 +53,11 @@ describe('svc events list', () => {
   it('prints a tab-separated line per event when piped, with what it is about and the recipients', async () => {
     const c = await withKey();
     expect(await c.run(eventsListRun, { types: ['email.queued', 'email.delivered'] })).toBe(0);
-    const rows = c.stdout().trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = c
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((r) => [r[1], r[3], r[4]])).toEqual([
       ['email.queued', messageId, 'ada@example.org, bob@example.org'],
       ['email.delivered', messageId, 'ada@example.org'],
@@ -67,7 +77,11 @@ describe('svc events list', () => {
 
     const next = await withKey({ globals: { json: true } });
     expect(await next.run(eventsListRun, { after: second, limit: 2 })).toBe(0);
-    expect(listOf(Event).parse(JSON.parse(next.stdout())).data.map((e) => e.type)).toEqual(['email.sent', 'email.delivered']);
+    expect(
+      listOf(Event)
+        .parse(JSON.parse(next.stdout()))
+        .data.map((e) => e.type),
+    ).toEqual(['email.sent', 'email.delivered']);
   });
 
   it('works with a session too; a key without emails:read is refused (exit 1), none at all is exit 4', async () => {
@@ -77,7 +91,11 @@ describe('svc events list', () => {
     expect(await viaSession.run(eventsListRun, { types: ['domain.verified'] })).toBe(0);
     expect(listOf(Event).parse(JSON.parse(viaSession.stdout())).data).toHaveLength(1);
 
-    const sendOnly = await createKey(s, { email: s.seed!.email, password: s.seed!.password, workspace_id: s.seed!.workspace_id }, { scopes: ['emails:send'] });
+    const sendOnly = await createKey(
+      s,
+      { email: s.seed!.email, password: s.seed!.password, workspace_id: s.seed!.workspace_id },
+      { scopes: ['emails:send'] },
+    );
     const refused = await cli(s, { configDir: dirs.make(), env: { SVC_API_KEY: sendOnly.key } });
     expect(await refused.run(eventsListRun, {}, 'svc events list')).toBe(1);
     expect(refused.stderr()).toMatch(/^error: svc events list: Insufficient scope.*\[insufficient_scope, req_\w+\]/);
@@ -90,13 +108,17 @@ describe('svc events list', () => {
   it('refuses an unknown --type before asking the service (exit 2), naming the types there are', async () => {
     const c = await withKey();
     expect(await c.run(eventsListRun, { types: ['email.sent', 'email.send'] }, 'svc events list')).toBe(2);
-    expect(c.stderr()).toMatch(/^error: svc events list: --type: unknown event type "email\.send"; hint: the types are email\.queued, email\.sent/);
+    expect(c.stderr()).toMatch(
+      /^error: svc events list: --type: unknown event type "email\.send"; hint: the types are email\.queued, email\.sent/,
+    );
     expect(c.stdout()).toBe('');
   });
 
   it('says which cursor is unknown (exit 1)', async () => {
     const c = await withKey();
     expect(await c.run(eventsListRun, { after: 'evt_000000000000000000000000' }, 'svc events list')).toBe(1);
-    expect(c.stderr()).toMatch(/^error: svc events list: Invalid request — No item of this list has the id given in `after`; list again without it\. \[invalid_request, req_\w+\]$/m);
+    expect(c.stderr()).toMatch(
+      /^error: svc events list: Invalid request — No item of this list has the id given in `after`; list again without it\. \[invalid_request, req_\w+\]$/m,
+    );
   });
 });

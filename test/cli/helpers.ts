@@ -104,7 +104,13 @@ export async function cli(
   },
 ): Promise<Cli> {
   // SVC_RUNTIME_DIR: the registry of local servers of this test alone, never the user's.
-  const env: Env = { SVC_CONFIG_DIR: o.configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: s.api, SVC_RUNTIME_DIR: join(o.configDir, 'run'), ...o.env };
+  const env: Env = {
+    SVC_CONFIG_DIR: o.configDir,
+    SVC_CREDENTIAL_STORE: 'file',
+    SVC_BASE_URL: s.api,
+    SVC_RUNTIME_DIR: join(o.configDir, 'run'),
+    ...o.env,
+  };
   const t = await testIO({ tty: o.tty, stdin: o.stdin, env, prompts: o.prompts, interrupt: o.interrupt });
   const ctx = createContext({ io: t.io, globals: { retries: 0, ...o.globals }, clock: o.clock, client: o.client });
   return {

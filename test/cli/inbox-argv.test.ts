@@ -6,18 +6,52 @@ import { parse } from './helpers.js';
 describe('svc inbox argv', () => {
   it.each([
     [['inbox'], 'inbox list', { to: undefined, follow: undefined, limit: undefined, after: undefined }],
-    [['inbox', '--to', 'ada@example.org', '--limit', '5', '--after', 'eml_1'], 'inbox list',
-      { to: 'ada@example.org', follow: undefined, limit: 5, after: 'eml_1' }],
-    [['inbox', 'list', '--to', 'ada@example.org'], 'inbox list', { to: 'ada@example.org', follow: undefined, limit: undefined, after: undefined }],
+    [
+      ['inbox', '--to', 'ada@example.org', '--limit', '5', '--after', 'eml_1'],
+      'inbox list',
+      { to: 'ada@example.org', follow: undefined, limit: 5, after: 'eml_1' },
+    ],
+    [
+      ['inbox', 'list', '--to', 'ada@example.org'],
+      'inbox list',
+      { to: 'ada@example.org', follow: undefined, limit: undefined, after: undefined },
+    ],
     [['inbox', 'show', 'eml_1'], 'inbox show', { id: 'eml_1', raw: undefined }],
     [['inbox', 'show', 'eml_1', '--raw'], 'inbox show', { id: 'eml_1', raw: true }],
-    [['inbox', 'wait', '--to', 'ada@example.org'], 'inbox wait',
-      { to: 'ada@example.org', subject: undefined, timeout: undefined, since: undefined, extract: undefined }],
-    [['inbox', 'wait', '--to', 'ada@example.org', '--subject', 'Your code', '--timeout', '2m', '--since', '2026-08-01T12:00:00+02:00',
-      '--extract', 'code'], 'inbox wait',
-      { to: 'ada@example.org', subject: 'Your code', timeout: 120_000, since: '2026-08-01T12:00:00+02:00', extract: 'code' }],
-    [['inbox', 'wait', '--to', 'ada@example.org', '--timeout', '0.5', '--extract', 'link'], 'inbox wait',
-      { to: 'ada@example.org', subject: undefined, timeout: 500, since: undefined, extract: 'link' }],
+    [
+      ['inbox', 'wait', '--to', 'ada@example.org'],
+      'inbox wait',
+      { to: 'ada@example.org', subject: undefined, timeout: undefined, since: undefined, extract: undefined },
+    ],
+    [
+      [
+        'inbox',
+        'wait',
+        '--to',
+        'ada@example.org',
+        '--subject',
+        'Your code',
+        '--timeout',
+        '2m',
+        '--since',
+        '2026-08-01T12:00:00+02:00',
+        '--extract',
+        'code',
+      ],
+      'inbox wait',
+      {
+        to: 'ada@example.org',
+        subject: 'Your code',
+        timeout: 120_000,
+        since: '2026-08-01T12:00:00+02:00',
+        extract: 'code',
+      },
+    ],
+    [
+      ['inbox', 'wait', '--to', 'ada@example.org', '--timeout', '0.5', '--extract', 'link'],
+      'inbox wait',
+      { to: 'ada@example.org', subject: undefined, timeout: 500, since: undefined, extract: 'link' },
+    ],
   ])('svc %j', async (argv, command, opts) => {
     const r = await parse(...argv);
     expect(r.stderr).toBe('');
@@ -37,10 +71,16 @@ describe('svc inbox argv', () => {
     [['inbox', 'bogus'], /too many arguments/],
     [['inbox', 'show'], /missing required argument 'id'/],
     [['inbox', 'wait'], /required option '--to <address>' not specified/],
-    [['inbox', 'wait', '--to', 'a@example.org', '--extract', 'html'], /option '--extract <what>' argument 'html' is invalid. Allowed choices are link, code/],
+    [
+      ['inbox', 'wait', '--to', 'a@example.org', '--extract', 'html'],
+      /option '--extract <what>' argument 'html' is invalid. Allowed choices are link, code/,
+    ],
     [['inbox', 'wait', '--to', 'a@example.org', '--timeout', 'soon'], /--timeout takes seconds or a duration/],
     [['inbox', 'wait', '--to', 'a@example.org', '--since', 'yesterday'], /--since takes an ISO 8601 time/],
-    [['--json', 'inbox', 'wait', '--to', 'a@example.org', '--extract', 'code'], /--extract prints one value; --json prints the whole message/],
+    [
+      ['--json', 'inbox', 'wait', '--to', 'a@example.org', '--extract', 'code'],
+      /--extract prints one value; --json prints the whole message/,
+    ],
   ])('svc %j is a usage error (exit 2)', async (argv, message) => {
     const r = await parse(...argv);
     expect(r.code).toBe(2);
@@ -49,8 +89,11 @@ describe('svc inbox argv', () => {
   });
 
   it('lists the inbox commands in completions', async () => {
-    const tree = ((await parse('completion', 'bash')).opts as { tree: { path: string; options: { flag: string }[] }[] }).tree;
-    expect(tree.map((t) => t.path)).toEqual(expect.arrayContaining(['inbox', 'inbox list', 'inbox show', 'inbox wait']));
+    const tree = ((await parse('completion', 'bash')).opts as { tree: { path: string; options: { flag: string }[] }[] })
+      .tree;
+    expect(tree.map((t) => t.path)).toEqual(
+      expect.arrayContaining(['inbox', 'inbox list', 'inbox show', 'inbox wait']),
+    );
     expect(tree.find((t) => t.path === 'inbox wait')!.options.map((o) => o.flag)).toEqual(
       expect.arrayContaining(['--to', '--subject', '--timeout', '--since', '--extract', '--json']),
     );

@@ -23,7 +23,14 @@ import { tempDirs } from './helpers.js';
 /** A command run against a server, its output watched as it comes (for the commands that keep running). */
 async function command(
   s: TestServer,
-  o: { configDir: string; tty?: boolean; json?: boolean; clock?: Clock; env?: Record<string, string>; interrupt?: AbortSignal },
+  o: {
+    configDir: string;
+    tty?: boolean;
+    json?: boolean;
+    clock?: Clock;
+    env?: Record<string, string>;
+    interrupt?: AbortSignal;
+  },
 ) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -47,10 +54,19 @@ async function command(
     check();
   });
   const io = await createIO({
-    stdin: Readable.from([]), stdout, stderr, stdinIsTTY: Boolean(o.tty), stdoutIsTTY: Boolean(o.tty), stderrIsTTY: Boolean(o.tty),
+    stdin: Readable.from([]),
+    stdout,
+    stderr,
+    stdinIsTTY: Boolean(o.tty),
+    stdoutIsTTY: Boolean(o.tty),
+    stderrIsTTY: Boolean(o.tty),
     env: {
-      SVC_CONFIG_DIR: o.configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: s.api, SVC_ADMIN_TOKEN: s.adminToken,
-      SVC_RUNTIME_DIR: join(o.configDir, 'run'), ...o.env,
+      SVC_CONFIG_DIR: o.configDir,
+      SVC_CREDENTIAL_STORE: 'file',
+      SVC_BASE_URL: s.api,
+      SVC_ADMIN_TOKEN: s.adminToken,
+      SVC_RUNTIME_DIR: join(o.configDir, 'run'),
+      ...o.env,
     },
     interrupt: o.interrupt && (() => o.interrupt!),
   });
@@ -159,10 +175,28 @@ describe('svc inbox', () => {
 
       const piped = await cmd();
       expect(await piped.run(inboxListRun, {})).toBe(0);
-      const lines = piped.stdout().trimEnd().split('\n').map((l) => l.split('\t'));
+      const lines = piped
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t'));
       expect(lines).toEqual([
-        [newest!.id, newest!.received_at, '"Shop" <orders@example.test>', 'bob@example.org', 'Second order', newest!.status],
-        [oldest!.id, oldest!.received_at, '"Shop" <orders@example.test>', 'ada@example.org', 'First order', oldest!.status],
+        [
+          newest!.id,
+          newest!.received_at,
+          '"Shop" <orders@example.test>',
+          'bob@example.org',
+          'Second order',
+          newest!.status,
+        ],
+        [
+          oldest!.id,
+          oldest!.received_at,
+          '"Shop" <orders@example.test>',
+          'ada@example.org',
+          'First order',
+          oldest!.status,
+        ],
       ]);
       expect(newest!.status).toMatch(/^(sent|delivered)$/);
 
@@ -174,11 +208,29 @@ describe('svc inbox', () => {
 
     it('--to finds mail to an address in To, Cc or only the envelope (a Bcc), in any case', async () => {
       await send('someone@example.org', 'Not for Ada', { text: 'x' });
-      await smtp({ from: 'app@example.net', to: 'list@example.org', bcc: 'Ada@Example.org', subject: 'Bcc to Ada', text: 'hidden' });
-      await smtp({ from: 'app@example.net', to: 'x@example.org', cc: 'ada@example.org', subject: 'Cc to Ada', text: 'copy' });
+      await smtp({
+        from: 'app@example.net',
+        to: 'list@example.org',
+        bcc: 'Ada@Example.org',
+        subject: 'Bcc to Ada',
+        text: 'hidden',
+      });
+      await smtp({
+        from: 'app@example.net',
+        to: 'x@example.org',
+        cc: 'ada@example.org',
+        subject: 'Cc to Ada',
+        text: 'copy',
+      });
       const c = await cmd();
       expect(await c.run(inboxListRun, { to: 'ADA@example.org' })).toBe(0);
-      expect(c.stdout().trimEnd().split('\n').map((l) => l.split('\t')[4])).toEqual(['Cc to Ada', 'Bcc to Ada']);
+      expect(
+        c
+          .stdout()
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.split('\t')[4]),
+      ).toEqual(['Cc to Ada', 'Bcc to Ada']);
     });
 
     it('says so on a terminal when there is nothing, and needs the admin token (exit 4, saying where it comes from)', async () => {
@@ -189,7 +241,9 @@ describe('svc inbox', () => {
 
       const noToken = await cmd({ env: { SVC_ADMIN_TOKEN: '', SVC_DATA_DIR: join(dirs.make(), 'none') } });
       expect(await noToken.run(inboxListRun, {})).toBe(4);
-      expect(noToken.stderr()).toMatch(/^error: svc inbox: no admin token for http:\/\/127\.0\.0\.1:\d+\/v1: no svc serve on this machine is registered at that address, .*; hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\)/);
+      expect(noToken.stderr()).toMatch(
+        /^error: svc inbox: no admin token for http:\/\/127\.0\.0\.1:\d+\/v1: no svc serve on this machine is registered at that address, .*; hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\)/,
+      );
     });
   });
 
@@ -206,7 +260,11 @@ describe('svc inbox', () => {
       await c.until(({ stdout }) => stdout.includes('From another program'));
       stop.abort(); // Ctrl-C
       expect(await done).toBe(0);
-      const subjects = c.stdout().trimEnd().split('\n').map((l) => l.split('\t')[4]);
+      const subjects = c
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t')[4]);
       expect(subjects).toEqual(['Already here', 'Arrived later', 'From another program']);
     });
 
@@ -216,12 +274,22 @@ describe('svc inbox', () => {
       const done = tty.run(inboxListRun, { follow: true, to: 'ada@example.org' });
       await tty.until(({ stderr }) => stderr.includes('Waiting for mail to ada@example.org'));
       await send('bob@example.org', 'For Bob', { text: 'b' });
-      await smtp({ from: 'app@example.net', to: 'list@example.org', bcc: 'ada@example.org', subject: 'Bcc for Ada', text: 'a' });
+      await smtp({
+        from: 'app@example.net',
+        to: 'list@example.org',
+        bcc: 'ada@example.org',
+        subject: 'Bcc for Ada',
+        text: 'a',
+      });
       await send('ada@example.org', 'For Ada', { text: 'a' });
       await tty.until(({ stdout }) => stdout.includes('"For Ada"'));
       stop.abort();
       expect(await done).toBe(0);
-      const lines = tty.stdout().trimEnd().split('\n').map((l) => CaughtMessageSummary.parse(JSON.parse(l)));
+      const lines = tty
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => CaughtMessageSummary.parse(JSON.parse(l)));
       expect(lines.map((m) => m.subject)).toEqual(['Bcc for Ada', 'For Ada']);
     });
 
@@ -238,7 +306,10 @@ describe('svc inbox', () => {
 
   describe('svc inbox show', () => {
     it('shows the fields and the text; --json is the API body, parsed with the contract', async () => {
-      const id = await send('ada@example.org', 'Receipt 1042', { text: 'Thanks for order 1042.\n', html: '<p>Thanks</p>' });
+      const id = await send('ada@example.org', 'Receipt 1042', {
+        text: 'Thanks for order 1042.\n',
+        html: '<p>Thanks</p>',
+      });
       const [m] = await caught();
 
       const tty = await cmd({ tty: true, env: { NO_COLOR: '1' } });
@@ -266,7 +337,13 @@ describe('svc inbox', () => {
       const [m] = await caught();
       const c = await cmd();
       expect(await c.run(inboxShowRun, { id: m!.id, raw: true })).toBe(0);
-      const stored = Buffer.from(await (await fetch(`${s.origin}/sandbox/messages/${m!.id}/raw`, { headers: { authorization: `Bearer ${s.adminToken}` } })).arrayBuffer());
+      const stored = Buffer.from(
+        await (
+          await fetch(`${s.origin}/sandbox/messages/${m!.id}/raw`, {
+            headers: { authorization: `Bearer ${s.adminToken}` },
+          })
+        ).arrayBuffer(),
+      );
       expect(c.bytes().equals(stored)).toBe(true);
       expect(c.bytes().subarray(0, source.length).equals(source)).toBe(true);
     });
@@ -274,17 +351,26 @@ describe('svc inbox', () => {
     it('exits 1 for an unknown id, naming the list command', async () => {
       const c = await cmd();
       expect(await c.run(inboxShowRun, { id: 'eml_000000000000000000000000' }, 'svc inbox show')).toBe(1);
-      expect(c.stderr()).toMatch(/^error: svc inbox show: .*No caught message has this id; `svc inbox` lists them\. \[not_found, req_/);
+      expect(c.stderr()).toMatch(
+        /^error: svc inbox show: .*No caught message has this id; `svc inbox` lists them\. \[not_found, req_/,
+      );
     });
   });
 
   describe('svc inbox wait', () => {
     /** Starts a wait; once it waits, runs `then` (mail arriving), then resolves with its exit code. */
-    async function waitFor(o: InboxWaitOptions, then: (expire: () => void) => Promise<void>, io: { json?: boolean; tty?: boolean } = {}) {
+    async function waitFor(
+      o: InboxWaitOptions,
+      then: (expire: () => void) => Promise<void>,
+      io: { json?: boolean; tty?: boolean } = {},
+    ) {
       const held = heldClock();
       const c = await cmd({ ...io, clock: held.clock });
       const done = c.run(inboxWaitRun, o, 'svc inbox wait');
-      const ms = await Promise.race([held.waiting, done.then((code) => Promise.reject(new Error(`ended (${code}) before waiting: ${c.stderr()}`)))]);
+      const ms = await Promise.race([
+        held.waiting,
+        done.then((code) => Promise.reject(new Error(`ended (${code}) before waiting: ${c.stderr()}`))),
+      ]);
       await then(held.expire);
       return { code: await done, ms, c };
     }
@@ -298,7 +384,9 @@ describe('svc inbox', () => {
       expect(code, c.stderr()).toBe(0);
       expect(c.stdout()).toBe('482913\n');
       expect(ms).toBe(30_000);
-      expect(c.stderr()).toMatch(/^Waiting up to 30s for a message to ada@example\.org \(received since \d{4}-.+Z\)…\n$/);
+      expect(c.stderr()).toMatch(
+        /^Waiting up to 30s for a message to ada@example\.org \(received since \d{4}-.+Z\)…\n$/,
+      );
     });
 
     it('--subject picks the first matching message (any case, a substring), and --extract link its first link', async () => {
@@ -313,7 +401,9 @@ describe('svc inbox', () => {
 
     it('extracts the link as the recipient gets it: through the click tracking of mail sent through /v1', async () => {
       const { code, c } = await waitFor({ to: 'ada@example.org', extract: 'link' }, async () => {
-        await send('ada@example.org', 'Reset your password', { html: '<p><a href="https://app.example.com/reset?t=1">Reset</a></p>' });
+        await send('ada@example.org', 'Reset your password', {
+          html: '<p><a href="https://app.example.com/reset?t=1">Reset</a></p>',
+        });
       });
       expect(code, c.stderr()).toBe(0);
       const link = c.stdout().trim();
@@ -323,12 +413,26 @@ describe('svc inbox', () => {
     });
 
     it('takes mail to an envelope-only recipient (a Bcc), and prints the message with --json', async () => {
-      const { code, c } = await waitFor({ to: 'ada@example.org' }, async () => {
-        await smtp({ from: 'app@example.net', to: 'list@example.org', bcc: 'ada@example.org', subject: 'Digest', text: 'Hello list' });
-      }, { json: true });
+      const { code, c } = await waitFor(
+        { to: 'ada@example.org' },
+        async () => {
+          await smtp({
+            from: 'app@example.net',
+            to: 'list@example.org',
+            bcc: 'ada@example.org',
+            subject: 'Digest',
+            text: 'Hello list',
+          });
+        },
+        { json: true },
+      );
       expect(code, c.stderr()).toBe(0);
       const m = CaughtMessage.parse(JSON.parse(c.stdout()));
-      expect(m).toMatchObject({ subject: 'Digest', text: 'Hello list\n', envelope: { rcpt_to: ['list@example.org', 'ada@example.org'] } });
+      expect(m).toMatchObject({
+        subject: 'Digest',
+        text: 'Hello list\n',
+        envelope: { rcpt_to: ['list@example.org', 'ada@example.org'] },
+      });
     });
 
     it('--since takes mail that arrived before it started, the oldest first, without waiting', async () => {
@@ -354,18 +458,29 @@ describe('svc inbox', () => {
 
     it('times out with exit 1 and a clear message, saying when matching mail came before the wait began', async () => {
       const early = await send('ada@example.org', 'Your code', { text: 'Your code is 654321' });
-      const { code, c } = await waitFor({ to: 'ada@example.org', timeout: 5_000, extract: 'code' }, async (expire) => expire());
+      const { code, c } = await waitFor({ to: 'ada@example.org', timeout: 5_000, extract: 'code' }, async (expire) =>
+        expire(),
+      );
       expect(code).toBe(1);
       expect(c.stdout()).toBe('');
       const [m] = await caught();
       expect(m!.message_id).toBe(early);
       expect(c.stderr()).toMatch(
-        new RegExp(`error: svc inbox wait: no message to ada@example\\.org arrived within 5s \\(since .+Z\\); hint: the latest one, ${m!.id}, came at .+Z, before the wait began: take it with --since`),
+        new RegExp(
+          `error: svc inbox wait: no message to ada@example\\.org arrived within 5s \\(since .+Z\\); hint: the latest one, ${m!.id}, came at .+Z, before the wait began: take it with --since`,
+        ),
       );
 
-      const none = await waitFor({ to: 'nobody@example.org', subject: 'code' }, async (expire) => expire(), { json: true });
+      const none = await waitFor({ to: 'nobody@example.org', subject: 'code' }, async (expire) => expire(), {
+        json: true,
+      });
       expect(none.code).toBe(1);
-      expect(JSON.parse(none.c.stdout()).error).toMatchObject({ code: 'failed', title: expect.stringContaining('no message to nobody@example.org with "code" in its subject arrived within 30s') });
+      expect(JSON.parse(none.c.stdout()).error).toMatchObject({
+        code: 'failed',
+        title: expect.stringContaining(
+          'no message to nobody@example.org with "code" in its subject arrived within 30s',
+        ),
+      });
       expect(none.c.stderr()).toContain('hint: check the address, or wait longer with --timeout');
     });
 
@@ -374,13 +489,19 @@ describe('svc inbox', () => {
         await send('ada@example.org', 'Hello', { text: 'No digits here, only words.' });
       });
       expect(code).toBe(1);
-      expect(c.stderr()).toMatch(/error: svc inbox wait: eml_\w+ arrived, but it has no 4–10 digit code; hint: see what it says with `svc inbox show eml_\w+`/);
+      expect(c.stderr()).toMatch(
+        /error: svc inbox wait: eml_\w+ arrived, but it has no 4–10 digit code; hint: see what it says with `svc inbox show eml_\w+`/,
+      );
     });
 
     it('shows a spinner on a terminal instead of the line, and prints the message for a person', async () => {
-      const { code, c } = await waitFor({ to: 'ada@example.org' }, async () => {
-        await send('ada@example.org', 'Hi Ada', { text: 'Hello Ada' });
-      }, { tty: true });
+      const { code, c } = await waitFor(
+        { to: 'ada@example.org' },
+        async () => {
+          await send('ada@example.org', 'Hi Ada', { text: 'Hello Ada' });
+        },
+        { tty: true },
+      );
       expect(code, c.stderr()).toBe(0);
       expect(c.stderr()).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting up to 30s for a message to ada@example\.org/);
       const screen = c.stdout().replace(/\x1b\[[0-9;]*m/g, '');

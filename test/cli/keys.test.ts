@@ -43,7 +43,14 @@ describe('svc keys', () => {
     expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain(key);
 
     const send = await cli(s, { configDir });
-    expect(await send.run(emailsSendRun, { from: 'Shop <orders@example.test>', to: ['saved-key@example.org'], subject: 'Hi', text: 'hello' })).toBe(0);
+    expect(
+      await send.run(emailsSendRun, {
+        from: 'Shop <orders@example.test>',
+        to: ['saved-key@example.org'],
+        subject: 'Hi',
+        text: 'hello',
+      }),
+    ).toBe(0);
     expect(send.stdout()).toMatch(/^msg_\w+\tqueued\n$/);
   });
 
@@ -56,13 +63,19 @@ describe('svc keys', () => {
     const bad = await cli(s, { configDir });
     expect(await bad.run(keysCreateRun, { name: 'bad', scopes: ['emails:sned'] }, 'svc keys create')).toBe(1);
     expect(bad.stdout()).toBe('');
-    expect(bad.stderr()).toMatch(/^error: svc keys create: Validation failed — scopes\.0: must be one of emails:send, [^[]+ \[validation_failed, req_\w+\]$/m);
+    expect(bad.stderr()).toMatch(
+      /^error: svc keys create: Validation failed — scopes\.0: must be one of emails:send, [^[]+ \[validation_failed, req_\w+\]$/m,
+    );
   });
 
   it('lists keys as a table on a terminal, one tab-separated line per key when piped, and the API body with --json', async () => {
     const tty = await cli(s, { configDir, tty: true, env: { NO_COLOR: '1' } });
     expect(await tty.run(keysListRun, {})).toBe(0);
-    const [head, ...rows] = tty.stdout().trimEnd().split('\n').filter((l) => l);
+    const [head, ...rows] = tty
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l);
     expect(head).toMatch(/ID {2,}NAME {2,}KEY {2,}MODE {2,}SCOPES {2,}STATE {2,}CREATED {2,}LAST USED/);
     expect(rows.some((r) => /Sandbox test key {2,}svc_test_\w{4}…\w{4} {2,}test/.test(r))).toBe(true);
 
@@ -97,8 +110,16 @@ describe('svc keys', () => {
     expect(revoke.stderr()).toContain('it is forgotten');
 
     const send = await cli(s, { configDir });
-    expect(await send.run(emailsSendRun, { from: 'orders@example.test', to: ['x@example.org'], text: 'x' }, 'svc emails send')).toBe(4);
-    expect(send.stderr()).toMatch(/Missing credentials .* \[missing_credentials, req_\w+\]; hint: pass --api-key, set SVC_API_KEY, or save a key/);
+    expect(
+      await send.run(
+        emailsSendRun,
+        { from: 'orders@example.test', to: ['x@example.org'], text: 'x' },
+        'svc emails send',
+      ),
+    ).toBe(4);
+    expect(send.stderr()).toMatch(
+      /Missing credentials .* \[missing_credentials, req_\w+\]; hint: pass --api-key, set SVC_API_KEY, or save a key/,
+    );
 
     const unknown = await cli(s, { configDir });
     expect(await unknown.run(keysRevokeRun, { id: 'key_000000000000000000000000' }, 'svc keys revoke')).toBe(1);

@@ -99,7 +99,10 @@ describe('a local server found by itself', { timeout: 60_000 }, () => {
     expect(statSync(m.runtime).mode & 0o777).toBe(0o700);
     expect(statSync(join(m.runtime, entry!)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(m.runtime, entry!), 'utf8'))).toMatchObject({
-      pid: s.proc.pid, api, data_dir: join(m.home, 'somewhere-else'), admin_token: s.ready.admin_token,
+      pid: s.proc.pid,
+      api,
+      data_dir: join(m.home, 'somewhere-else'),
+      admin_token: s.ready.admin_token,
     });
   });
 
@@ -107,7 +110,16 @@ describe('a local server found by itself', { timeout: 60_000 }, () => {
     const port = await freePort();
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     const stale = join(m.runtime, `serve-${dead}.json`);
-    writeFileSync(stale, JSON.stringify({ pid: dead, api: `http://127.0.0.1:${port}/v1`, data_dir: null, admin_token: 'adm_gone', started_at: new Date().toISOString() }));
+    writeFileSync(
+      stale,
+      JSON.stringify({
+        pid: dead,
+        api: `http://127.0.0.1:${port}/v1`,
+        data_dir: null,
+        admin_token: 'adm_gone',
+        started_at: new Date().toISOString(),
+      }),
+    );
     chmodSync(stale, 0o600);
 
     const r = await svc(m, ['inbox'], { SVC_BASE_URL: `http://127.0.0.1:${port}/v1` });
@@ -136,9 +148,17 @@ describe("svc serve's summary on a terminal", { timeout: 60_000 }, () => {
     const bin = join(m.home, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-    const term = pty.spawn(process.execPath, [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', join(m.home, 'data')], {
-      name: 'xterm-256color', cols: 400, rows: 50, cwd: ROOT, env: m.env({ NO_COLOR: '1' }),
-    });
+    const term = pty.spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', join(m.home, 'data')],
+      {
+        name: 'xterm-256color',
+        cols: 400,
+        rows: 50,
+        cwd: ROOT,
+        env: m.env({ NO_COLOR: '1' }),
+      },
+    );
     let screen = '';
     const exited = new Promise<number>((r) => term.onExit(({ exitCode }) => r(exitCode)));
     const next = await new Promise<{ send: string; inbox: string }>((resolve, reject) => {
@@ -152,9 +172,17 @@ describe("svc serve's summary on a terminal", { timeout: 60_000 }, () => {
       void exited.then(() => reject(new Error(`svc serve exited:\n${screen}`)));
     });
     try {
-      expect(next.send).toMatch(/^SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 SVC_API_KEY=svc_test_\w+ svc emails send --from hello@example\.test /);
+      expect(next.send).toMatch(
+        /^SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 SVC_API_KEY=svc_test_\w+ svc emails send --from hello@example\.test /,
+      );
       expect(next.inbox).toMatch(/^SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 svc inbox$/);
-      const sh = (line: string) => execa('bash', ['-c', line], { env: m.env({ PATH: `${bin}:${process.env.PATH}` }), extendEnv: false, reject: false, cwd: m.home });
+      const sh = (line: string) =>
+        execa('bash', ['-c', line], {
+          env: m.env({ PATH: `${bin}:${process.env.PATH}` }),
+          extendEnv: false,
+          reject: false,
+          cwd: m.home,
+        });
       const base = { SVC_BASE_URL: /^SVC_BASE_URL=(\S+) /.exec(next.send)![1]! };
       const since = JSON.parse((await svc(m, ['sandbox', 'clock', '--json'], base)).stdout).now as string;
       const sent = await sh(next.send);
@@ -178,19 +206,28 @@ async function withoutSandboxHeader(origin: string): Promise<{ api: string; clos
   const proxy = createHttpServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection')) as Record<string, string>;
-    const answer = await fetch(origin + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
-    const out = Object.fromEntries([...answer.headers].filter(([k]) => !/^svc-sandbox|^content-(length|encoding)$|^transfer-encoding$/.test(k)));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection'),
+    ) as Record<string, string>;
+    const answer = await fetch(origin + req.url, {
+      method: req.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    const out = Object.fromEntries(
+      [...answer.headers].filter(([k]) => !/^svc-sandbox|^content-(length|encoding)$|^transfer-encoding$/.test(k)),
+    );
     res.writeHead(answer.status, out);
     res.end(Buffer.from(await answer.arrayBuffer()));
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   return {
     api: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`,
-    close: () => new Promise((r) => {
-      proxy.closeAllConnections();
-      proxy.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        proxy.closeAllConnections();
+        proxy.close(() => r());
+      }),
   };
 }
 
@@ -220,16 +257,29 @@ describe('a sandbox says so, and the client says how to publish there', { timeou
     expect(add.stderr).toContain(`Then: svc sandbox dns publish ${id} && svc domains verify ${id}`);
     expect(add.stderr).not.toContain('at your DNS host');
 
-    const send = await svc(m, ['emails', 'send', '--from', 'orders@shop.example.com', '--to', 'ada@example.org', '--text', 'hi'], env);
+    const send = await svc(
+      m,
+      ['emails', 'send', '--from', 'orders@shop.example.com', '--to', 'ada@example.org', '--text', 'hi'],
+      env,
+    );
     expect(send.exitCode).toBe(1);
-    expect(send.stderr).toMatch(new RegExp(`\\[domain_not_verified, req_\\w+\\]; hint: this is a local sandbox: publish its records in the sandbox zone with \`svc sandbox dns publish ${id}\``));
+    expect(send.stderr).toMatch(
+      new RegExp(
+        `\\[domain_not_verified, req_\\w+\\]; hint: this is a local sandbox: publish its records in the sandbox zone with \`svc sandbox dns publish ${id}\``,
+      ),
+    );
 
     const verify = await svc(m, ['domains', 'verify', id], env);
     expect(verify.exitCode).toBe(0);
     expect(verify.stderr).toContain(`nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\``);
 
     // --wait says so at its first check, instead of waiting out its ten minutes silently.
-    const waiting = execa(process.execPath, [BIN, 'domains', 'verify', id, '--wait'], { env: m.env(env), extendEnv: false, reject: false, cwd: ROOT });
+    const waiting = execa(process.execPath, [BIN, 'domains', 'verify', id, '--wait'], {
+      env: m.env(env),
+      extendEnv: false,
+      reject: false,
+      cwd: ROOT,
+    });
     let said = '';
     await new Promise<void>((resolve) => {
       waiting.stderr!.on('data', (d: Buffer) => {
@@ -239,13 +289,21 @@ describe('a sandbox says so, and the client says how to publish there', { timeou
     });
     waiting.kill('SIGINT');
     await waiting;
-    expect(said).toMatch(new RegExp(`^note: this is a local sandbox: nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\`; still waiting`));
+    expect(said).toMatch(
+      new RegExp(
+        `^note: this is a local sandbox: nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\`; still waiting`,
+      ),
+    );
 
     const publish = await svc(m, ['domains', 'verify', id, '--publish'], env);
     expect(publish.exitCode, publish.stderr).toBe(0);
     expect(publish.stderr).toMatch(/^Published \d+ records of shop\.example\.com in the sandbox zone\.\n/);
     expect(publish.stderr).toContain('shop.example.com is verified.');
-    const sent = await svc(m, ['emails', 'send', '--from', 'orders@shop.example.com', '--to', 'ada@example.org', '--text', 'hi'], env);
+    const sent = await svc(
+      m,
+      ['emails', 'send', '--from', 'orders@shop.example.com', '--to', 'ada@example.org', '--text', 'hi'],
+      env,
+    );
     expect(sent.exitCode, sent.stderr).toBe(0);
   });
 
@@ -266,8 +324,14 @@ describe('a sandbox says so, and the client says how to publish there', { timeou
         `error: svc domains verify: --publish writes the records into the DNS zone of a local svc serve, and ${far.api} is not one; ` +
           `hint: publish the records of \`svc domains dns ${id}\` at your DNS host, then \`svc domains verify ${id} --wait\``,
       );
-      const send = await svc(m, ['emails', 'send', '--from', 'orders@far.example.com', '--to', 'ada@example.org', '--text', 'hi'], remote);
-      expect(send.stderr).toMatch(/hint: publish its records \(`svc domains dns ID`\), then `svc domains verify ID --wait`$/);
+      const send = await svc(
+        m,
+        ['emails', 'send', '--from', 'orders@far.example.com', '--to', 'ada@example.org', '--text', 'hi'],
+        remote,
+      );
+      expect(send.stderr).toMatch(
+        /hint: publish its records \(`svc domains dns ID`\), then `svc domains verify ID --wait`$/,
+      );
     } finally {
       await far.close();
     }
@@ -281,9 +345,16 @@ describe('a profile saved against a local server that was reset since', { timeou
     const data = join(m.home, 'data');
     let s = await serve(['--port', port, '--data-dir', data], m.env());
     const env = { SVC_BASE_URL: s.ready.api };
-    const login = await svc(m, ['login', '--email', s.ready.seed!.email, '--password-stdin'], env, s.ready.seed!.password);
+    const login = await svc(
+      m,
+      ['login', '--email', s.ready.seed!.email, '--password-stdin'],
+      env,
+      s.ready.seed!.password,
+    );
     expect(login.exitCode, login.stderr).toBe(0);
-    expect((await svc(m, ['keys', 'create', '--name', 'laptop', '--scope', 'emails:send', '--save'], env)).exitCode).toBe(0);
+    expect(
+      (await svc(m, ['keys', 'create', '--name', 'laptop', '--scope', 'emails:send', '--save'], env)).exitCode,
+    ).toBe(0);
     const send = ['emails', 'send', '--from', 'hello@example.test', '--to', 'ada@example.org', '--text', 'hi'];
 
     // Restarted on the same data directory: the same server as far as credentials go.
@@ -297,14 +368,21 @@ describe('a profile saved against a local server that was reset since', { timeou
     try {
       const who = await svc(m, ['whoami'], env);
       expect(who.exitCode).toBe(4);
-      expect(who.stderr).toBe(`error: svc whoami: the local server at ${s.ready.api} was reset since you logged in; hint: run \`svc login\``);
+      expect(who.stderr).toBe(
+        `error: svc whoami: the local server at ${s.ready.api} was reset since you logged in; hint: run \`svc login\``,
+      );
       const sent = await svc(m, send, env);
       expect(sent.exitCode).toBe(4);
       expect(sent.stderr).toBe(
         `error: svc emails send: the local server at ${s.ready.api} was reset since this profile's key was saved; ` +
           'hint: its keys are gone with it: run `svc login`, then `svc keys create --name NAME --scope emails:send --save`',
       );
-      const again = await svc(m, ['login', '--email', s.ready.seed!.email, '--password-stdin'], env, s.ready.seed!.password);
+      const again = await svc(
+        m,
+        ['login', '--email', s.ready.seed!.email, '--password-stdin'],
+        env,
+        s.ready.seed!.password,
+      );
       expect(again.exitCode, again.stderr).toBe(0);
       expect((await svc(m, ['whoami'], env)).exitCode).toBe(0);
     } finally {

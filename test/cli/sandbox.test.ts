@@ -37,21 +37,32 @@ describe('svc sandbox', () => {
     dirs.cleanup();
   });
 
-  const admin = (o: Partial<Parameters<typeof cli>[1]> = {}) => cli(s, { configDir, ...o, env: { SVC_ADMIN_TOKEN: s.adminToken, ...o.env } });
+  const admin = (o: Partial<Parameters<typeof cli>[1]> = {}) =>
+    cli(s, { configDir, ...o, env: { SVC_ADMIN_TOKEN: s.adminToken, ...o.env } });
   const key = () => s.seed!.api_key_test;
   const signup = (code: string, label: string) =>
     s.call('POST', '/v1/auth/signup', {
-      body: { email: `${label}@example.org`, password: `pw-${label}-long-enough-1`, workspace_name: label, invite_code: code },
+      body: {
+        email: `${label}@example.org`,
+        password: `pw-${label}-long-enough-1`,
+        workspace_name: label,
+        invite_code: code,
+      },
     });
   const login = async (workspaceId: string) =>
-    (await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password, workspace_id: workspaceId } })).body
-      .access_token as string;
+    (
+      await s.call('POST', '/v1/auth/login', {
+        body: { email: s.seed!.email, password: s.seed!.password, workspace_id: workspaceId },
+      })
+    ).body.access_token as string;
 
   it('invites create prints a code that signs up, as many times as --max-uses says', async () => {
     const one = await admin();
     expect(await one.run(sandboxInvitesCreateRun, {})).toBe(0);
     const code = one.stdout().trim();
-    expect(one.stderr()).toMatch(new RegExp(`^Invite inv_\\w+: one signup\\. Use it with: svc signup --invite-code ${code}\\n$`));
+    expect(one.stderr()).toMatch(
+      new RegExp(`^Invite inv_\\w+: one signup\\. Use it with: svc signup --invite-code ${code}\\n$`),
+    );
     expect((await signup(code, 'first')).status).toBe(201);
     expect((await signup(code, 'second')).body.code).toBe('invite_required');
 
@@ -66,8 +77,16 @@ describe('svc sandbox', () => {
 
   it('workspaces create adds the user to a new workspace; suspend refuses its calls, activate lets them through again', async () => {
     const c = await admin();
-    expect(await c.run(sandboxWorkspacesCreateRun, { email: s.seed!.email, name: 'Second shop', role: 'admin' })).toBe(0);
-    const fields = Object.fromEntries(c.stdout().trimEnd().split('\n').map((l) => l.split('\t')));
+    expect(await c.run(sandboxWorkspacesCreateRun, { email: s.seed!.email, name: 'Second shop', role: 'admin' })).toBe(
+      0,
+    );
+    const fields = Object.fromEntries(
+      c
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
     expect(fields).toMatchObject({ name: 'Second shop', slug: 'second-shop', role: 'admin', status: 'active' });
     const ws = fields.id as string;
 
@@ -87,19 +106,32 @@ describe('svc sandbox', () => {
     expect(close.stdout()).toBe(`${ws}  closed\n`);
 
     const unknown = await admin();
-    expect(await unknown.run(sandboxWorkspacesCreateRun, { email: 'nobody@example.org', name: 'X', role: 'member' }, 'svc sandbox workspaces create')).toBe(1);
+    expect(
+      await unknown.run(
+        sandboxWorkspacesCreateRun,
+        { email: 'nobody@example.org', name: 'X', role: 'member' },
+        'svc sandbox workspaces create',
+      ),
+    ).toBe(1);
     expect(unknown.stderr()).toMatch(/^error: svc sandbox workspaces create: .*\[\w+, req_\w+\]/);
   });
 
   it('clock shows the service clock; advance and set move it and run what became due', async () => {
     const show = await admin();
     expect(await show.run(sandboxClockRun, {})).toBe(0);
-    const before = Object.fromEntries(show.stdout().trimEnd().split('\n').map((l) => l.split('\t')));
+    const before = Object.fromEntries(
+      show
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
     expect(before.mode).toBe('manual');
 
     const at = new Date(Date.parse(before.now) + 30 * 60_000).toISOString();
     const scheduled = await s.call('POST', '/v1/emails', {
-      token: key(), body: { from: 'orders@example.test', to: 'later@example.org', subject: 'Later', text: 'x', scheduled_at: at },
+      token: key(),
+      body: { from: 'orders@example.test', to: 'later@example.org', subject: 'Later', text: 'x', scheduled_at: at },
     });
     expect(scheduled.body.status).toBe('scheduled');
 
@@ -122,7 +154,9 @@ describe('svc sandbox', () => {
     try {
       const c = await cli(real, { configDir, env: { SVC_ADMIN_TOKEN: real.adminToken } });
       expect(await c.run(sandboxClockRun, { advance: 1000 }, 'svc sandbox clock advance')).toBe(1);
-      expect(c.stderr()).toMatch(/^error: svc sandbox clock advance: .*svc serve --clock manual.*\[conflict, req_\w+\]/);
+      expect(c.stderr()).toMatch(
+        /^error: svc sandbox clock advance: .*svc serve --clock manual.*\[conflict, req_\w+\]/,
+      );
     } finally {
       await real.close();
     }
@@ -133,7 +167,8 @@ describe('svc sandbox', () => {
     expect(added.status, added.text).toBe(201);
     const id = added.body.id as string;
     const verify = async () => (await s.call('POST', `/v1/domains/${id}/verify`, { token: key() })).body;
-    const finding = async (kind: string) => (await verify()).findings.find((f: { kind: string }) => f.kind === kind).status;
+    const finding = async (kind: string) =>
+      (await verify()).findings.find((f: { kind: string }) => f.kind === kind).status;
 
     const propagating = await admin();
     expect(await propagating.run(sandboxDnsPublishRun, { domainId: id, propagating: true })).toBe(0);
@@ -147,7 +182,9 @@ describe('svc sandbox', () => {
     expect((await verify()).verified).toBe(true);
 
     const set = await admin();
-    expect(await set.run(sandboxDnsSetRun, { host: '_dmarc.zone.test', type: 'TXT', values: ['v=DMARC1; p=reject;'] })).toBe(0);
+    expect(
+      await set.run(sandboxDnsSetRun, { host: '_dmarc.zone.test', type: 'TXT', values: ['v=DMARC1; p=reject;'] }),
+    ).toBe(0);
     expect(set.stdout()).toBe('_dmarc.zone.test\tTXT\tv=DMARC1; p=reject;\tvisible\n');
     expect(await finding('dmarc')).toBe('mismatch');
 
@@ -166,23 +203,44 @@ describe('svc sandbox', () => {
     const id = /Created (whk_\w+): email\.delivered to /.exec(add.stderr())![1]!;
 
     const deliver = async (n: number) => {
-      await s.call('POST', '/v1/emails', { token: key(), body: { from: 'orders@example.test', to: 'hook@example.org', subject: 'Hook', text: 'x' } });
+      await s.call('POST', '/v1/emails', {
+        token: key(),
+        body: { from: 'orders@example.test', to: 'hook@example.org', subject: 'Hook', text: 'x' },
+      });
       await s.settle();
       return (await rx.waitFor(n))[n - 1]!;
     };
     const first = await deliver(1);
     expect(JSON.parse(first.body).type).toBe('email.delivered');
-    expect(() => verifyWebhook({ secret, header: first.headers['service-signature'] as string, body: first.body })).not.toThrow();
+    expect(() =>
+      verifyWebhook({ secret, header: first.headers['service-signature'] as string, body: first.body }),
+    ).not.toThrow();
 
     const list = await admin();
     expect(await list.run(sandboxWebhooksListRun, { workspace: ws })).toBe(0);
-    const rows = list.stdout().trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = list
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows[0]).toEqual(['endpoint', id, ws, rx.url, 'email.delivered', 'active']);
-    expect(rows[1]).toEqual(['attempt', id, expect.any(String), JSON.parse(first.body).id, 'email.delivered', '1', '200', expect.stringMatching(/^\d+$/), '-']);
+    expect(rows[1]).toEqual([
+      'attempt',
+      id,
+      expect.any(String),
+      JSON.parse(first.body).id,
+      'email.delivered',
+      '1',
+      '200',
+      expect.stringMatching(/^\d+$/),
+      '-',
+    ]);
 
     const table = await admin({ tty: true, env: { NO_COLOR: '1' } });
     expect(await table.run(sandboxWebhooksListRun, {})).toBe(0);
-    expect(table.stdout()).toMatch(new RegExp(`${id} {2,}${ws} {2,}${rx.url.replace(/[./]/g, '\\$&')} {2,}email\\.delivered {2,}active`));
+    expect(table.stdout()).toMatch(
+      new RegExp(`${id} {2,}${ws} {2,}${rx.url.replace(/[./]/g, '\\$&')} {2,}email\\.delivered {2,}active`),
+    );
     expect(table.stdout()).toMatch(/Recent attempts, newest first\n/);
     expect(table.stdout()).toMatch(/ENDPOINT {2,}AT {2,}EVENT {2,}TYPE {2,}ATTEMPT {2,}STATUS {2,}MS {2,}ERROR/);
 
@@ -191,9 +249,13 @@ describe('svc sandbox', () => {
     const rotated = rotate.stdout().trim();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
-    expect(rotate.stderr()).toMatch(/^New secret for whk_\w+; until \S+ \(service clock\) deliveries are also signed with the previous one\.\n$/);
+    expect(rotate.stderr()).toMatch(
+      /^New secret for whk_\w+; until \S+ \(service clock\) deliveries are also signed with the previous one\.\n$/,
+    );
     const second = await deliver(2);
-    expect(() => verifyWebhook({ secret: rotated, header: second.headers['service-signature'] as string, body: second.body })).not.toThrow();
+    expect(() =>
+      verifyWebhook({ secret: rotated, header: second.headers['service-signature'] as string, body: second.body }),
+    ).not.toThrow();
 
     const enable = await admin({ globals: { json: true } });
     expect(await enable.run(sandboxWebhooksEnableRun, { id })).toBe(0);
@@ -208,11 +270,20 @@ describe('svc sandbox', () => {
     expect(empty.stderr()).toContain('No webhook endpoints yet');
 
     const typo = await admin();
-    expect(await typo.run(sandboxWebhooksAddRun, { workspace: ws, url: rx.url, events: ['email.delivery'] }, 'svc sandbox webhooks add')).toBe(2);
+    expect(
+      await typo.run(
+        sandboxWebhooksAddRun,
+        { workspace: ws, url: rx.url, events: ['email.delivery'] },
+        'svc sandbox webhooks add',
+      ),
+    ).toBe(2);
   });
 
   it('messages clear empties the sink', async () => {
-    await s.call('POST', '/v1/emails', { token: key(), body: { from: 'orders@example.test', to: 'caught@example.org', subject: 'x', text: 'x' } });
+    await s.call('POST', '/v1/emails', {
+      token: key(),
+      body: { from: 'orders@example.test', to: 'caught@example.org', subject: 'x', text: 'x' },
+    });
     await s.settle();
     expect((await s.admin('GET', '/sandbox/messages')).body.data.length).toBeGreaterThan(0);
     const c = await admin();
@@ -224,6 +295,8 @@ describe('svc sandbox', () => {
   it('without the admin token, says where one comes from (exit 4)', async () => {
     const c = await cli(s, { configDir, env: { SVC_DATA_DIR: dirs.make() } });
     expect(await c.run(sandboxInvitesCreateRun, {}, 'svc sandbox invites create')).toBe(4);
-    expect(c.stderr()).toMatch(/hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\) to the admin_token of the ready line/);
+    expect(c.stderr()).toMatch(
+      /hint: start one with `svc serve`, or set SVC_ADMIN_TOKEN \(or pass --admin-token\) to the admin_token of the ready line/,
+    );
   });
 });

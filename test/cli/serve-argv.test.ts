@@ -11,8 +11,11 @@ describe('svc serve argv', () => {
     program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
     await program.parseAsync(['node', 'svc', 'serve', '--data-dir', '/tmp/x', '--reset', '--yes']);
     expect(flags).toMatchObject({ reset: true, yes: true, dataDir: '/tmp/x' });
-    const tree = ((await parse('completion', 'bash')).opts as { tree: { path: string; options: { flag: string }[] }[] }).tree;
-    expect(tree.find((t) => t.path === 'serve')!.options.map((o) => o.flag)).toEqual(expect.arrayContaining(['--reset', '--yes']));
+    const tree = ((await parse('completion', 'bash')).opts as { tree: { path: string; options: { flag: string }[] }[] })
+      .tree;
+    expect(tree.find((t) => t.path === 'serve')!.options.map((o) => o.flag)).toEqual(
+      expect.arrayContaining(['--reset', '--yes']),
+    );
   });
 
   async function serveFlags(...argv: string[]) {
@@ -27,9 +30,20 @@ describe('svc serve argv', () => {
     // Unset: the server's own default applies (10,000; the ready line says so).
     expect((await serveFlags()).maxMessages).toBeUndefined();
     expect((await serveFlags()).maxAge).toBeUndefined();
-    expect(await serveFlags('--max-messages', '500', '--max-age', '7d')).toMatchObject({ maxMessages: 500, maxAge: 7 * 86_400_000 });
-    expect(await serveFlags('--max-messages', 'off', '--max-age', 'off')).toMatchObject({ maxMessages: 'off', maxAge: 'off' });
-    for (const [given, ms] of [['12h', 12 * 3_600_000], ['30m', 1_800_000], ['45s', 45_000], ['3600', 3_600_000]] as const) {
+    expect(await serveFlags('--max-messages', '500', '--max-age', '7d')).toMatchObject({
+      maxMessages: 500,
+      maxAge: 7 * 86_400_000,
+    });
+    expect(await serveFlags('--max-messages', 'off', '--max-age', 'off')).toMatchObject({
+      maxMessages: 'off',
+      maxAge: 'off',
+    });
+    for (const [given, ms] of [
+      ['12h', 12 * 3_600_000],
+      ['30m', 1_800_000],
+      ['45s', 45_000],
+      ['3600', 3_600_000],
+    ] as const) {
       expect((await serveFlags('--max-age', given)).maxAge).toBe(ms);
     }
   });
@@ -39,12 +53,18 @@ describe('svc serve argv', () => {
     [['serve', '--max-messages', '-5'], /--max-messages/],
     [['serve', '--max-messages', '1.5'], /--max-messages/],
     [['serve', '--max-messages', 'lots'], /--max-messages/],
-    [['serve', '--max-age', '7w'], /--max-age <duration\|off>.*such as 7d, 12h, 30m, 90s or a number of seconds, or off/],
+    [
+      ['serve', '--max-age', '7w'],
+      /--max-age <duration\|off>.*such as 7d, 12h, 30m, 90s or a number of seconds, or off/,
+    ],
     [['serve', '--max-age', '0'], /--max-age/],
     [['serve', '--max-age', '-1h'], /--max-age/],
     [['serve', '--max-age', ''], /--max-age/],
     [['serve', '--yes'], /--yes goes with --reset/],
-    [['serve', '--reset', '--yes', '--memory'], /--reset empties a data directory; with --memory nothing is kept to reset/],
+    [
+      ['serve', '--reset', '--yes', '--memory'],
+      /--reset empties a data directory; with --memory nothing is kept to reset/,
+    ],
   ])('svc %j is a usage error (exit 2)', async (argv, message) => {
     const r = await parse(...argv);
     expect(r.code).toBe(2);

@@ -35,7 +35,7 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
 }
 
 describe('what svc loads before it runs', () => {
-  it('loads only commander and the root\'s options for `svc --version`: each command\'s wiring comes when it is named', () => {
+  it("loads only commander and the root's options for `svc --version`: each command's wiring comes when it is named", () => {
     const { files, packages } = staticGraph('src/main.ts');
     expect([...packages]).toEqual(['commander']);
     const loaded = [...files];
@@ -78,20 +78,34 @@ describe('what the built svc loads when it runs', () => {
         return r;
       }\`));`)}`;
 
-  async function loads(args: string[], env: Record<string, string> = {}): Promise<{ files: Set<string>; stdout: string }> {
+  async function loads(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ files: Set<string>; stdout: string }> {
     const r = await execa(process.execPath, ['--import', trace, BIN, ...args], {
-      cwd: ROOT, reject: false, extendEnv: false,
-      env: { PATH: process.env.PATH!, HOME: '/nonexistent', SVC_CONFIG_DIR: '/nonexistent/config', SVC_BASE_URL: s.api, ...env },
+      cwd: ROOT,
+      reject: false,
+      extendEnv: false,
+      env: {
+        PATH: process.env.PATH!,
+        HOME: '/nonexistent',
+        SVC_CONFIG_DIR: '/nonexistent/config',
+        SVC_BASE_URL: s.api,
+        ...env,
+      },
     });
     expect(r.exitCode, r.stderr).toBe(0);
-    const files = [...r.stderr.matchAll(/^loaded file:\/\/(.+)$/gm)].map((m) => relative(ROOT, decodeURIComponent(m[1]!)));
+    const files = [...r.stderr.matchAll(/^loaded file:\/\/(.+)$/gm)].map((m) =>
+      relative(ROOT, decodeURIComponent(m[1]!)),
+    );
     return { files: new Set(files), stdout: r.stdout };
   }
-  const outsideBundle = (files: Set<string>) => [...files].filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js');
+  const outsideBundle = (files: Set<string>) =>
+    [...files].filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js');
   const bytes = (files: Set<string>) => [...files].reduce((n, f) => n + statSync(join(ROOT, f)).size, 0);
 
   let version: Set<string>;
-  it('reads the bundle\'s root alone for `svc --version`: no command, no module of node_modules', async () => {
+  it("reads the bundle's root alone for `svc --version`: no command, no module of node_modules", async () => {
     const r = await loads(['--version']);
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+$/);
     version = r.files;
@@ -101,9 +115,20 @@ describe('what the built svc loads when it runs', () => {
     expect(bytes(version)).toBeLessThan(100_000);
   });
 
-  it('sends an email with the bundle\'s chunks alone: nothing of node_modules (undici, zod) and nothing of the server', async () => {
+  it("sends an email with the bundle's chunks alone: nothing of node_modules (undici, zod) and nothing of the server", async () => {
     const r = await loads(
-      ['emails', 'send', '--from', 'orders@example.test', '--to', 'start@example.org', '--subject', 'Start', '--text', 'hi'],
+      [
+        'emails',
+        'send',
+        '--from',
+        'orders@example.test',
+        '--to',
+        'start@example.org',
+        '--subject',
+        'Start',
+        '--text',
+        'hi',
+      ],
       { SVC_API_KEY: s.seed!.api_key_test },
     );
     expect(r.stdout).toMatch(/^msg_\w+\tqueued$/);

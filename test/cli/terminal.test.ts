@@ -34,8 +34,11 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     const sent = await s.call('POST', '/v1/emails', {
       token: s.seed!.api_key_test,
       body: {
-        from: 'Shop Orders <orders@example.test>', to: 'ada.lovelace@example.org', cc: 'charles.babbage@example.org',
-        subject: 'Your order #1042 has shipped and will arrive on Thursday, track it with the link inside', text: 'x',
+        from: 'Shop Orders <orders@example.test>',
+        to: 'ada.lovelace@example.org',
+        cc: 'charles.babbage@example.org',
+        subject: 'Your order #1042 has shipped and will arrive on Thursday, track it with the link inside',
+        text: 'x',
       },
     });
     expect(sent.status).toBe(202);
@@ -59,7 +62,13 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
   });
 
   const svc = (dir: string, args: string[], o: { input?: string; env?: Record<string, string> } = {}) =>
-    execa(process.execPath, [BIN, ...args], { env: envOf(dir, o.env), extendEnv: false, input: o.input ?? '', reject: false, cwd: ROOT });
+    execa(process.execPath, [BIN, ...args], {
+      env: envOf(dir, o.env),
+      extendEnv: false,
+      input: o.input ?? '',
+      reject: false,
+      cwd: ROOT,
+    });
 
   /**
    * svc in a pseudo-terminal `cols` wide. `steps` answer what it shows, one after the other; `until` says when to press
@@ -77,7 +86,13 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     } = {},
   ) {
     const [file, argv] = o.shell ? ['/bin/sh', args] : [process.execPath, [BIN, ...args]];
-    const term = pty.spawn(file, argv, { name: 'xterm-256color', cols: o.cols ?? 80, rows: 60, cwd: ROOT, env: envOf(home, o.env) });
+    const term = pty.spawn(file, argv, {
+      name: 'xterm-256color',
+      cols: o.cols ?? 80,
+      rows: 60,
+      cwd: ROOT,
+      env: envOf(home, o.env),
+    });
     let raw = '';
     let stopped = false;
     let step = 0;
@@ -111,15 +126,28 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
   async function table(args: string[], o: { cols?: number } = {}) {
     const err = join(tmp(), 'stderr');
     const quoted = args.map((a) => `'${a}'`).join(' ');
-    const run = await terminal(['-c', `exec "${process.execPath}" "${BIN}" ${quoted} 2>"${err}"`], { cols: o.cols, shell: true });
+    const run = await terminal(['-c', `exec "${process.execPath}" "${BIN}" ${quoted} 2>"${err}"`], {
+      cols: o.cols,
+      shell: true,
+    });
     return { ...run, errors: readFileSync(err, 'utf8') };
   }
 
   it('fits tables to an 80-column terminal, ids whole, cut values ending in … and said so; --wide prints them whole', async () => {
-    const keys = (await s.call('GET', '/v1/api-keys', { token: (await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password } })).body.access_token })).body.data as { id: string }[];
+    const keys = (
+      await s.call('GET', '/v1/api-keys', {
+        token: (
+          await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password } })
+        ).body.access_token,
+      })
+    ).body.data as { id: string }[];
     const caught = (await s.admin('GET', '/sandbox/messages')).body.data as { id: string }[];
-    const dkim = ((await s.call('GET', `/v1/domains/${domainId}`, { token: s.seed!.api_key_test })).body.records as { kind: string; value: string }[])
-      .find((r) => r.kind === 'dkim')!.value;
+    const dkim = (
+      (await s.call('GET', `/v1/domains/${domainId}`, { token: s.seed!.api_key_test })).body.records as {
+        kind: string;
+        value: string;
+      }[]
+    ).find((r) => r.kind === 'dkim')!.value;
 
     for (const [args, ids] of [
       [['keys', 'list'], keys.map((k) => k.id)],
@@ -150,7 +178,10 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
   it('prints whole values piped: tab-separated, never cut', async () => {
     const r = await svc(home, ['domains', 'dns', domainId], { env: { COLUMNS: '80' } });
     expect(r.exitCode).toBe(0);
-    const dkim = r.stdout.split('\n').map((l) => l.split('\t')).find((f) => f[0] === 'dkim')!;
+    const dkim = r.stdout
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .find((f) => f[0] === 'dkim')!;
     expect(dkim[3]).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]{300,}$/);
     expect(r.stdout).not.toContain('…');
     expect(r.stderr).not.toContain('cut to fit');
@@ -166,7 +197,12 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
 
   it('ends webhooks listen with exit 0 on SIGINT and on SIGTERM, with a profile read after the signal handler is set', async () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const listen = execa(process.execPath, [BIN, 'webhooks', 'listen'], { env: envOf(home), extendEnv: false, reject: false, cwd: ROOT });
+      const listen = execa(process.execPath, [BIN, 'webhooks', 'listen'], {
+        env: envOf(home),
+        extendEnv: false,
+        reject: false,
+        cwd: ROOT,
+      });
       await new Promise<void>((resolve) => {
         let err = '';
         listen.stderr!.on('data', (d: Buffer) => {
@@ -192,10 +228,14 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     expect(asked).not.toContain(s.seed!.password);
   });
 
-  it('lists a refused request\'s field errors once each, without a hint pointing at them', async () => {
-    const r = await svc(home, ['emails', 'send', '--from', 'hello@example.test', '--to', 'not-an-address', '--cc', 'nor-this', '--text', 'x'], {
-      env: { SVC_API_KEY: s.seed!.api_key_test },
-    });
+  it("lists a refused request's field errors once each, without a hint pointing at them", async () => {
+    const r = await svc(
+      home,
+      ['emails', 'send', '--from', 'hello@example.test', '--to', 'not-an-address', '--cc', 'nor-this', '--text', 'x'],
+      {
+        env: { SVC_API_KEY: s.seed!.api_key_test },
+      },
+    );
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(
       /^error: svc emails send: Validation failed — to\.0: "not-an-address" is not a valid email address; cc\.0: "nor-this" is not a valid email address \[validation_failed, req_\w{24}\]$/,
@@ -204,12 +244,18 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
 
   it('marks with ! a check of doctor that passes only in part', async () => {
     const dir = tmp();
-    expect((await svc(dir, ['login', '--email', s.seed!.email, '--password-stdin'], { input: s.seed!.password })).exitCode).toBe(0);
-    expect((await svc(dir, ['keys', 'create', '--name', 'send only', '--scope', 'emails:send', '--save'])).exitCode).toBe(0);
+    expect(
+      (await svc(dir, ['login', '--email', s.seed!.email, '--password-stdin'], { input: s.seed!.password })).exitCode,
+    ).toBe(0);
+    expect(
+      (await svc(dir, ['keys', 'create', '--name', 'send only', '--scope', 'emails:send', '--save'])).exitCode,
+    ).toBe(0);
     const env = { SVC_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
     const run = await terminal(['doctor'], { env });
     expect(run.code, run.screen).toBe(0);
-    expect(run.screen).toMatch(/^! api key +svc_test_\w{4}… \(saved in profile default\) is valid, but was refused reading domains: /m);
+    expect(run.screen).toMatch(
+      /^! api key +svc_test_\w{4}… \(saved in profile default\) is valid, but was refused reading domains: /m,
+    );
     expect(run.screen).toMatch(/^✓ session +signed in as /m);
     expect(run.screen).not.toMatch(/^✓ api key/m);
   });
@@ -218,7 +264,9 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     const r = await svc(home, ['inbox'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9/v1', SVC_ADMIN_TOKEN: 'adm_x' } });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/^error: svc inbox: could not reach http:\/\/127\.0\.0\.1:9\/v1 /);
-    const listed = await svc(home, ['inbox', 'list'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9/v1', SVC_ADMIN_TOKEN: 'adm_x' } });
+    const listed = await svc(home, ['inbox', 'list'], {
+      env: { SVC_BASE_URL: 'http://127.0.0.1:9/v1', SVC_ADMIN_TOKEN: 'adm_x' },
+    });
     expect(listed.stderr).toMatch(/^error: svc inbox list: could not reach/);
   });
 

@@ -45,9 +45,16 @@ describe('svc webhooks and events, the built binary', () => {
     ...extra,
   });
   const svc = (home: string, args: string[], env: Record<string, string>, input = '') =>
-    execa(process.execPath, [BIN, ...args], { env: envOf(home, env), extendEnv: false, input, reject: false, cwd: ROOT });
+    execa(process.execPath, [BIN, ...args], {
+      env: envOf(home, env),
+      extendEnv: false,
+      input,
+      reject: false,
+      cwd: ROOT,
+    });
 
-  const until = (assertion: () => void | Promise<void>, timeout = 20_000) => vi.waitFor(assertion, { timeout, interval: 25 });
+  const until = (assertion: () => void | Promise<void>, timeout = 20_000) =>
+    vi.waitFor(assertion, { timeout, interval: 25 });
 
   it('forwards every event exactly once while svc serve is restarted mid-stream, signed with the printed secret; SIGINT exits 0', async () => {
     const home = tmp();
@@ -74,18 +81,28 @@ describe('svc webhooks and events, the built binary', () => {
     /** Every message's last event (its delivery) has reached the receiver. */
     const delivered = (messages: string[]) =>
       until(() => {
-        const seen = rx.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'email.delivered').map((e) => e.data.message_id);
+        const seen = rx.received
+          .map((r) => JSON.parse(r.body))
+          .filter((e) => e.type === 'email.delivered')
+          .map((e) => e.data.message_id);
         expect(seen).toEqual(expect.arrayContaining(messages));
       });
-    const before = listOf(Event).parse(await (await get('/events?limit=100')).json()).data.map((e) => e.id);
+    const before = listOf(Event)
+      .parse(await (await get('/events?limit=100')).json())
+      .data.map((e) => e.id);
 
     const listener = execa(process.execPath, [BIN, 'webhooks', 'listen', '--forward-to', rx.url, '--json'], {
-      env: envOf(home, env), extendEnv: false, reject: false, cwd: ROOT,
+      env: envOf(home, env),
+      extendEnv: false,
+      reject: false,
+      cwd: ROOT,
     });
     listeners.push(listener);
     let stderr = '';
     listener.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    await until(() => expect(stderr).toContain(`Ready! Forwarding events to ${rx.url}. Your webhook signing secret is ${secret}`));
+    await until(() =>
+      expect(stderr).toContain(`Ready! Forwarding events to ${rx.url}. Your webhook signing secret is ${secret}`),
+    );
 
     const messages = [await sendMail('one@example.org'), await sendMail('two@example.org')];
     await delivered(messages);
@@ -104,7 +121,9 @@ describe('svc webhooks and events, the built binary', () => {
     // What GET /v1/events lists after the listener started, byte for byte, is what the receiver got, each once.
     const listed = await get('/events?limit=100');
     const text = await listed.text();
-    const events = listOf(Event).parse(JSON.parse(text)).data.filter((e) => !before.includes(e.id));
+    const events = listOf(Event)
+      .parse(JSON.parse(text))
+      .data.filter((e) => !before.includes(e.id));
     expect(events.filter((e) => e.type === 'email.delivered')).toHaveLength(5);
     const ids = rx.received.map((r) => r.headers['service-event-id']);
     expect(ids).toEqual(events.map((e) => e.id));
@@ -112,7 +131,9 @@ describe('svc webhooks and events, the built binary', () => {
       expect(text).toContain(r.body);
       expect(JSON.parse(r.body).id).toBe(r.headers['service-event-id']);
       expect(r.headers['service-delivery-attempt']).toBe('1');
-      expect(() => verifyWebhook({ secret, header: r.headers['service-signature'] as string, body: r.body })).not.toThrow();
+      expect(() =>
+        verifyWebhook({ secret, header: r.headers['service-signature'] as string, body: r.body }),
+      ).not.toThrow();
     }
     // NDJSON on stdout: the same events, the same bytes.
     expect(exited.stdout.split('\n').filter(Boolean)).toEqual(rx.received.map((r) => r.body));
@@ -136,9 +157,16 @@ describe('svc webhooks and events, the built binary', () => {
       const header = `Service-Signature: ${signWebhook({ secret, body })}`;
       const valid = await svc(home, ['webhooks', 'verify', '--secret', secret, '--header', header], {}, body);
       expect([valid.exitCode, valid.stdout, valid.stderr]).toEqual([0, 'valid', '']);
-      const tampered = await svc(home, ['webhooks', 'verify', '--secret', secret, '--header', header], {}, body.replace('sent', 'bounced'));
+      const tampered = await svc(
+        home,
+        ['webhooks', 'verify', '--secret', secret, '--header', header],
+        {},
+        body.replace('sent', 'bounced'),
+      );
       expect([tampered.exitCode, tampered.stdout]).toEqual([1, '']);
-      expect(tampered.stderr).toBe('error: svc webhooks verify: No signature in the header matches the body with this secret; check the secret and that the body is the raw bytes received.');
+      expect(tampered.stderr).toBe(
+        'error: svc webhooks verify: No signature in the header matches the body with this secret; check the secret and that the body is the raw bytes received.',
+      );
       const usage = await svc(home, ['webhooks', 'verify', '--header', header], {}, body);
       expect(usage.exitCode).toBe(2);
       expect(usage.stderr).toContain("required option '--secret <whsec>' not specified");
@@ -160,7 +188,11 @@ describe('svc webhooks and events, the built binary', () => {
       const home = tmp();
       const r = await svc(home, ['--json', 'events', 'list', '--type', 'domain.verified'], withKey());
       expect(r.exitCode, r.stderr).toBe(0);
-      expect(listOf(Event).parse(JSON.parse(r.stdout)).data.map((e) => e.type)).toEqual(['domain.verified']);
+      expect(
+        listOf(Event)
+          .parse(JSON.parse(r.stdout))
+          .data.map((e) => e.type),
+      ).toEqual(['domain.verified']);
       const none = await svc(home, ['events', 'list'], { SVC_BASE_URL: s.api });
       expect(none.exitCode).toBe(4);
       expect(none.stdout).toBe('');
@@ -179,7 +211,9 @@ describe('svc webhooks and events, the built binary', () => {
       expect(invite.stdout).toMatch(/^\S+$/);
       const none = await svc(home, ['sandbox', 'invites', 'create'], { SVC_BASE_URL: s.api });
       expect(none.exitCode).toBe(4);
-      expect(none.stderr).toContain('or set SVC_ADMIN_TOKEN (or pass --admin-token) to the admin_token of the ready line');
+      expect(none.stderr).toContain(
+        'or set SVC_ADMIN_TOKEN (or pass --admin-token) to the admin_token of the ready line',
+      );
     });
   });
 });

@@ -19,7 +19,12 @@ describe('forwardEvent', () => {
     const slept: number[] = [];
     const failures: [ForwardAttempt, number | undefined][] = [];
     const last = await forwardEvent({
-      url: rx.url, body, eventId: 'evt_1', secret, userAgent: 'svc-webhooks-listen/test', timeoutMs,
+      url: rx.url,
+      body,
+      eventId: 'evt_1',
+      secret,
+      userAgent: 'svc-webhooks-listen/test',
+      timeoutMs,
       sleep: async (ms) => void slept.push(ms),
       onFailure: (a, retryInMs) => void failures.push([a, retryInMs]),
     });
@@ -31,13 +36,21 @@ describe('forwardEvent', () => {
     expect(r.last).toMatchObject({ attempt: 2, ok: true, status: 204, error: null });
     expect(r.failures.map(([a]) => [a.attempt, a.status, a.error])).toEqual([[1, 302, 'redirect (302) not followed']]);
     expect(r.received.map((x) => x.path)).toEqual(['/webhooks', '/webhooks']);
-    for (const x of r.received) expect(verifyWebhook({ secret, header: x.headers['service-signature'] as string, body: x.body })).toBeGreaterThan(0);
+    for (const x of r.received)
+      expect(verifyWebhook({ secret, header: x.headers['service-signature'] as string, body: x.body })).toBeGreaterThan(
+        0,
+      );
   });
 
   it('gives up on a receiver that does not answer in time, after the last attempt, and says so', async () => {
     const r = await forward(() => 'hang', 50);
     expect(r.last).toMatchObject({ attempt: 4, ok: false, status: null, error: 'no response within 0.05 s' });
-    expect(r.failures.map(([a, retry]) => [a.attempt, retry === undefined])).toEqual([[1, false], [2, false], [3, false], [4, true]]);
+    expect(r.failures.map(([a, retry]) => [a.attempt, retry === undefined])).toEqual([
+      [1, false],
+      [2, false],
+      [3, false],
+      [4, true],
+    ]);
     expect(r.slept).toHaveLength(3);
     expect(r.received.map((x) => x.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4']);
   });

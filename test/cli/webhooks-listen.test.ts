@@ -44,7 +44,10 @@ describe('svc webhooks listen', () => {
 
   /** Sends one message and lets the server deliver it: its queued, sent and delivered events (one per recipient). */
   async function send(to: string | string[] = 'ada@example.org'): Promise<string> {
-    const r = await s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body: { from: 'orders@example.test', to, subject: 'Hi', text: 'hi' } });
+    const r = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'orders@example.test', to, subject: 'Hi', text: 'hi' },
+    });
     expect(r.status, r.text).toBe(202);
     await s.settle();
     return r.body.id;
@@ -66,7 +69,12 @@ describe('svc webhooks listen', () => {
   /** Starts the command as `svc webhooks listen …` would, waits for its Ready line; `stop()` is Ctrl-C. */
   async function listen(o: WebhooksListenOptions, extra: Partial<Parameters<typeof cli>[1]> = {}) {
     const interrupt = new AbortController();
-    const c = await cli(s, { configDir, interrupt: interrupt.signal, ...extra, env: { SVC_API_KEY: s.seed!.api_key_test, ...extra.env } });
+    const c = await cli(s, {
+      configDir,
+      interrupt: interrupt.signal,
+      ...extra,
+      env: { SVC_API_KEY: s.seed!.api_key_test, ...extra.env },
+    });
     let code: number | undefined;
     const done = c.run(webhooksListenRun, o, 'svc webhooks listen').then((n) => (code = n));
     await until(() => expect(code === undefined ? c.stderr() : `exited ${code}: ${c.stderr()}`).toContain('Ready!'));
@@ -92,7 +100,9 @@ describe('svc webhooks listen', () => {
     expect(before.length).toBeGreaterThan(0);
 
     const l = await listen({ forwardTo: rx.url });
-    expect(l.c.stderr()).toBe(`Ready! Forwarding events to ${rx.url}. Your webhook signing secret is ${secret} (^C to quit)\n`);
+    expect(l.c.stderr()).toBe(
+      `Ready! Forwarding events to ${rx.url}. Your webhook signing secret is ${secret} (^C to quit)\n`,
+    );
     await send();
     await until(() => expect(lines(l.c.stdout())).toHaveLength(3));
     expect(await l.stop()).toBe(0);
@@ -105,12 +115,16 @@ describe('svc webhooks listen', () => {
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['user-agent']).toBe(`svc-webhooks-listen/${VERSION}`);
       expect(r.headers['service-delivery-attempt']).toBe('1');
-      expect(() => verifyWebhook({ secret, header: r.headers['service-signature'] as string, body: r.body })).not.toThrow();
+      expect(() =>
+        verifyWebhook({ secret, header: r.headers['service-signature'] as string, body: r.body }),
+      ).not.toThrow();
       // Byte for byte what GET /v1/events lists.
       expect(text).toContain(r.body);
       expect(JSON.parse(r.body)).toEqual(fresh[i]);
     }
-    expect(lines(l.c.stdout()).map((line) => line.split('\t').slice(0, 4))).toEqual(fresh.map((e) => [e.created_at, e.type, e.id, '200']));
+    expect(lines(l.c.stdout()).map((line) => line.split('\t').slice(0, 4))).toEqual(
+      fresh.map((e) => [e.created_at, e.type, e.id, '200']),
+    );
     expect(lines(l.c.stdout()).every((line) => /\t\d+$/.test(line))).toBe(true);
     expect(lines(l.c.stderr())).toHaveLength(1);
   });
@@ -121,7 +135,9 @@ describe('svc webhooks listen', () => {
     await until(() => expect(lines(plain.c.stdout())).toHaveLength(3));
     expect(await plain.stop()).toBe(0);
     expect(plain.c.stdout()).not.toMatch(ANSI);
-    expect(plain.c.stderr()).toMatch(/^Ready! Forwarding events to .* Your webhook signing secret is whsec_\S+ \(\^C to quit\)\n$/);
+    expect(plain.c.stderr()).toMatch(
+      /^Ready! Forwarding events to .* Your webhook signing secret is whsec_\S+ \(\^C to quit\)\n$/,
+    );
     expect(lines(plain.c.stdout())[2]).toMatch(/^\S+Z {2}email\.delivered +evt_\w{24} {2}→ 200 \d+ ms$/);
 
     const coloured = await listen({}, { tty: true });
@@ -132,17 +148,24 @@ describe('svc webhooks listen', () => {
     expect(coloured.c.stderr()).toMatch(ANSI);
   });
 
-  it('prints NDJSON with --json: each event exactly as listed on stdout, the receiver\'s answers on stderr', async () => {
+  it("prints NDJSON with --json: each event exactly as listed on stdout, the receiver's answers on stderr", async () => {
     const l = await listen({ forwardTo: rx.url }, { globals: { json: true } });
     await send(['ada@example.org', 'bob@example.org']);
     await until(() => expect(lines(l.c.stdout())).toHaveLength(4));
     expect(await l.stop()).toBe(0);
     const out = lines(l.c.stdout());
-    expect(out.map((line) => Event.parse(JSON.parse(line)).type)).toEqual(['email.queued', 'email.sent', 'email.delivered', 'email.delivered']);
+    expect(out.map((line) => Event.parse(JSON.parse(line)).type)).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.delivered',
+    ]);
     expect(out).toEqual(rx.received.map((r) => r.body));
     const { text } = await listing();
     for (const line of out) expect(text).toContain(line);
-    expect(lines(l.c.stderr()).slice(1)).toEqual(out.map((line) => expect.stringMatching(new RegExp(`^${JSON.parse(line).id} → 200 \\(\\d+ ms\\)$`))));
+    expect(lines(l.c.stderr()).slice(1)).toEqual(
+      out.map((line) => expect.stringMatching(new RegExp(`^${JSON.parse(line).id} → 200 \\(\\d+ ms\\)$`))),
+    );
   });
 
   it('takes only the --events types', async () => {
@@ -183,7 +206,9 @@ describe('svc webhooks listen', () => {
     const staging = (await printSecret({ profile: 'staging' })).stdout();
     expect(staging).toMatch(/^whsec_/);
     expect(staging).not.toBe(first);
-    expect(JSON.parse((await printSecret({ profile: 'staging', json: true })).stdout())).toEqual({ secret: staging.trim() });
+    expect(JSON.parse((await printSecret({ profile: 'staging', json: true })).stdout())).toEqual({
+      secret: staging.trim(),
+    });
     const stored = JSON.parse(readFileSync(join(configDir, 'secrets', 'credentials.json'), 'utf8'));
     expect(stored).toMatchObject({ 'default/listen_secret': first.trim(), 'staging/listen_secret': staging.trim() });
   });
@@ -205,15 +230,30 @@ describe('svc webhooks listen', () => {
     expect(await l.stop()).toBe(0);
 
     const byEvent = new Map<string, string[]>();
-    for (const r of rx.received) byEvent.set(r.headers['service-event-id'] as string, [...(byEvent.get(r.headers['service-event-id'] as string) ?? []), r.headers['service-delivery-attempt'] as string]);
-    expect([...byEvent.values()]).toEqual([['1', '2', '3', '4'], ['1', '2'], ['1', '2']]);
-    for (const r of rx.received) expect(() => verifyWebhook({ secret, header: r.headers['service-signature'] as string, body: r.body })).not.toThrow();
-    expect(new Set(rx.received.filter((r) => r.headers['service-event-id'] === firstId.value).map((r) => r.body)).size).toBe(1);
+    for (const r of rx.received)
+      byEvent.set(r.headers['service-event-id'] as string, [
+        ...(byEvent.get(r.headers['service-event-id'] as string) ?? []),
+        r.headers['service-delivery-attempt'] as string,
+      ]);
+    expect([...byEvent.values()]).toEqual([
+      ['1', '2', '3', '4'],
+      ['1', '2'],
+      ['1', '2'],
+    ]);
+    for (const r of rx.received)
+      expect(() =>
+        verifyWebhook({ secret, header: r.headers['service-signature'] as string, body: r.body }),
+      ).not.toThrow();
+    expect(
+      new Set(rx.received.filter((r) => r.headers['service-event-id'] === firstId.value).map((r) => r.body)).size,
+    ).toBe(1);
 
     expect(lines(l.c.stdout()).map((line) => line.split('\t')[3])).toEqual(['500', '200', '200']);
     const err = l.c.stderr();
     expect(err).toContain(`warning: ${firstId.value}: attempt 1 to ${rx.url} failed (HTTP 500); trying again in`);
-    expect(err).toContain(`warning: ${firstId.value}: attempt 4 to ${rx.url} failed (HTTP 500); giving up on this event and moving on`);
+    expect(err).toContain(
+      `warning: ${firstId.value}: attempt 4 to ${rx.url} failed (HTTP 500); giving up on this event and moving on`,
+    );
     expect(err).toMatch(/attempt 1 to \S+ failed \(HTTP 503\); trying again in/);
     expect(clock.slept).toHaveLength(3 + 1 + 1);
   });
@@ -235,12 +275,20 @@ describe('svc webhooks listen', () => {
     agent.enableNetConnect();
     agents.push(agent);
     const problem = {
-      type: 'https://docs.svc.dev/errors/invalid_request', title: 'Invalid request', status: 400, code: 'invalid_request',
-      detail: 'Unknown query parameter: wait', request_id: 'req_mock', errors: [{ path: 'wait', code: 'unrecognized_keys', message: 'is not a known field' }],
+      type: 'https://docs.svc.dev/errors/invalid_request',
+      title: 'Invalid request',
+      status: 400,
+      code: 'invalid_request',
+      detail: 'Unknown query parameter: wait',
+      request_id: 'req_mock',
+      errors: [{ path: 'wait', code: 'unrecognized_keys', message: 'is not a known field' }],
     };
     agent
       .get(s.origin)
-      .intercept({ method: 'GET', path: (p) => p.startsWith('/v1/events') && new URL(p, s.origin).searchParams.has('wait') })
+      .intercept({
+        method: 'GET',
+        path: (p) => p.startsWith('/v1/events') && new URL(p, s.origin).searchParams.has('wait'),
+      })
       .reply(400, problem, { headers: { 'content-type': 'application/json' } })
       .persist();
     // Pauses happen only between plain listings. During the first the world changes; the next lasts until Ctrl-C.
@@ -257,8 +305,14 @@ describe('svc webhooks listen', () => {
     const l = await listen({}, { clock, client: { dispatcher: agent } });
     await until(() => expect(lines(l.c.stdout())).toHaveLength(3));
     expect(await l.stop()).toBe(0);
-    expect(lines(l.c.stdout()).map((line) => line.split('\t')[1])).toEqual(['email.queued', 'email.sent', 'email.delivered']);
-    expect(l.c.stderr()).toContain('note: the service does not hold GET /events open (no long poll); listing every 2s instead');
+    expect(lines(l.c.stdout()).map((line) => line.split('\t')[1])).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+    ]);
+    expect(l.c.stderr()).toContain(
+      'note: the service does not hold GET /events open (no long poll); listing every 2s instead',
+    );
     expect(pauses).toEqual([2000, 2000]);
   });
 
@@ -269,8 +323,12 @@ describe('svc webhooks listen', () => {
     const pool = agent.get(s.origin);
     const longPoll = (p: string) => p.startsWith('/v1/events') && new URL(p, s.origin).searchParams.has('wait');
     // The first two long polls fail (a proxy's 503 during a deploy, then a reset); mail is sent meanwhile.
-    pool.intercept({ method: 'GET', path: longPoll }).reply(503, 'upstream unavailable', { headers: { 'content-type': 'text/plain' } });
-    pool.intercept({ method: 'GET', path: longPoll }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    pool
+      .intercept({ method: 'GET', path: longPoll })
+      .reply(503, 'upstream unavailable', { headers: { 'content-type': 'text/plain' } });
+    pool
+      .intercept({ method: 'GET', path: longPoll })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const clock = fakeClock(async () => {
       if (clock.slept.length === 1) await send('during@example.org');
     });
@@ -283,9 +341,16 @@ describe('svc webhooks listen', () => {
     const ids = rx.received.map((r) => r.headers['service-event-id']);
     expect(new Set(ids).size).toBe(6);
     expect(rx.received.map((r) => JSON.parse(r.body).data.to)).toEqual([
-      ['during@example.org'], ['during@example.org'], 'during@example.org', ['after@example.org'], ['after@example.org'], 'after@example.org',
+      ['during@example.org'],
+      ['during@example.org'],
+      'during@example.org',
+      ['after@example.org'],
+      ['after@example.org'],
+      'after@example.org',
     ]);
-    expect(l.c.stderr()).toMatch(/\nwarning: Service Unavailable \(503 unexpected_response\): upstream unavailable; reconnecting, then resuming after the last event seen\nReconnected\.\n/);
+    expect(l.c.stderr()).toMatch(
+      /\nwarning: Service Unavailable \(503 unexpected_response\): upstream unavailable; reconnecting, then resuming after the last event seen\nReconnected\.\n/,
+    );
     expect(clock.slept).toHaveLength(2);
   });
 

@@ -8,7 +8,8 @@ import { EXIT, reportError } from '../../src/cli/errors.js';
 import { testIO } from './helpers.js';
 
 const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-const body = '{"id":"evt_1","type":"email.delivered","created_at":"2026-08-01T12:00:00.000Z","api_version":"2026-08-01","data":{"to":"zoë@example.org"}}';
+const body =
+  '{"id":"evt_1","type":"email.delivered","created_at":"2026-08-01T12:00:00.000Z","api_version":"2026-08-01","data":{"to":"zoë@example.org"}}';
 
 async function verify(o: WebhooksVerifyOptions, stdin: string | Buffer, extra: { json?: boolean; tty?: boolean } = {}) {
   const t = await testIO({ stdin: stdin as string, tty: extra.tty });
@@ -37,7 +38,9 @@ describe('svc webhooks verify', () => {
     const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
     expect((await verify({ secret, signature: signWebhook({ secret, body: bytes }) }, bytes)).code).toBe(0);
     // The same bytes re-encoded as text would not match.
-    expect((await verify({ secret, signature: signWebhook({ secret, body: bytes.toString('utf8') }) }, bytes)).code).toBe(1);
+    expect(
+      (await verify({ secret, signature: signWebhook({ secret, body: bytes.toString('utf8') }) }, bytes)).code,
+    ).toBe(1);
   });
 
   it('says why a signature does not verify (exit 1): another body, another secret, a stale or malformed header', async () => {
@@ -55,7 +58,9 @@ describe('svc webhooks verify', () => {
     const stale = await verify({ secret, signature: signWebhook({ secret, body, timestamp: old }) }, body);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/The signature's timestamp is 60\d s from now, more than the 300 s tolerance/);
-    expect((await verify({ secret, signature: signWebhook({ secret, body, timestamp: old }), tolerance: 900 }, body)).code).toBe(0);
+    expect(
+      (await verify({ secret, signature: signWebhook({ secret, body, timestamp: old }), tolerance: 900 }, body)).code,
+    ).toBe(0);
 
     const malformed = await verify({ secret, signature: 'v1=abc' }, body);
     expect(malformed.code).toBe(1);
@@ -63,7 +68,11 @@ describe('svc webhooks verify', () => {
   });
 
   it('prints the outcome as JSON with --json', async () => {
-    const good = await verify({ secret, signature: signWebhook({ secret, body, timestamp: 1_785_585_600 }), tolerance: 1e9 }, body, { json: true });
+    const good = await verify(
+      { secret, signature: signWebhook({ secret, body, timestamp: 1_785_585_600 }), tolerance: 1e9 },
+      body,
+      { json: true },
+    );
     expect(good.code).toBe(0);
     expect(JSON.parse(good.stdout)).toEqual({ valid: true, timestamp: 1_785_585_600 });
     const bad = await verify({ secret: 'whsec_other', signature: signWebhook({ secret, body }) }, body, { json: true });

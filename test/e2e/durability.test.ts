@@ -45,7 +45,11 @@ async function post(s: Served, apiKey: string, req: Sent): Promise<{ status: num
     body: JSON.stringify(req.body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, replay: res.headers.get('idempotent-replay') === 'true' };
+  return {
+    status: res.status,
+    body: text ? JSON.parse(text) : undefined,
+    replay: res.headers.get('idempotent-replay') === 'true',
+  };
 }
 
 /**
@@ -53,7 +57,14 @@ async function post(s: Served, apiKey: string, req: Sent): Promise<{ status: num
  * accepted, the loops sending on meanwhile (with no delay the kill lands just after a group commit was answered;
  * with a delay, anywhere in the stream). Resolves once the process is gone and every loop has ended.
  */
-async function sendAndKill(s: Served, apiKey: string, run: string, killAfter: number, delayMs: number, out: Outcome): Promise<void> {
+async function sendAndKill(
+  s: Served,
+  apiKey: string,
+  run: string,
+  killAfter: number,
+  delayMs: number,
+  out: Outcome,
+): Promise<void> {
   let accepted = 0;
   let killed = false;
   const kill = () => {
@@ -95,7 +106,10 @@ async function sendAndKill(s: Served, apiKey: string, run: string, killAfter: nu
 async function admin(s: Served, method: string, path: string, body?: unknown) {
   const res = await fetch(s.origin + path, {
     method,
-    headers: { authorization: `Bearer ${s.ready.admin_token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${s.ready.admin_token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

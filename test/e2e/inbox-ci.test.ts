@@ -21,7 +21,12 @@ describe('svc inbox (the built binary)', () => {
     ensureBuilt();
     home = mkdtempSync(join(tmpdir(), 'svc-e2e-inbox-'));
     // A fresh machine: the server's default data directory is where the client finds the admin token by itself.
-    env = { PATH: process.env.PATH!, HOME: home, SVC_DATA_DIR: join(home, 'data'), SVC_CONFIG_DIR: join(home, 'config') };
+    env = {
+      PATH: process.env.PATH!,
+      HOME: home,
+      SVC_DATA_DIR: join(home, 'data'),
+      SVC_CONFIG_DIR: join(home, 'config'),
+    };
     s = await serve(['--json'], env);
     s.proc.stdout!.setEncoding('utf8').on('data', (d: string) => (logs += d));
   }, 120_000);
@@ -32,52 +37,132 @@ describe('svc inbox (the built binary)', () => {
   });
 
   const svc = (args: string[], extra: Record<string, string> = {}) =>
-    execa(process.execPath, [BIN, ...args], { env: { ...env, SVC_BASE_URL: s.ready.api, ...extra }, extendEnv: false, reject: false, cwd: ROOT });
+    execa(process.execPath, [BIN, ...args], {
+      env: { ...env, SVC_BASE_URL: s.ready.api, ...extra },
+      extendEnv: false,
+      reject: false,
+      cwd: ROOT,
+    });
   const key = () => ({ SVC_API_KEY: s.ready.seed!.api_key_test! });
 
-  it('as a CI script would: send with the seed\'s test key, then wait for the code, the link, the whole message', async () => {
-    const sent = await svc(['emails', 'send', '--json', '--from', 'Shop <orders@example.test>', '--to', 'ci-user@example.org',
-      '--subject', 'Your sign-in code', '--text', 'Your code is 482913. It expires in 10 minutes.'], key());
+  it("as a CI script would: send with the seed's test key, then wait for the code, the link, the whole message", async () => {
+    const sent = await svc(
+      [
+        'emails',
+        'send',
+        '--json',
+        '--from',
+        'Shop <orders@example.test>',
+        '--to',
+        'ci-user@example.org',
+        '--subject',
+        'Your sign-in code',
+        '--text',
+        'Your code is 482913. It expires in 10 minutes.',
+      ],
+      key(),
+    );
     expect(sent.exitCode, sent.stderr).toBe(0);
     const accepted = MessageAccepted.parse(JSON.parse(sent.stdout));
 
-    const code = await svc(['inbox', 'wait', '--to', 'ci-user@example.org', '--since', accepted.created_at, '--extract', 'code']);
+    const code = await svc([
+      'inbox',
+      'wait',
+      '--to',
+      'ci-user@example.org',
+      '--since',
+      accepted.created_at,
+      '--extract',
+      'code',
+    ]);
     expect(code.exitCode, code.stderr).toBe(0);
     expect(code.stdout).toBe('482913');
 
-    const json = await svc(['--json', 'inbox', 'wait', '--to', 'ci-user@example.org', '--subject', 'SIGN-IN', '--since', accepted.created_at]);
+    const json = await svc([
+      '--json',
+      'inbox',
+      'wait',
+      '--to',
+      'ci-user@example.org',
+      '--subject',
+      'SIGN-IN',
+      '--since',
+      accepted.created_at,
+    ]);
     expect(json.exitCode, json.stderr).toBe(0);
-    expect(CaughtMessage.parse(JSON.parse(json.stdout))).toMatchObject({ subject: 'Your sign-in code', message_id: accepted.id });
+    expect(CaughtMessage.parse(JSON.parse(json.stdout))).toMatchObject({
+      subject: 'Your sign-in code',
+      message_id: accepted.id,
+    });
 
     // Started before the mail is sent, it takes the next message without --since. Its one line on stderr (for the
     // CI log) comes once nothing can be missed any more.
     const waiting = svc(['inbox', 'wait', '--to', 'ci-user@example.org', '--extract', 'link', '--timeout', '1m']);
-    await new Promise<void>((resolve) => waiting.stderr!.on('data', (d: Buffer) => d.toString().includes('Waiting up to 1m for a message to ci-user@example.org') && resolve()));
-    const reset = await svc(['emails', 'send', '--from', 'orders@example.test', '--to', 'ci-user@example.org', '--subject', 'Reset',
-      '--text', 'Reset it at https://app.example.com/reset?token=abc.'], key());
+    await new Promise<void>((resolve) =>
+      waiting.stderr!.on(
+        'data',
+        (d: Buffer) => d.toString().includes('Waiting up to 1m for a message to ci-user@example.org') && resolve(),
+      ),
+    );
+    const reset = await svc(
+      [
+        'emails',
+        'send',
+        '--from',
+        'orders@example.test',
+        '--to',
+        'ci-user@example.org',
+        '--subject',
+        'Reset',
+        '--text',
+        'Reset it at https://app.example.com/reset?token=abc.',
+      ],
+      key(),
+    );
     expect(reset.exitCode, reset.stderr).toBe(0);
     const link = await waiting;
     expect(link.exitCode, link.stderr).toBe(0);
     expect(link.stdout).toBe('https://app.example.com/reset?token=abc');
 
     // The ready line came first on stdout; the JSON logs after it.
-    for (const line of logs.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ level: expect.any(String), msg: expect.any(String) });
+    for (const line of logs.trim().split('\n'))
+      expect(JSON.parse(line)).toMatchObject({ level: expect.any(String), msg: expect.any(String) });
   });
 
   it('exits 1 on timeout with a clear message, also when the mail came before the wait (--timeout 0 checks once)', async () => {
     const none = await svc(['inbox', 'wait', '--to', 'nobody@example.org', '--timeout', '0']);
     expect(none.exitCode).toBe(1);
     expect(none.stdout).toBe('');
-    expect(none.stderr).toMatch(/^Waiting up to 0s for a message to nobody@example\.org .*\nerror: svc inbox wait: no message to nobody@example\.org arrived within 0s \(since .+Z\); hint: check the address, or wait longer with --timeout\n?$/);
+    expect(none.stderr).toMatch(
+      /^Waiting up to 0s for a message to nobody@example\.org .*\nerror: svc inbox wait: no message to nobody@example\.org arrived within 0s \(since .+Z\); hint: check the address, or wait longer with --timeout\n?$/,
+    );
 
-    const sent = await svc(['emails', 'send', '--from', 'orders@example.test', '--to', 'late@example.org', '--text', 'Your code is 111222'], key());
+    const sent = await svc(
+      ['emails', 'send', '--from', 'orders@example.test', '--to', 'late@example.org', '--text', 'Your code is 111222'],
+      key(),
+    );
     expect(sent.exitCode, sent.stderr).toBe(0);
     // Once it is caught (a wait from the epoch returns it)…
-    expect((await svc(['inbox', 'wait', '--to', 'late@example.org', '--since', new Date(0).toISOString(), '--extract', 'code'])).stdout).toBe('111222');
+    expect(
+      (
+        await svc([
+          'inbox',
+          'wait',
+          '--to',
+          'late@example.org',
+          '--since',
+          new Date(0).toISOString(),
+          '--extract',
+          'code',
+        ])
+      ).stdout,
+    ).toBe('111222');
     // …a wait begun after it does not take it, and says why.
     const late = await svc(['inbox', 'wait', '--to', 'late@example.org', '--timeout', '0', '--extract', 'code']);
     expect(late.exitCode).toBe(1);
-    expect(late.stderr).toMatch(/no message to late@example\.org arrived within 0s .*hint: the latest one, eml_\w+, came at .+, before the wait began: take it with --since/);
+    expect(late.stderr).toMatch(
+      /no message to late@example\.org arrived within 0s .*hint: the latest one, eml_\w+, came at .+, before the wait began: take it with --since/,
+    );
   });
 
   it('lists caught mail (tab-separated when piped), and shows a raw message byte for byte', async () => {
@@ -90,14 +175,30 @@ describe('svc inbox (the built binary)', () => {
     const list = await svc(['inbox', '--to', 'ada@dest.example']);
     expect(list.exitCode, list.stderr).toBe(0);
     const [id, , from, to, subject, status] = list.stdout.split('\t');
-    expect([from, to, subject, status]).toEqual(['"Shop" <orders@example.test>', 'ada@dest.example', '8-bit body', '-']);
+    expect([from, to, subject, status]).toEqual([
+      '"Shop" <orders@example.test>',
+      'ada@dest.example',
+      '8-bit body',
+      '-',
+    ]);
 
     const raw = await execa(process.execPath, [BIN, 'inbox', 'show', id!, '--raw'], {
-      env: { ...env, SVC_BASE_URL: s.ready.api }, extendEnv: false, reject: false, cwd: ROOT, encoding: 'buffer', stripFinalNewline: false,
+      env: { ...env, SVC_BASE_URL: s.ready.api },
+      extendEnv: false,
+      reject: false,
+      cwd: ROOT,
+      encoding: 'buffer',
+      stripFinalNewline: false,
     });
     expect(raw.exitCode).toBe(0);
     expect(Buffer.from(raw.stdout).subarray(0, source.length).equals(source)).toBe(true);
-    const stored = Buffer.from(await (await fetch(`${s.origin}/sandbox/messages/${id}/raw`, { headers: { authorization: `Bearer ${s.ready.admin_token}` } })).arrayBuffer());
+    const stored = Buffer.from(
+      await (
+        await fetch(`${s.origin}/sandbox/messages/${id}/raw`, {
+          headers: { authorization: `Bearer ${s.ready.admin_token}` },
+        })
+      ).arrayBuffer(),
+    );
     expect(Buffer.from(raw.stdout).equals(stored)).toBe(true);
   });
 
@@ -112,23 +213,72 @@ describe('svc inbox (the built binary)', () => {
       for (const w of waiters) w();
     });
     const seen = (text: string) =>
-      within(10_000, new Promise<void>((resolve) => {
-        const check = () => out.includes(text) && resolve();
-        waiters.push(check);
-        check();
-      }), `${text} on stdout (stdout: ${out}; stderr: ${err})`);
+      within(
+        10_000,
+        new Promise<void>((resolve) => {
+          const check = () => out.includes(text) && resolve();
+          waiters.push(check);
+          check();
+        }),
+        `${text} on stdout (stdout: ${out}; stderr: ${err})`,
+      );
     // Mail already there is printed first, once the stream is open: after it, nothing new can be missed.
-    const first = await svc(['emails', 'send', '--from', 'orders@example.test', '--to', 'follow@example.org', '--subject', 'Before', '--text', 'x'], key());
+    const first = await svc(
+      [
+        'emails',
+        'send',
+        '--from',
+        'orders@example.test',
+        '--to',
+        'follow@example.org',
+        '--subject',
+        'Before',
+        '--text',
+        'x',
+      ],
+      key(),
+    );
     expect(first.exitCode).toBe(0);
     // (Sent before --follow started or after: either way it shows, from the listing or from the stream.)
     await seen('"Before"');
-    await svc(['emails', 'send', '--from', 'orders@example.test', '--to', 'someone-else@example.org', '--subject', 'Not this', '--text', 'x'], key());
-    await svc(['emails', 'send', '--from', 'orders@example.test', '--to', 'follow@example.org', '--subject', 'After', '--text', 'x'], key());
+    await svc(
+      [
+        'emails',
+        'send',
+        '--from',
+        'orders@example.test',
+        '--to',
+        'someone-else@example.org',
+        '--subject',
+        'Not this',
+        '--text',
+        'x',
+      ],
+      key(),
+    );
+    await svc(
+      [
+        'emails',
+        'send',
+        '--from',
+        'orders@example.test',
+        '--to',
+        'follow@example.org',
+        '--subject',
+        'After',
+        '--text',
+        'x',
+      ],
+      key(),
+    );
     await seen('"After"');
     follow.kill('SIGINT');
     const done = await follow;
     expect(done.exitCode, done.stderr).toBe(0);
-    const subjects = done.stdout.trim().split('\n').map((l) => CaughtMessageSummary.parse(JSON.parse(l)).subject);
+    const subjects = done.stdout
+      .trim()
+      .split('\n')
+      .map((l) => CaughtMessageSummary.parse(JSON.parse(l)).subject);
     expect(subjects).toEqual(['Before', 'After']);
   });
 });

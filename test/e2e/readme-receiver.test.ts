@@ -37,7 +37,9 @@ describe("the README's webhook receiver", () => {
     writeFileSync(join(dir, 'receiver.mjs'), receiverSource());
     const port = await freePort();
     url = `http://127.0.0.1:${port}/`;
-    proc = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) } });
+    proc = spawn(process.execPath, [join(dir, 'receiver.mjs')], {
+      env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) },
+    });
     proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     // Ready once it listens: it prints nothing until then, so wait for the port to take a connection.
     await new Promise<void>((resolve, reject) => {
@@ -45,7 +47,8 @@ describe("the README's webhook receiver", () => {
       const attempt = () =>
         fetch(url, { method: 'POST', body: '{}' }).then(
           () => resolve(),
-          () => (Date.now() > deadline ? reject(new Error(`the receiver did not listen: ${out}`)) : setImmediate(attempt)),
+          () =>
+            Date.now() > deadline ? reject(new Error(`the receiver did not listen: ${out}`)) : setImmediate(attempt),
         );
       attempt();
     });
@@ -54,7 +57,13 @@ describe("the README's webhook receiver", () => {
 
   const deliver = (body: string, header?: string) =>
     fetch(url, { method: 'POST', body, headers: header === undefined ? {} : { 'service-signature': header } });
-  const event = JSON.stringify({ id: 'evt_ReadmeReceiver0000000001', type: 'email.delivered', created_at: new Date().toISOString(), api_version: '2026-08-01', data: {} });
+  const event = JSON.stringify({
+    id: 'evt_ReadmeReceiver0000000001',
+    type: 'email.delivered',
+    created_at: new Date().toISOString(),
+    api_version: '2026-08-01',
+    data: {},
+  });
 
   it('accepts a signed delivery and handles each event id once', async () => {
     expect((await deliver(event, signWebhook({ secret, body: event }))).status).toBe(204);
@@ -66,7 +75,10 @@ describe("the README's webhook receiver", () => {
   it('refuses a changed body, a stale timestamp, another secret and a missing signature', async () => {
     const forged = await deliver(event.replace('delivered', 'bounced'), signWebhook({ secret, body: event }));
     expect([forged.status, await forged.text()]).toEqual([400, expect.stringMatching(/No signature/)]);
-    const stale = await deliver(event, signWebhook({ secret, body: event, timestamp: Math.floor(Date.now() / 1000) - 301 }));
+    const stale = await deliver(
+      event,
+      signWebhook({ secret, body: event, timestamp: Math.floor(Date.now() / 1000) - 301 }),
+    );
     expect([stale.status, await stale.text()]).toEqual([400, expect.stringMatching(/tolerance/)]);
     expect((await deliver(event, signWebhook({ secret: newWebhookSecret(), body: event }))).status).toBe(400);
     expect((await deliver(event)).status).toBe(400);

@@ -39,7 +39,9 @@ describe('svc serve on a real machine', () => {
     expect(second.stderr()).toContain(
       `another svc serve (pid ${first.proc.pid}, ${first.ready.api}) is running on the data directory ${dir}`,
     );
-    expect(second.stderr()).toContain('hint: stop that server first (Ctrl-C where it runs), or give this one another --data-dir');
+    expect(second.stderr()).toContain(
+      'hint: stop that server first (Ctrl-C where it runs), or give this one another --data-dir',
+    );
     // The first is untouched by the attempt.
     expect((await fetch(`${first.origin}/readyz`)).status).toBe(200);
 
@@ -70,7 +72,9 @@ describe('svc serve on a real machine', () => {
       const [method, path, body] = kinds[i % kinds.length]!;
       const wasReady = ready;
       const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-        method, body, headers: body ? { 'content-type': 'application/json' } : {},
+        method,
+        body,
+        headers: body ? { 'content-type': 'application/json' } : {},
       }).catch(() => null);
       if (!res) continue; // not listening yet
       statuses.push(res.status);
@@ -107,14 +111,26 @@ describe('svc serve on a real machine', () => {
     const dir = dataDir();
     // A database of a few MiB (mail caught), then a start whose size limit it already fills.
     const s = await serve(['--data-dir', dir]);
-    const smtp = nodemailer.createTransport({ host: '127.0.0.1', port: Number(new URL(s.ready.smtp).port), secure: false, ignoreTLS: true });
-    await smtp.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'big', text: 'x'.repeat(3 * 1024 * 1024) });
+    const smtp = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: Number(new URL(s.ready.smtp).port),
+      secure: false,
+      ignoreTLS: true,
+    });
+    await smtp.sendMail({
+      from: 'a@example.org',
+      to: 'b@example.org',
+      subject: 'big',
+      text: 'x'.repeat(3 * 1024 * 1024),
+    });
     smtp.close();
     expect(await stop(s)).toEqual({ code: 0, signal: null });
 
     const full = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dir, '--max-db-size', '1MB']);
     expect((await within(10_000, full.exited, 'exit of a server with no room')).code).toBe(1);
-    expect(full.stderr()).toContain(`svc serve cannot start: the database in ${dir} has reached its size limit (--max-db-size), or the disk holding it is full`);
+    expect(full.stderr()).toContain(
+      `svc serve cannot start: the database in ${dir} has reached its size limit (--max-db-size), or the disk holding it is full`,
+    );
     expect(full.stderr()).toContain('hint: free space there');
   });
 });

@@ -1,7 +1,17 @@
 // `svc serve`'s first minute with the real binary: the seed kept in the data directory and reported on every start
 // (a revoked key as null), the summary a person sees on a terminal (a real pseudo-terminal), and `--reset`, which
 // asks first on a terminal, wants --yes in a script, and removes only what svc keeps there.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pty from '@lydell/node-pty';
@@ -16,7 +26,11 @@ const SVC_FILES = ['admin-token', 'secrets.json', 'seed.json', 'svc.sqlite'];
 async function http(s: Served, method: string, path: string, token?: string, body?: unknown) {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(s.origin + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(s.origin + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -37,7 +51,11 @@ describe('svc serve, the first minute', () => {
   /** `svc serve` in a pseudo-terminal; `steps` answer what the screen shows, in order. */
   function inTerminal(args: string[], env: Record<string, string>, steps: ((screen: string) => string | undefined)[]) {
     const term = pty.spawn(process.execPath, [BIN, 'serve', '--port', '0', '--smtp-port', '0', ...args], {
-      name: 'xterm-256color', cols: 220, rows: 50, cwd: ROOT, env: { PATH: process.env.PATH!, HOME: tmp(), ...env },
+      name: 'xterm-256color',
+      cols: 220,
+      rows: 50,
+      cwd: ROOT,
+      env: { PATH: process.env.PATH!, HOME: tmp(), ...env },
     });
     let raw = '';
     let step = 0;
@@ -69,9 +87,15 @@ describe('svc serve, the first minute', () => {
     const second = await serve(['--data-dir', dataDir]);
     expect(second.ready.seed).toEqual(seed);
     // The kept login and key work.
-    const login = await http(second, 'POST', '/v1/auth/login', undefined, { email: seed.email, password: seed.password });
+    const login = await http(second, 'POST', '/v1/auth/login', undefined, {
+      email: seed.email,
+      password: seed.password,
+    });
     expect(login.status).toBe(200);
-    const keys = (await http(second, 'GET', '/v1/api-keys', login.body.access_token)).body.data as { id: string; mode: string }[];
+    const keys = (await http(second, 'GET', '/v1/api-keys', login.body.access_token)).body.data as {
+      id: string;
+      mode: string;
+    }[];
     const testKey = keys.find((k) => k.mode === 'test')!;
     expect((await http(second, 'DELETE', `/v1/api-keys/${testKey.id}`, login.body.access_token)).status).toBe(204);
     expect(await stop(second)).toEqual({ code: 0, signal: null });
@@ -100,20 +124,29 @@ describe('svc serve, the first minute', () => {
   it('prints a summary on a terminal whose command to try works as printed', async () => {
     const home = tmp();
     const dataDir = join(home, 'data');
-    const run = await inTerminal(['--data-dir', dataDir], { NO_COLOR: '1' }, [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)]);
+    const run = await inTerminal(['--data-dir', dataDir], { NO_COLOR: '1' }, [
+      (screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined),
+    ]);
     expect(run.code, run.screen).toBe(0);
     const lines = run.screen.split(/\r?\n/);
     // The ready line comes first, whole, as JSON.
     const ready = ReadyLine.parse(JSON.parse(lines[0]!));
     const seed = ready.seed!;
     expect(run.screen).toContain(`svc serve is running, its data in ${dataDir}.`);
-    expect(run.screen).toMatch(new RegExp(`\\n {2}Inbox {5}${escapeRegExp(ready.inbox)}\\r?\\n {2}API {7}${escapeRegExp(ready.api)}\\r?\\n {2}SMTP {6}${escapeRegExp(ready.smtp)}`));
+    expect(run.screen).toMatch(
+      new RegExp(
+        `\\n {2}Inbox {5}${escapeRegExp(ready.inbox)}\\r?\\n {2}API {7}${escapeRegExp(ready.api)}\\r?\\n {2}SMTP {6}${escapeRegExp(ready.smtp)}`,
+      ),
+    );
     expect(run.screen).toContain(`Login     ${seed.email}  password ${seed.password}`);
     expect(run.screen).toContain(`Test key  ${seed.api_key_test}`);
     expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
     expect(run.screen).toContain('SIGINT: draining and closing…');
     expect(run.raw).not.toMatch(/\x1b\[1m/);
-    const tryLine = lines.find((l) => l.startsWith('Try: '))!.slice(4).trim();
+    const tryLine = lines
+      .find((l) => l.startsWith('Try: '))!
+      .slice(4)
+      .trim();
     expect(tryLine).toBe(
       `SVC_BASE_URL=${ready.api} SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@example.test --to you@example.org --subject Hello --text 'Your code is 482913'`,
     );
@@ -124,17 +157,25 @@ describe('svc serve, the first minute', () => {
     mkdirSync(bin);
     writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
     chmodSync(join(bin, 'svc'), 0o755);
-    const sent = await execa('bash', ['-c', tryLine], { env: { PATH: `${bin}:${process.env.PATH}`, HOME: home }, extendEnv: false, reject: false });
+    const sent = await execa('bash', ['-c', tryLine], {
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: home },
+      extendEnv: false,
+      reject: false,
+    });
     expect(sent.exitCode, sent.stderr).toBe(0);
     expect(sent.stdout).toMatch(/^msg_\w{24}\tqueued$/);
     expect(await stop(again)).toEqual({ code: 0, signal: null });
 
     // In colour without NO_COLOR; with --memory it says nothing is kept; what it keeps follows the flags.
-    const coloured = await inTerminal(['--memory', '--max-messages', 'off', '--max-age', '7d'], {}, [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)]);
+    const coloured = await inTerminal(['--memory', '--max-messages', 'off', '--max-age', '7d'], {}, [
+      (screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined),
+    ]);
     expect(coloured.code).toBe(0);
     expect(coloured.raw).toMatch(/\x1b\[1mInbox/);
     expect(coloured.screen).toContain('svc serve is running, in memory (nothing is kept).');
-    expect(coloured.screen).toContain('every caught message, none older than 7 days; /v1 messages and events for 7 days');
+    expect(coloured.screen).toContain(
+      'every caught message, none older than 7 days; /v1 messages and events for 7 days',
+    );
   }, 60_000);
 
   it('--reset asks on a terminal: "No" keeps everything (exit 1), "Yes" removes only what svc keeps and starts fresh', async () => {
@@ -146,9 +187,13 @@ describe('svc serve, the first minute', () => {
     expect(before).toEqual(expect.arrayContaining([...SVC_FILES, 'notes.txt']));
 
     const prompt = (screen: string) => /Empty .*\?/.test(screen) && screen.includes('No, keep everything');
-    const declined = await inTerminal(['--data-dir', dataDir, '--reset'], { NO_COLOR: '1' }, [(screen) => (prompt(screen) ? '\r' : undefined)]);
+    const declined = await inTerminal(['--data-dir', dataDir, '--reset'], { NO_COLOR: '1' }, [
+      (screen) => (prompt(screen) ? '\r' : undefined),
+    ]);
     expect(declined.code, declined.screen).toBe(1);
-    expect(declined.screen).toContain(`Empty ${dataDir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`);
+    expect(declined.screen).toContain(
+      `Empty ${dataDir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
+    );
     expect(declined.screen).toContain('error: svc: reset declined; nothing was removed');
     expect(readdirSync(dataDir).sort()).toEqual(before);
 
@@ -158,8 +203,14 @@ describe('svc serve, the first minute', () => {
       (screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined),
     ]);
     expect(accepted.code, accepted.screen).toBe(0);
-    expect(accepted.screen).toMatch(new RegExp(`Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json from ${escapeRegExp(dataDir)}\\.`));
-    const ready = ReadyLine.parse(JSON.parse(accepted.screen.slice(accepted.screen.indexOf('{"ready"')).split(/\r?\n/)[0]!));
+    expect(accepted.screen).toMatch(
+      new RegExp(
+        `Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json from ${escapeRegExp(dataDir)}\\.`,
+      ),
+    );
+    const ready = ReadyLine.parse(
+      JSON.parse(accepted.screen.slice(accepted.screen.indexOf('{"ready"')).split(/\r?\n/)[0]!),
+    );
     expect(ready.admin_token).not.toBe(first.ready.admin_token);
     expect(ready.seed!.user_id).not.toBe(first.ready.seed!.user_id);
     expect(readFileSync(join(dataDir, 'notes.txt'), 'utf8')).toBe('mine');
@@ -173,7 +224,9 @@ describe('svc serve, the first minute', () => {
 
     const unasked = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--reset']);
     expect((await within(10_000, unasked.exited, 'exit of --reset without --yes')).code).toBe(2);
-    expect(unasked.stderr()).toBe(`error: svc: --reset asks before it empties ${dataDir}, and there is no terminal to ask on; hint: add --yes to reset without asking\n`);
+    expect(unasked.stderr()).toBe(
+      `error: svc: --reset asks before it empties ${dataDir}, and there is no terminal to ask on; hint: add --yes to reset without asking\n`,
+    );
     expect(readdirSync(dataDir).sort()).toEqual(before);
 
     const running = await serve(['--data-dir', dataDir]);

@@ -12,7 +12,11 @@ async function http(s: Served, method: string, path: string, opts: { body?: unkn
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(s.origin + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(s.origin + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
@@ -87,7 +91,10 @@ describe('svc serve (the real binary)', () => {
     const seed = ready.seed!;
     const keys = await loginWorks(first, seed.email, seed.password);
     expect(keys.map((k) => k.mode).sort()).toEqual(['live', 'test']);
-    expect(keys.map((k) => k.prefix).sort()).toEqual([seed.api_key_live!.slice(0, 13), seed.api_key_test!.slice(0, 13)]);
+    expect(keys.map((k) => k.prefix).sort()).toEqual([
+      seed.api_key_live!.slice(0, 13),
+      seed.api_key_test!.slice(0, 13),
+    ]);
 
     // The admin token is on disk, readable by the owner only.
     const tokenFile = join(dataDir, 'admin-token');
@@ -125,7 +132,10 @@ describe('svc serve (the real binary)', () => {
     // The restart uses a manual clock, so POST /sandbox/clock {advance_seconds: 0} runs every job due now and
     // waits for it: afterwards a redelivery would already show.
     const second = await serve(['--data-dir', dataDir, '--open-signup', '--no-seed', '--clock', 'manual']);
-    const moved = await http(second, 'POST', '/sandbox/clock', { token: second.ready.admin_token, body: { advance_seconds: 0 } });
+    const moved = await http(second, 'POST', '/sandbox/clock', {
+      token: second.ready.admin_token,
+      body: { advance_seconds: 0 },
+    });
     expect(moved.status, moved.text).toBe(200);
     for (const e of emails) {
       const got = await inboxOf(second, e);
@@ -168,7 +178,10 @@ describe('svc serve (the real binary)', () => {
 
   it('--memory prints a seed that works and writes nothing to the data directory', async () => {
     const home = tmp('svc-e2e-home-');
-    const s = await serve(['--memory', '--max-messages', '500', '--max-age', '12h'], { SVC_DATA_DIR: join(home, 'svc-data'), XDG_DATA_HOME: join(home, 'xdg') });
+    const s = await serve(['--memory', '--max-messages', '500', '--max-age', '12h'], {
+      SVC_DATA_DIR: join(home, 'svc-data'),
+      XDG_DATA_HOME: join(home, 'xdg'),
+    });
     expect(s.ready.seed).not.toBeNull();
     expect(s.ready.retention).toEqual({ max_messages: 500, max_age_seconds: 43_200 });
     expect(await loginWorks(s, s.ready.seed!.email, s.ready.seed!.password)).toHaveLength(2);

@@ -62,7 +62,9 @@ describe('svc serve under stalled uploads', () => {
       ...Array.from({ length: 25 }, () => raw(head('/v1/emails', 'Transfer-Encoding: chunked', auth), chunked(twoMiB))),
     ];
     // The send bodies are more than the server buffers at once: refusals (429) show it has filled up.
-    await expect.poll(() => sends.filter((r) => r().startsWith('HTTP/1.1 429')).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => sends.filter((r) => r().startsWith('HTTP/1.1 429')).length, { timeout: 15_000 })
+      .toBeGreaterThan(0);
 
     const started = Date.now();
     expect((await fetch(`${s.ready.api}/openapi.json`)).status).toBe(200);

@@ -28,7 +28,10 @@ describe('webhook attempts across kill -9', () => {
   const admin = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(s!.origin + path, {
       method,
-      headers: { authorization: `Bearer ${s!.ready.admin_token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${s!.ready.admin_token}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json().catch(() => null)) as any };
@@ -37,18 +40,31 @@ describe('webhook attempts across kill -9', () => {
   /** Waits until the server has recorded `n` attempts: from then on, a kill falls between attempts. */
   const recorded = (workspace: string, n: number) =>
     expect
-      .poll(async () => (await admin('GET', `/sandbox/webhooks?workspace_id=${workspace}`)).body.data[0].recent_attempts.length, { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await admin('GET', `/sandbox/webhooks?workspace_id=${workspace}`)).body.data[0].recent_attempts.length,
+        { timeout: 10_000 },
+      )
       .toBe(n);
 
   it('loses no attempt: each restart makes the next one on time, for the same event', async () => {
     s = await start();
     const seed = s.ready.seed!;
-    const created = await admin('POST', '/sandbox/webhooks', { workspace_id: seed.workspace_id, url: rx.url, events: ['email.delivered'] });
+    const created = await admin('POST', '/sandbox/webhooks', {
+      workspace_id: seed.workspace_id,
+      url: rx.url,
+      events: ['email.delivered'],
+    });
     expect(created.status).toBe(201);
     const sent = await fetch(`${s.ready.api}/emails`, {
       method: 'POST',
       headers: { authorization: `Bearer ${seed.api_key_test}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ from: 'orders@example.test', to: 'delivered@simulator.test', subject: 'Durable', text: 'Hi' }),
+      body: JSON.stringify({
+        from: 'orders@example.test',
+        to: 'delivered@simulator.test',
+        subject: 'Durable',
+        text: 'Hi',
+      }),
     });
     expect(sent.status).toBe(202);
     // Work due now runs without a clock move: the first attempt arrives.
@@ -71,7 +87,10 @@ describe('webhook attempts across kill -9', () => {
     expect(new Set(rx.received.map((r) => r.body)).size).toBe(1);
 
     const list = await admin('GET', `/sandbox/webhooks?workspace_id=${seed.workspace_id}`);
-    const attempts = list.body.data[0].recent_attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code]);
+    const attempts = list.body.data[0].recent_attempts.map((a: { attempt: number; status_code: number }) => [
+      a.attempt,
+      a.status_code,
+    ]);
     expect(attempts).toEqual([
       [3, 200],
       [2, 500],

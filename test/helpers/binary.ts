@@ -62,7 +62,9 @@ export async function serve(args: string[], env?: Record<string, string>): Promi
       clearTimeout(timer);
       res(line);
     });
-    l.exited.then(({ code }) => rej(new Error(`svc serve exited with ${code} before its ready line; stderr:\n${l.stderr()}`)));
+    l.exited.then(({ code }) =>
+      rej(new Error(`svc serve exited with ${code} before its ready line; stderr:\n${l.stderr()}`)),
+    );
   });
   expect(first.startsWith('{'), first).toBe(true);
   const ready = JSON.parse(first) as Ready;
@@ -71,7 +73,9 @@ export async function serve(args: string[], env?: Record<string, string>): Promi
 
 export async function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`${what}: not within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, rej) => (timer = setTimeout(() => rej(new Error(`${what}: not within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([p, timeout]);
   } finally {
@@ -109,7 +113,11 @@ export function ensureBuilt(): void {
     Math.max(
       0,
       ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-        e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? statSync(join(dir, e.name)).mtimeMs : 0,
+        e.isDirectory()
+          ? newest(join(dir, e.name))
+          : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')
+            ? statSync(join(dir, e.name)).mtimeMs
+            : 0,
       ),
     );
   const stale = () => !existsSync(built) || statSync(built).mtimeMs < newest(join(ROOT, 'src'));
@@ -133,10 +141,14 @@ export function ensureBuilt(): void {
   try {
     if (stale()) {
       // `npm run build`: tsc, then the command line's bundle.
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-        cwd: ROOT,
-        stdio: 'inherit',
-      });
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+        {
+          cwd: ROOT,
+          stdio: 'inherit',
+        },
+      );
       execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs')], { cwd: ROOT, stdio: 'inherit' });
     }
   } finally {

@@ -82,7 +82,13 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
     const types = zone.get(name);
     if (!types) return dnsPacket.encode({ ...base, flags: base.flags | RCODE_NXDOMAIN, answers: [] });
     const data = types.get(question.type as ZoneType) ?? [];
-    const answers = data.map((d) => ({ type: question.type, class: 'IN', name: question.name, ttl: TTL, data: d })) as dnsPacket.Answer[];
+    const answers = data.map((d) => ({
+      type: question.type,
+      class: 'IN',
+      name: question.name,
+      ttl: TTL,
+      data: d,
+    })) as dnsPacket.Answer[];
     const full = dnsPacket.encode({ ...base, answers });
     if (maxSize != null && full.length > maxSize) {
       // Too big for this UDP reply: truncated, so the client retries over TCP.
@@ -98,7 +104,13 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
     } catch {
       try {
         const q = dnsPacket.decode(query);
-        return dnsPacket.encode({ type: 'response', id: q.id, flags: RCODE_SERVFAIL, questions: q.questions ?? [], answers: [] });
+        return dnsPacket.encode({
+          type: 'response',
+          id: q.id,
+          flags: RCODE_SERVFAIL,
+          questions: q.questions ?? [],
+          answers: [],
+        });
       } catch {
         return null;
       }
@@ -168,7 +180,11 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
       const types = zone.get(name) ?? new Map<ZoneType, unknown[]>();
       let data: unknown[];
       if (type === 'TXT') data = values.map((v) => txtCharacterStrings(String(v)));
-      else if (type === 'MX') data = values.map((v) => { const mx = toMx(v); return { preference: mx.priority, exchange: mx.exchange.trim() }; });
+      else if (type === 'MX')
+        data = values.map((v) => {
+          const mx = toMx(v);
+          return { preference: mx.priority, exchange: mx.exchange.trim() };
+        });
       else data = values.map((v) => String(v).trim()); // targets keep their case and trailing dot, as published
       types.set(type, data);
       zone.set(name, types);

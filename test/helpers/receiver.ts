@@ -11,7 +11,10 @@ export interface Received {
 }
 
 /** How to answer the nth request (from 1): a status code, or 'hang' to never answer. */
-export type Answer = (n: number, req: Received) => number | 'hang' | { status: number; headers: Record<string, string> };
+export type Answer = (
+  n: number,
+  req: Received,
+) => number | 'hang' | { status: number; headers: Record<string, string> };
 
 export interface Receiver {
   url: string;
@@ -44,7 +47,12 @@ export async function startReceiver(answer: Answer = () => 200, path = '/webhook
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '', at: Date.now() };
+      const r: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        path: req.url ?? '',
+        at: Date.now(),
+      };
       received.push(r);
       const a = receiver.answer(received.length, r);
       for (const w of waiters.filter((w) => received.length >= w.count)) {

@@ -44,7 +44,7 @@ export async function startTestServer(opts: ServeOptions = {}): Promise<TestServ
     }
     const res = await fetch(server.origin + path, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown ;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -36,7 +36,8 @@ export function smtpTalk(port: number, host = '127.0.0.1'): Promise<SmtpTalk> {
     });
     const end = () => {
       ended = true;
-      for (const w of waiting.splice(0)) w.reject(new Error(`connection closed; unanswered bytes: ${JSON.stringify(buffer)}`));
+      for (const w of waiting.splice(0))
+        w.reject(new Error(`connection closed; unanswered bytes: ${JSON.stringify(buffer)}`));
     };
     socket.on('close', end);
     socket.on('error', () => {}); // a refused or reset connection shows as `closed`

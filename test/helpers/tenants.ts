@@ -21,7 +21,9 @@ export function seedTenant(s: TestServer): Tenant {
  * 15 minutes and many suites move the clock, so tests sign in again rather than keep one.
  */
 export async function sessionOf(s: TestServer, t: Tenant = seedTenant(s)): Promise<string> {
-  const r = await s.call('POST', '/v1/auth/login', { body: { email: t.email, password: t.password, workspace_id: t.workspace_id } });
+  const r = await s.call('POST', '/v1/auth/login', {
+    body: { email: t.email, password: t.password, workspace_id: t.workspace_id },
+  });
   expect(r.status, r.text).toBe(200);
   return r.body.access_token;
 }
@@ -53,7 +55,11 @@ export type CreatedApiKey = { id: string; key: string; mode: string; scopes: str
  * Creates an API key (expecting 201) through a session: an access token, or a tenant to sign in as. The name
  * defaults to "test key". Returns the CreatedApiKey.
  */
-export async function createKey(s: TestServer, as: string | Tenant, body: Record<string, unknown>): Promise<CreatedApiKey> {
+export async function createKey(
+  s: TestServer,
+  as: string | Tenant,
+  body: Record<string, unknown>,
+): Promise<CreatedApiKey> {
   const token = typeof as === 'string' ? as : await sessionOf(s, as);
   const r = await postApiKey(s, token, { name: 'test key', ...body });
   expect(r.status, r.text).toBe(201);

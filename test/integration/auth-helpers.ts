@@ -120,7 +120,10 @@ export function login(
 /** POST /v1/auth/refresh. */
 export function refresh(s: TestServer, refreshToken: string, workspaceId?: string): Promise<Reply> {
   return s.call('POST', '/v1/auth/refresh', {
-    body: workspaceId === undefined ? { refresh_token: refreshToken } : { refresh_token: refreshToken, workspace_id: workspaceId },
+    body:
+      workspaceId === undefined
+        ? { refresh_token: refreshToken }
+        : { refresh_token: refreshToken, workspace_id: workspaceId },
   });
 }
 

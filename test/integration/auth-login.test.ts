@@ -76,7 +76,10 @@ describe('login', () => {
     expect(extra.body.errors.map((e: { path: string }) => e.path)).toContain('remember_me');
 
     expectProblem(
-      await s.call('POST', '/v1/auth/login', { raw: 'email=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      await s.call('POST', '/v1/auth/login', {
+        raw: 'email=a&password=b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       400,
       'unsupported_content_type',
     );
@@ -152,13 +155,16 @@ describe('sign-in throttle: 10 per account, 30 per IP, sliding 15 minutes', () =
   it('a successful login clears the account counter', async () => {
     const { email } = await newUser(s);
     const ip = uniqueIp();
-    for (let i = 0; i < 9; i++) expectProblem(await login(s, email, 'wrong password!!', { ip }), 401, 'invalid_credentials');
+    for (let i = 0; i < 9; i++)
+      expectProblem(await login(s, email, 'wrong password!!', { ip }), 401, 'invalid_credentials');
     expect((await login(s, email, PASSWORD, { ip })).status).toBe(200);
     // Had the 9 failures still counted, the 2nd of these would already be throttled.
-    for (let i = 0; i < 9; i++) expectProblem(await login(s, email, 'wrong password!!', { ip }), 401, 'invalid_credentials');
+    for (let i = 0; i < 9; i++)
+      expectProblem(await login(s, email, 'wrong password!!', { ip }), 401, 'invalid_credentials');
     expect((await login(s, email, PASSWORD, { ip })).status).toBe(200);
     // And 10 failures in a row do lock it.
-    for (let i = 0; i < 10; i++) expectProblem(await login(s, email, 'wrong password!!', { ip }), 401, 'invalid_credentials');
+    for (let i = 0; i < 10; i++)
+      expectProblem(await login(s, email, 'wrong password!!', { ip }), 401, 'invalid_credentials');
     expect(expectRateLimited(await login(s, email, PASSWORD, { ip }))).toBe(900);
   });
 
@@ -204,7 +210,11 @@ describe('sign-in throttle without --trust-proxy', () => {
   it('X-Forwarded-For does not get around the per-IP limit', async () => {
     const start = await serviceNow(s);
     for (let i = 0; i < 30; i++) {
-      expectProblem(await login(s, uniqueEmail('ghost'), 'wrong password!!', { ip: uniqueIp() }), 401, 'invalid_credentials');
+      expectProblem(
+        await login(s, uniqueEmail('ghost'), 'wrong password!!', { ip: uniqueIp() }),
+        401,
+        'invalid_credentials',
+      );
     }
     expectRateLimited(await login(s, s.seed!.email, s.seed!.password, { ip: uniqueIp() }));
     expectRateLimited(await login(s, s.seed!.email, s.seed!.password));

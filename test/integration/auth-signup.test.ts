@@ -266,7 +266,11 @@ describe('signup with open registration', () => {
     const a = await newUser(s, { workspace_name: 'Globex, Inc.' });
     const b = await newUser(s, { workspace_name: 'GLOBEX inc' });
     const c = await newUser(s, { workspace_name: 'globex---inc!' });
-    expect([a.workspace.slug, b.workspace.slug, c.workspace.slug]).toEqual(['globex-inc', 'globex-inc-2', 'globex-inc-3']);
+    expect([a.workspace.slug, b.workspace.slug, c.workspace.slug]).toEqual([
+      'globex-inc',
+      'globex-inc-2',
+      'globex-inc-3',
+    ]);
     // The seeded workspace is called "Sandbox".
     const d = await newUser(s, { workspace_name: 'Sandbox' });
     expect(d.workspace.slug).toBe('sandbox-2');

@@ -74,14 +74,22 @@ describe('access tokens', () => {
 
   it('no Authorization header: 401 missing_credentials', async () => {
     expectProblem(await me(s, null), 401, 'missing_credentials');
-    expectProblem(await s.call('GET', '/v1/auth/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }), 401, 'missing_credentials');
+    expectProblem(
+      await s.call('GET', '/v1/auth/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+      401,
+      'missing_credentials',
+    );
   });
 
   it('a tampered payload is 401 invalid_token', async () => {
     const session = await seedLogin();
     const [h, p, sig] = session.access_token.split('.');
     const claims = JSON.parse(Buffer.from(p!, 'base64url').toString());
-    for (const change of [{ sub: 'usr_000000000000000000000000' }, { exp: claims.exp + 86400 }, { ws: 'ws_000000000000000000000000' }]) {
+    for (const change of [
+      { sub: 'usr_000000000000000000000000' },
+      { exp: claims.exp + 86400 },
+      { ws: 'ws_000000000000000000000000' },
+    ]) {
       const forged = `${h}.${b64url({ ...claims, ...change })}.${sig}`;
       expectProblem(await me(s, forged), 401, 'invalid_token');
     }

@@ -84,7 +84,11 @@ describe('a user in several workspaces', () => {
   it('a workspace_id the user is not a member of: 403 not_a_member at login and refresh', async () => {
     const stranger = s.seed!.workspace_id; // exists, but belongs to the seeded owner
     expectProblem(await login(s, u.email, u.password, { workspace_id: stranger }), 403, 'not_a_member');
-    expectProblem(await login(s, u.email, u.password, { workspace_id: 'ws_doesnotexist000000000000' }), 403, 'not_a_member');
+    expectProblem(
+      await login(s, u.email, u.password, { workspace_id: 'ws_doesnotexist000000000000' }),
+      403,
+      'not_a_member',
+    );
 
     const li = await login(s, u.email, u.password);
     expectProblem(await refresh(s, li.body.refresh_token, stranger), 403, 'not_a_member');

@@ -19,7 +19,9 @@ describe('the API client', () => {
 
     const session = createClient({ baseUrl: `${s.api}/`, token: login.body.access_token });
     expect((await session.call('getMe')).body.user.email).toBe(s.seed!.email);
-    const created = await session.call('createApiKey', { body: { name: 'ci', scopes: ['emails:send', 'emails:read'] } });
+    const created = await session.call('createApiKey', {
+      body: { name: 'ci', scopes: ['emails:send', 'emails:read'] },
+    });
     expect(created.status).toBe(201);
     const page = await session.call('listApiKeys', { query: { limit: 1 } });
     expect(page.body.data).toHaveLength(1);
@@ -47,14 +49,19 @@ describe('the API client', () => {
     const anon = createClient({ baseUrl: s.api });
     const noCredential = await anon.call('getMe').catch((e: unknown) => e);
     expect(noCredential).toBeInstanceOf(ApiError);
-    expect(noCredential).toMatchObject({ status: 401, problem: { code: 'missing_credentials', request_id: expect.stringMatching(/^req_/) } });
+    expect(noCredential).toMatchObject({
+      status: 401,
+      problem: { code: 'missing_credentials', request_id: expect.stringMatching(/^req_/) },
+    });
 
     const key = createClient({ baseUrl: s.api, token: s.seed!.api_key_test });
     // A path parameter is encoded: an id with a slash is an unknown message, not another route.
     const odd = await key.call('getEmail', { params: { id: 'msg_x/cancel' } }).catch((e: unknown) => e);
     expect(odd).toMatchObject({ status: 404, problem: { code: 'not_found' } });
 
-    const bad = await key.call('sendEmail', { body: { from: 'Shop <orders@example.test>', to: [], subject: 'x', text: 'x' } }).catch((e: unknown) => e);
+    const bad = await key
+      .call('sendEmail', { body: { from: 'Shop <orders@example.test>', to: [], subject: 'x', text: 'x' } })
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ApiError);
     expect((bad as ApiError).problem.errors?.map((e) => e.path)).toContain('to');
     expect((bad as ApiError).message).toMatch(/\(4\d\d [a-z_]+\)/);

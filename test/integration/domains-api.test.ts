@@ -4,9 +4,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  DOMAIN_ID, FEEDBACK_HOST, ISO_MS_Z, SPF_INCLUDE, TRACKING_TARGET, addDomain, createKey, dkimPublicKey, errorPaths,
-  expectProblem, getDomain, newTenant, publish, record, seedTenant, serviceNow, sessionOf, uniqueName, verify,
-  type Domain, type Tenant,
+  DOMAIN_ID,
+  FEEDBACK_HOST,
+  ISO_MS_Z,
+  SPF_INCLUDE,
+  TRACKING_TARGET,
+  addDomain,
+  createKey,
+  dkimPublicKey,
+  errorPaths,
+  expectProblem,
+  getDomain,
+  newTenant,
+  publish,
+  record,
+  seedTenant,
+  serviceNow,
+  sessionOf,
+  uniqueName,
+  verify,
+  type Domain,
+  type Tenant,
 } from './domains-helpers.js';
 
 let s: TestServer;
@@ -62,9 +80,18 @@ describe('POST /v1/domains: a sending domain', () => {
 
   it('lists the custom MAIL FROM records: MX priority 10 to the feedback host, and SPF', () => {
     expect(record(d, 'mail_from_mx')).toMatchObject({
-      type: 'MX', host: `bounces.${name}`, value: FEEDBACK_HOST, priority: 10, required: true,
+      type: 'MX',
+      host: `bounces.${name}`,
+      value: FEEDBACK_HOST,
+      priority: 10,
+      required: true,
     });
-    expect(record(d, 'mail_from_spf')).toMatchObject({ type: 'TXT', host: `bounces.${name}`, value: SPF_INCLUDE, required: true });
+    expect(record(d, 'mail_from_spf')).toMatchObject({
+      type: 'TXT',
+      host: `bounces.${name}`,
+      value: SPF_INCLUDE,
+      required: true,
+    });
   });
 
   it('recommends DMARC without requiring it, and says so', () => {
@@ -104,7 +131,16 @@ describe('POST /v1/domains: purpose', () => {
     const name = uniqueName('box');
     const d = await addDomain(s, key, { name, purpose: ['mailbox'] });
     expect(d.purpose).toEqual(['mailbox']);
-    expect(d.records.map((r) => r.kind)).toEqual(['ownership', 'dkim', 'mx', 'mx', 'spf', 'autodiscover', 'tls_rpt', 'mta_sts']);
+    expect(d.records.map((r) => r.kind)).toEqual([
+      'ownership',
+      'dkim',
+      'mx',
+      'mx',
+      'spf',
+      'autodiscover',
+      'tls_rpt',
+      'mta_sts',
+    ]);
     expect(record(d, 'ownership')).toMatchObject({ type: 'TXT', host: `_svc-verification.${name}`, required: true });
     expect(dkimPublicKey(record(d, 'dkim').value).asymmetricKeyDetails?.modulusLength).toBe(2048);
     const mx = d.records.filter((r) => r.kind === 'mx');
@@ -126,7 +162,18 @@ describe('POST /v1/domains: purpose', () => {
     const d = await addDomain(s, key, { name: uniqueName('both'), purpose: ['sending', 'mailbox'] });
     expect(d.purpose).toEqual(['sending', 'mailbox']);
     const kinds = d.records.map((r) => r.kind);
-    for (const k of ['ownership', 'dkim', 'mail_from_mx', 'mail_from_spf', 'dmarc', 'mx', 'spf', 'autodiscover', 'tls_rpt', 'mta_sts']) {
+    for (const k of [
+      'ownership',
+      'dkim',
+      'mail_from_mx',
+      'mail_from_spf',
+      'dmarc',
+      'mx',
+      'spf',
+      'autodiscover',
+      'tls_rpt',
+      'mta_sts',
+    ]) {
       expect(kinds).toContain(k);
     }
     expect(kinds.filter((k) => k === 'dkim')).toHaveLength(1);
@@ -134,11 +181,22 @@ describe('POST /v1/domains: purpose', () => {
   });
 
   it('refuses an unknown purpose or an empty list with 422, and a non-array with 400', async () => {
-    const bad = await s.call('POST', '/v1/domains', { token: key, body: { name: uniqueName(), purpose: ['marketing'] } });
+    const bad = await s.call('POST', '/v1/domains', {
+      token: key,
+      body: { name: uniqueName(), purpose: ['marketing'] },
+    });
     expectProblem(bad, 422, 'validation_failed');
     expect(errorPaths(bad)[0]).toMatch(/^purpose/);
-    expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name: uniqueName(), purpose: [] } }), 422, 'validation_failed');
-    expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name: uniqueName(), purpose: 'sending' } }), 400, 'invalid_request');
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: key, body: { name: uniqueName(), purpose: [] } }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: key, body: { name: uniqueName(), purpose: 'sending' } }),
+      400,
+      'invalid_request',
+    );
   });
 });
 
@@ -182,16 +240,28 @@ describe('POST /v1/domains: the name', () => {
     const name = uniqueName('dupe');
     await addDomain(s, key, name);
     expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name } }), 422, 'domain_exists');
-    expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name: name.toUpperCase() } }), 422, 'domain_exists');
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: key, body: { name: name.toUpperCase() } }),
+      422,
+      'domain_exists',
+    );
     // The seeded domain too.
-    expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name: 'example.test' } }), 422, 'domain_exists');
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: key, body: { name: 'example.test' } }),
+      422,
+      'domain_exists',
+    );
   });
 
   it('an IDN and its punycode form are the same domain', async () => {
     const d = await addDomain(s, key, 'straße-idn.test');
     expect(d.name).toMatch(/^xn--/);
     expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name: d.name } }), 422, 'domain_exists');
-    expectProblem(await s.call('POST', '/v1/domains', { token: key, body: { name: 'STRASSE-IDN.test'.replace('SS', 'ß') } }), 422, 'domain_exists');
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: key, body: { name: 'STRASSE-IDN.test'.replace('SS', 'ß') } }),
+      422,
+      'domain_exists',
+    );
   });
 
   it('lets another workspace add the same name, and the name be added again once deleted', async () => {
@@ -260,7 +330,11 @@ describe('GET /v1/domains and pagination', () => {
   });
 
   it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=2.5'])('refuses %s with 400 invalid_request', async (q) => {
-    expectProblem(await s.call('GET', `/v1/domains?${q}`, { token: await sessionOf(s, tenant) }), 400, 'invalid_request');
+    expectProblem(
+      await s.call('GET', `/v1/domains?${q}`, { token: await sessionOf(s, tenant) }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('shows no other workspace’s domains', async () => {
@@ -287,7 +361,13 @@ describe('GET /v1/domains/{id}/dns', () => {
     expect(after.body.status).toBe('pending');
     expect(after.body.last_checked_at).toBe(new Date(await serviceNow(s)).toISOString());
     const statuses = Object.fromEntries(after.body.records.map((r: Domain['records'][number]) => [r.kind, r.status]));
-    expect(statuses).toEqual({ ownership: 'ok', dkim: 'missing', mail_from_mx: 'ok', mail_from_spf: 'ok', dmarc: 'ok' });
+    expect(statuses).toEqual({
+      ownership: 'ok',
+      dkim: 'missing',
+      mail_from_mx: 'ok',
+      mail_from_spf: 'ok',
+      dmarc: 'ok',
+    });
   });
 
   it('works for the seeded, verified domain', async () => {
@@ -296,7 +376,11 @@ describe('GET /v1/domains/{id}/dns', () => {
     expect(r.body.domain).toBe('example.test');
     expect(r.body.status).toBe('verified');
     expect(r.body.last_checked_at).toMatch(ISO_MS_Z);
-    expect(r.body.records.filter((x: { required: boolean }) => x.required).every((x: { status: string }) => x.status === 'ok')).toBe(true);
+    expect(
+      r.body.records
+        .filter((x: { required: boolean }) => x.required)
+        .every((x: { status: string }) => x.status === 'ok'),
+    ).toBe(true);
   });
 });
 
@@ -357,7 +441,11 @@ describe('PATCH /v1/domains/{id}', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body.tracking_host).toBe(`links.${d.name}`);
     expect(record(r.body, 'tracking')).toMatchObject({
-      type: 'CNAME', host: `links.${d.name}`, value: TRACKING_TARGET, required: true, status: 'pending',
+      type: 'CNAME',
+      host: `links.${d.name}`,
+      value: TRACKING_TARGET,
+      required: true,
+      status: 'pending',
     });
     // Publishing everything but the tracking CNAME is not enough any more.
     await publish(s, d.id, { kinds: ['ownership', 'dkim', 'mail_from_mx', 'mail_from_spf', 'dmarc'] });
@@ -377,7 +465,16 @@ describe('PATCH /v1/domains/{id}', () => {
     const r = await s.call('PATCH', `/v1/domains/${d.id}`, { token: key, body: { purpose: ['mailbox'] } });
     expect(r.status, r.text).toBe(200);
     expect(r.body.purpose).toEqual(['mailbox']);
-    expect(r.body.records.map((x: { kind: string }) => x.kind)).toEqual(['ownership', 'dkim', 'mx', 'mx', 'spf', 'autodiscover', 'tls_rpt', 'mta_sts']);
+    expect(r.body.records.map((x: { kind: string }) => x.kind)).toEqual([
+      'ownership',
+      'dkim',
+      'mx',
+      'mx',
+      'spf',
+      'autodiscover',
+      'tls_rpt',
+      'mta_sts',
+    ]);
     expect(record(r.body, 'dkim').value).toBe(record(d, 'dkim').value);
   });
 
@@ -464,7 +561,13 @@ describe('DELETE /v1/domains/{id}', () => {
     const scheduledAt = new Date((await serviceNow(s)) + 3_600_000).toISOString();
     const sent = await s.call('POST', '/v1/emails', {
       token: key,
-      body: { from: `news@${d.name}`, to: 'someone@dest.example', subject: 'Later', text: 'hi', scheduled_at: scheduledAt },
+      body: {
+        from: `news@${d.name}`,
+        to: 'someone@dest.example',
+        subject: 'Later',
+        text: 'hi',
+        scheduled_at: scheduledAt,
+      },
     });
     expect(sent.status, sent.text).toBe(202);
     expect(sent.body.status).toBe('scheduled');
@@ -519,8 +622,16 @@ describe('credentials, scopes and roles', () => {
     expect((await s.call('GET', '/v1/domains', { token: ro })).status).toBe(200);
     expect((await s.call('GET', `/v1/domains/${id}`, { token: ro })).status).toBe(200);
     expect((await s.call('GET', `/v1/domains/${id}/dns`, { token: ro })).status).toBe(200);
-    expectProblem(await s.call('POST', '/v1/domains', { token: ro, body: { name: uniqueName('ro') } }), 403, 'insufficient_scope');
-    expectProblem(await s.call('PATCH', `/v1/domains/${id}`, { token: ro, body: { mail_from_subdomain: 'x' } }), 403, 'insufficient_scope');
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: ro, body: { name: uniqueName('ro') } }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await s.call('PATCH', `/v1/domains/${id}`, { token: ro, body: { mail_from_subdomain: 'x' } }),
+      403,
+      'insufficient_scope',
+    );
     expectProblem(await s.call('DELETE', `/v1/domains/${id}`, { token: ro }), 403, 'insufficient_scope');
     expectProblem(await s.call('POST', `/v1/domains/${id}/verify`, { token: ro }), 403, 'insufficient_scope');
     const still = await getDomain(s, key, id);
@@ -536,7 +647,11 @@ describe('credentials, scopes and roles', () => {
       expectProblem(await s.call('GET', `/v1/domains/${id}`, { token }), 403, 'insufficient_scope');
       expectProblem(await s.call('GET', `/v1/domains/${id}/dns`, { token }), 403, 'insufficient_scope');
     }
-    expectProblem(await s.call('POST', '/v1/domains', { token: sendOnly, body: { name: uniqueName() } }), 403, 'insufficient_scope');
+    expectProblem(
+      await s.call('POST', '/v1/domains', { token: sendOnly, body: { name: uniqueName() } }),
+      403,
+      'insufficient_scope',
+    );
     // domains:write alone may run a check.
     expect((await s.call('POST', `/v1/domains/${id}/verify`, { token: wo })).status).toBe(200);
   });
@@ -545,7 +660,9 @@ describe('credentials, scopes and roles', () => {
     const token = await sessionOf(s, owner);
     const d = await addDomain(s, token, uniqueName('sess'));
     expect((await s.call('GET', '/v1/domains', { token })).status).toBe(200);
-    expect((await s.call('PATCH', `/v1/domains/${d.id}`, { token, body: { mail_from_subdomain: 'm' } })).status).toBe(200);
+    expect((await s.call('PATCH', `/v1/domains/${d.id}`, { token, body: { mail_from_subdomain: 'm' } })).status).toBe(
+      200,
+    );
     expect((await s.call('POST', `/v1/domains/${d.id}/verify`, { token })).status).toBe(200);
     expect((await s.call('GET', `/v1/domains/${d.id}/dns`, { token })).status).toBe(200);
     expect((await s.call('DELETE', `/v1/domains/${d.id}`, { token })).status).toBe(204);
@@ -556,10 +673,18 @@ describe('credentials, scopes and roles', () => {
     let adminWs: string;
     let domainId: string;
     beforeAll(async () => {
-      const m = await s.admin('POST', '/sandbox/workspaces', { email: owner.email, name: 'Member space', role: 'member' });
+      const m = await s.admin('POST', '/sandbox/workspaces', {
+        email: owner.email,
+        name: 'Member space',
+        role: 'member',
+      });
       expect(m.status, m.text).toBe(201);
       memberWs = m.body.id;
-      const a = await s.admin('POST', '/sandbox/workspaces', { email: owner.email, name: 'Admin space', role: 'admin' });
+      const a = await s.admin('POST', '/sandbox/workspaces', {
+        email: owner.email,
+        name: 'Admin space',
+        role: 'admin',
+      });
       expect(a.status, a.text).toBe(201);
       adminWs = a.body.id;
       // Nobody in the member's workspace may add a domain through the API: put one there directly.
@@ -577,8 +702,16 @@ describe('credentials, scopes and roles', () => {
 
     it('a member session may not write: 403 forbidden, nothing changes', async () => {
       const token = await sessionOf(s, { ...owner, workspace_id: memberWs });
-      expectProblem(await s.call('POST', '/v1/domains', { token, body: { name: uniqueName('mem') } }), 403, 'forbidden');
-      expectProblem(await s.call('PATCH', `/v1/domains/${domainId}`, { token, body: { mail_from_subdomain: 'x' } }), 403, 'forbidden');
+      expectProblem(
+        await s.call('POST', '/v1/domains', { token, body: { name: uniqueName('mem') } }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await s.call('PATCH', `/v1/domains/${domainId}`, { token, body: { mail_from_subdomain: 'x' } }),
+        403,
+        'forbidden',
+      );
       expectProblem(await s.call('POST', `/v1/domains/${domainId}/verify`, { token }), 403, 'forbidden');
       expectProblem(await s.call('DELETE', `/v1/domains/${domainId}`, { token }), 403, 'forbidden');
       const d = await s.call('GET', `/v1/domains/${domainId}`, { token });
@@ -611,7 +744,11 @@ describe('POST /v1/domains/{id}/verify: rate limit', () => {
     expect(Number(retryAfter)).toBeGreaterThan(0);
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
     // A session is limited the same way: the limit is per domain.
-    expectProblem(await s.call('POST', `/v1/domains/${a.id}/verify`, { token: await sessionOf(s, owner) }), 429, 'rate_limited');
+    expectProblem(
+      await s.call('POST', `/v1/domains/${a.id}/verify`, { token: await sessionOf(s, owner) }),
+      429,
+      'rate_limited',
+    );
     expect((await s.call('POST', `/v1/domains/${b.id}/verify`, { token: key })).status).toBe(200);
     // Reading is not limited.
     expect((await s.call('GET', `/v1/domains/${a.id}`, { token: key })).status).toBe(200);

@@ -32,11 +32,22 @@ async function zoneResolver(name: string, rrtype: string): Promise<string[][]> {
 }
 
 function transport(dkim?: { domainName: string; keySelector: string; privateKey: string }) {
-  return nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true, ...(dkim ? { dkim } : {}) });
+  return nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: s.smtpPort,
+    secure: false,
+    ignoreTLS: true,
+    ...(dkim ? { dkim } : {}),
+  });
 }
 
 /** Sends one message to the sink and returns its caught id (found by a unique recipient). */
-async function sendToSink(opts: { dkim?: typeof signing; raw?: Buffer; from?: string; text?: string }): Promise<{ id: string; to: string }> {
+async function sendToSink(opts: {
+  dkim?: typeof signing;
+  raw?: Buffer;
+  from?: string;
+  text?: string;
+}): Promise<{ id: string; to: string }> {
   const to = `dkim-${randomBytes(4).toString('hex')}@dest.example`;
   const t = transport(opts.dkim);
   try {
@@ -66,7 +77,9 @@ async function caught(id: string) {
 }
 
 async function rawOf(id: string): Promise<Buffer> {
-  const r = await fetch(`${s.origin}/sandbox/messages/${id}/raw`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+  const r = await fetch(`${s.origin}/sandbox/messages/${id}/raw`, {
+    headers: { authorization: `Bearer ${s.adminToken}` },
+  });
   expect(r.status).toBe(200);
   return Buffer.from(await r.arrayBuffer());
 }
@@ -82,7 +95,9 @@ describe('DKIM with the seeded domain’s key', () => {
     expect(dkim.host).toBe(`${signing.keySelector}._domainkey.example.test`);
     expect(signing.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     // The zone holds exactly the advertised record.
-    expect(await zoneResolver(dkim.host, 'TXT')).toEqual([txtCharacterStrings(dkim.value).map((b) => b.toString('utf8'))]);
+    expect(await zoneResolver(dkim.host, 'TXT')).toEqual([
+      txtCharacterStrings(dkim.value).map((b) => b.toString('utf8')),
+    ]);
   });
 
   it('a message signed with it is caught with dkim: pass', async () => {
@@ -107,7 +122,10 @@ describe('DKIM with the seeded domain’s key', () => {
   it('a tampered body does not pass, directly or through the sink', async () => {
     expect(raw).toBeDefined();
     const text = raw.toString('latin1');
-    const tampered = Buffer.from(text.replace('covered by the DKIM signature', 'covered by the DKIM signaturE'), 'latin1');
+    const tampered = Buffer.from(
+      text.replace('covered by the DKIM signature', 'covered by the DKIM signaturE'),
+      'latin1',
+    );
     expect(tampered.equals(raw)).toBe(false);
     const direct = await dkimVerify(tampered, { resolver: zoneResolver });
     expect(direct.results.map((x) => x.status.result)).not.toContain('pass');
@@ -160,7 +178,9 @@ describe('DKIM of mail the service sends', () => {
     const d = await addDomain(s, key, uniqueName('unpublished'));
     await publish(s, d.id);
     const dKey = s.core.domains.signingKey(d.id)!;
-    const del = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(record(d, 'dkim').host)}&type=TXT`, { token: s.adminToken });
+    const del = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(record(d, 'dkim').host)}&type=TXT`, {
+      token: s.adminToken,
+    });
     expect(del.status).toBe(204);
     const { id } = await sendToSink({ dkim: dKey, from: `x@${d.name}` });
     expect((await caught(id)).dkim).not.toBe('pass');

@@ -81,7 +81,11 @@ export async function verify(s: TestServer, token: string, id: string): Promise<
 }
 
 /** POST /sandbox/domains/{id}/publish. */
-export async function publish(s: TestServer, id: string, body: { kinds?: string[]; state?: 'visible' | 'propagating' } = {}) {
+export async function publish(
+  s: TestServer,
+  id: string,
+  body: { kinds?: string[]; state?: 'visible' | 'propagating' } = {},
+) {
   const r = await s.admin('POST', `/sandbox/domains/${id}/publish`, body);
   expect(r.status, r.text).toBe(200);
   return r.body as { records: { host: string; type: string; values: string[]; state: string }[] };

@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  addDomain, domainEvents, expectProblem, getDomain, publish, record, serviceNow, uniqueName, verify, type Domain,
+  addDomain,
+  domainEvents,
+  expectProblem,
+  getDomain,
+  publish,
+  record,
+  serviceNow,
+  uniqueName,
+  verify,
+  type Domain,
 } from './domains-helpers.js';
 
 const MIN = 60;
@@ -28,7 +37,9 @@ async function setup(label: string) {
 const at = (ms: number) => new Date(ms).toISOString();
 
 async function removeDns(s: TestServer, host: string, type: string) {
-  const r = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(host)}&type=${type}`, { token: s.adminToken });
+  const r = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(host)}&type=${type}`, {
+    token: s.adminToken,
+  });
   expect(r.status, r.text).toBe(204);
 }
 
@@ -238,7 +249,11 @@ describe('verified → degraded → verified / failed', () => {
 
   it('a wrong value found by a manual verify degrades it at once', async () => {
     const { s, key, ws, d } = await verifiedDomain('manualdeg');
-    const r = await s.admin('PUT', '/sandbox/dns', { host: record(d, 'mail_from_spf').host, type: 'TXT', values: ['v=spf1 -all'] });
+    const r = await s.admin('PUT', '/sandbox/dns', {
+      host: record(d, 'mail_from_spf').host,
+      type: 'TXT',
+      values: ['v=spf1 -all'],
+    });
     expect(r.status, r.text).toBe(200);
     const v = await verify(s, key, d.id);
     expect(v.verified).toBe(false);

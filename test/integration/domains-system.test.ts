@@ -32,7 +32,9 @@ describe('the test DNS responder', () => {
     expect(chunks.map((c) => Buffer.byteLength(c))).toEqual([255, 255, long.length - 510]);
     expect(txt.find((c) => c.join('') === 'short')).toEqual(['short']);
     // Node 24's resolver adds `type: 'MX'` to each answer; priority and exchange are what count.
-    expect(await r.resolveMx('self-check.test')).toEqual([expect.objectContaining({ priority: 10, exchange: 'mx.self-check.test' })]);
+    expect(await r.resolveMx('self-check.test')).toEqual([
+      expect.objectContaining({ priority: 10, exchange: 'mx.self-check.test' }),
+    ]);
     expect(await r.resolveCname('www.self-check.test')).toEqual(['target.self-check.test']);
     await expect(r.resolveTxt('unknown.self-check.test')).rejects.toMatchObject({ code: 'ENOTFOUND' });
     await expect(r.resolveCname('self-check.test')).rejects.toMatchObject({ code: 'ENODATA' });
@@ -172,7 +174,11 @@ describe('--dns system with two resolvers', () => {
     dnsA.set(record(d, 'ownership').host, 'TXT', [wrong]);
     dnsB.remove(record(d, 'ownership').host, 'TXT');
     const v = await verify(s, key, d.id);
-    expect(finding(v, 'ownership')).toMatchObject({ status: 'mismatch', observed: wrong, expected: record(d, 'ownership').value });
+    expect(finding(v, 'ownership')).toMatchObject({
+      status: 'mismatch',
+      observed: wrong,
+      expected: record(d, 'ownership').value,
+    });
     expect(v.verified).toBe(false);
     expect(v.propagating).toBe(false);
   });

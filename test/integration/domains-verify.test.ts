@@ -3,7 +3,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  ISO_MS_Z, addDomain, finding, getDomain, publish, record, serviceNow, uniqueName, verify, type Domain,
+  ISO_MS_Z,
+  addDomain,
+  finding,
+  getDomain,
+  publish,
+  record,
+  serviceNow,
+  uniqueName,
+  verify,
+  type Domain,
 } from './domains-helpers.js';
 
 let s: TestServer;
@@ -22,7 +31,9 @@ async function putDns(host: string, type: 'TXT' | 'MX' | 'CNAME', values: string
 }
 
 async function deleteDns(host: string, type: string) {
-  const r = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(host)}&type=${type}`, { token: s.adminToken });
+  const r = await s.call('DELETE', `/sandbox/dns?host=${encodeURIComponent(host)}&type=${type}`, {
+    token: s.adminToken,
+  });
   expect(r.status, r.text).toBe(204);
 }
 
@@ -184,7 +195,11 @@ describe('mistakes in the zone', () => {
     expect(f.observed).toBe(wrong);
     expect(f.detail).toContain(wrong);
     expect(f.detail).toContain(record(d, 'dkim').value);
-    expect(record(v, 'dkim')).toMatchObject({ status: 'mismatch', observed_value: wrong, value: record(d, 'dkim').value });
+    expect(record(v, 'dkim')).toMatchObject({
+      status: 'mismatch',
+      observed_value: wrong,
+      value: record(d, 'dkim').value,
+    });
   });
 
   it('DELETE /sandbox/dns removes a record → missing', async () => {
@@ -230,11 +245,18 @@ describe('mistakes in the zone', () => {
     const own = record(d, 'ownership');
     await putDns(own.host, 'TXT', ['google-site-verification=abc', 'svc-verification=an-old-token']);
     let v = await verify(s, key, d.id);
-    expect(finding(v, 'ownership')).toMatchObject({ status: 'mismatch', observed: 'svc-verification=an-old-token', expected: own.value });
+    expect(finding(v, 'ownership')).toMatchObject({
+      status: 'mismatch',
+      observed: 'svc-verification=an-old-token',
+      expected: own.value,
+    });
     const spf = record(d, 'mail_from_spf');
     await putDns(spf.host, 'TXT', ['unrelated=1', 'v=spf1 include:other.example ~all']);
     v = await verify(s, key, d.id);
-    expect(finding(v, 'mail_from_spf')).toMatchObject({ status: 'mismatch', observed: 'v=spf1 include:other.example ~all' });
+    expect(finding(v, 'mail_from_spf')).toMatchObject({
+      status: 'mismatch',
+      observed: 'v=spf1 include:other.example ~all',
+    });
     expect(record(v, 'mail_from_spf').observed_value).toBe('v=spf1 include:other.example ~all');
   });
 
@@ -244,7 +266,11 @@ describe('mistakes in the zone', () => {
     await publish(s, d.id);
     await putDns(`click.${d.name}`, 'CNAME', ['track.other-provider.example']);
     let v = await verify(s, key, d.id);
-    expect(finding(v, 'tracking')).toMatchObject({ status: 'mismatch', expected: 'track.svc.test', observed: 'track.other-provider.example' });
+    expect(finding(v, 'tracking')).toMatchObject({
+      status: 'mismatch',
+      expected: 'track.svc.test',
+      observed: 'track.other-provider.example',
+    });
     await putDns(`click.${d.name}`, 'CNAME', ['Track.SVC.test.']);
     v = await verify(s, key, d.id);
     expect(finding(v, 'tracking').status).toBe('ok');
@@ -254,8 +280,13 @@ describe('mistakes in the zone', () => {
 
 describe('sandbox zone routes', () => {
   it('need the admin token', async () => {
-    expect((await s.call('PUT', '/sandbox/dns', { body: { host: 'x.test', type: 'TXT', values: ['a'] } })).status).toBe(401);
-    expect((await s.call('PUT', '/sandbox/dns', { token: key, body: { host: 'x.test', type: 'TXT', values: ['a'] } })).status).toBe(401);
+    expect((await s.call('PUT', '/sandbox/dns', { body: { host: 'x.test', type: 'TXT', values: ['a'] } })).status).toBe(
+      401,
+    );
+    expect(
+      (await s.call('PUT', '/sandbox/dns', { token: key, body: { host: 'x.test', type: 'TXT', values: ['a'] } }))
+        .status,
+    ).toBe(401);
     expect((await s.call('POST', `/sandbox/domains/${s.seed!.domain_id}/publish`, { body: {} })).status).toBe(401);
   });
 

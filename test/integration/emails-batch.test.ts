@@ -3,8 +3,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 import {
-  FROM, GTUBE, ISO_MS_Z, MSG_ID, caughtOf, caughtTo, createKey, expectProblem, getMessage, mail, outbox, rcpt, seedTenant, sendOk,
-  serviceNow, sessionOf,
+  FROM,
+  GTUBE,
+  ISO_MS_Z,
+  MSG_ID,
+  caughtOf,
+  caughtTo,
+  createKey,
+  expectProblem,
+  getMessage,
+  mail,
+  outbox,
+  rcpt,
+  seedTenant,
+  sendOk,
+  serviceNow,
+  sessionOf,
 } from './emails-helpers.js';
 
 let s: TestServer;
@@ -25,7 +39,11 @@ function expectItemProblem(item: any, status: number, code: string) {
 describe('POST /v1/emails/batch', () => {
   it('3 items, one invalid → 207 with per-item results in request order; only the valid ones are sent', async () => {
     const [a, b, c] = [rcpt('a'), rcpt('b'), rcpt('c')];
-    const r = await batch([mail({ to: a, subject: 'first' }), mail({ to: b, subject: 'x'.repeat(999) }), mail({ to: c, subject: 'third' })]);
+    const r = await batch([
+      mail({ to: a, subject: 'first' }),
+      mail({ to: b, subject: 'x'.repeat(999) }),
+      mail({ to: c, subject: 'third' }),
+    ]);
     expect(r.status, r.text).toBe(207);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.body.data).toHaveLength(3);
@@ -135,13 +153,24 @@ describe('GET /v1/emails/{id}', () => {
     const cc = rcpt('cc');
     const bcc = rcpt('bcc');
     const tags = [{ name: 'kind', value: 'welcome' }];
-    const a = await sendOk(s, mail({ from: 'Acme <hello@example.test>', to: [to], cc: [cc], bcc: [bcc], subject: 'Welcome', tags }));
+    const a = await sendOk(
+      s,
+      mail({ from: 'Acme <hello@example.test>', to: [to], cc: [cc], bcc: [bcc], subject: 'Welcome', tags }),
+    );
     let r: Reply = await s.call('GET', `/v1/emails/${a.id}`, { token: s.seed!.api_key_test });
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.body).toMatchObject({
-      id: a.id, plane: 'transactional', from: 'Acme <hello@example.test>', to: [to], cc: [cc], bcc: [bcc], subject: 'Welcome', tags,
-      created_at: a.created_at, scheduled_at: null,
+      id: a.id,
+      plane: 'transactional',
+      from: 'Acme <hello@example.test>',
+      to: [to],
+      cc: [cc],
+      bcc: [bcc],
+      subject: 'Welcome',
+      tags,
+      created_at: a.created_at,
+      scheduled_at: null,
     });
     expect(r.body.created_at).toMatch(ISO_MS_Z);
     expect(['queued', 'sending', 'sent', 'delivered']).toContain(r.body.status);
@@ -150,19 +179,32 @@ describe('GET /v1/emails/{id}', () => {
     r = await s.call('GET', `/v1/emails/${a.id}`, { token: s.seed!.api_key_test });
     expect(r.body.status).toBe('delivered');
     expect(r.body.events.map((e: { type: string }) => e.type)).toEqual([
-      'email.queued', 'email.sent', 'email.delivered', 'email.delivered', 'email.delivered',
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.delivered',
+      'email.delivered',
     ]);
     for (const e of r.body.events) {
       expect(Object.keys(e).sort()).toEqual(['detail', 'occurred_at', 'type']);
       expect(e.occurred_at).toMatch(ISO_MS_Z);
     }
     // One delivered entry per recipient, each naming it.
-    expect(r.body.events.slice(2).map((e: { detail: { to: string } }) => e.detail.to).sort()).toEqual([to, cc, bcc].sort());
+    expect(
+      r.body.events
+        .slice(2)
+        .map((e: { detail: { to: string } }) => e.detail.to)
+        .sort(),
+    ).toEqual([to, cc, bcc].sort());
     expect(await caughtOf(s, a.id)).toHaveLength(1);
   });
 
   it('an unknown id → 404 not_found; a key without emails:read → 403 insufficient_scope', async () => {
-    expectProblem(await s.call('GET', '/v1/emails/msg_unknownunknownunknown00', { token: s.seed!.api_key_test }), 404, 'not_found');
+    expectProblem(
+      await s.call('GET', '/v1/emails/msg_unknownunknownunknown00', { token: s.seed!.api_key_test }),
+      404,
+      'not_found',
+    );
     expectProblem(await s.call('GET', '/v1/emails/whatever', { token: s.seed!.api_key_test }), 404, 'not_found');
     const token = await sessionOf(s, seedTenant(s));
     const sender = await createKey(s, token, { scopes: ['emails:send'] });

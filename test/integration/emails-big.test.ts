@@ -24,7 +24,10 @@ afterAll(() => s.close());
 /** A send with one attachment of `bytes` random bytes; resolves with the message id and the bytes. */
 async function sendBig(bytes: number, over: Record<string, unknown> = {}) {
   const content = randomBytes(bytes);
-  const accepted = await sendOk(s, mail({ attachments: [{ filename: 'export.bin', content: content.toString('base64') }], ...over }));
+  const accepted = await sendOk(
+    s,
+    mail({ attachments: [{ filename: 'export.bin', content: content.toString('base64') }], ...over }),
+  );
   return { id: accepted.id, content };
 }
 
@@ -32,7 +35,9 @@ async function sendBig(bytes: number, over: Record<string, unknown> = {}) {
 async function caughtAttachment(id: string): Promise<Buffer> {
   const [caught] = await caughtOf(s, id);
   expect(caught, `${id} was caught`).toBeDefined();
-  const res = await fetch(`${s.origin}/sandbox/messages/${caught.id}/attachments/0`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+  const res = await fetch(`${s.origin}/sandbox/messages/${caught.id}/attachments/0`, {
+    headers: { authorization: `Bearer ${s.adminToken}` },
+  });
   expect(res.status).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -45,7 +50,9 @@ describe('big messages', () => {
     const detail = await caughtDetail(s, big.id);
     expect(detail.dkim).toBe('pass');
     expect(detail.text).toBe('The export is attached.\nThree lines\nof text.\n');
-    expect(detail.attachments).toEqual([{ filename: 'export.bin', content_type: 'application/octet-stream', size: big.content.length, content_id: null }]);
+    expect(detail.attachments).toEqual([
+      { filename: 'export.bin', content_type: 'application/octet-stream', size: big.content.length, content_id: null },
+    ]);
     expect((await caughtAttachment(big.id)).equals(big.content)).toBe(true);
   });
 
@@ -134,7 +141,10 @@ describe('a message stored before attachment bytes were kept apart (base64 in th
     const db = new Database(join(dataDir, 'svc.sqlite'));
     const row = db.prepare('SELECT attachments FROM messages WHERE id = ?').get(r.body.id) as { attachments: string };
     const [described] = JSON.parse(row.attachments) as Record<string, unknown>[];
-    db.prepare('UPDATE messages SET attachments = ? WHERE id = ?').run(JSON.stringify([{ ...described, content: content.toString('base64') }]), r.body.id);
+    db.prepare('UPDATE messages SET attachments = ? WHERE id = ?').run(
+      JSON.stringify([{ ...described, content: content.toString('base64') }]),
+      r.body.id,
+    );
     expect(db.prepare('DELETE FROM attachment_chunks WHERE message_id = ?').run(r.body.id).changes).toBeGreaterThan(0);
     db.close();
 
@@ -143,7 +153,9 @@ describe('a message stored before attachment bytes were kept apart (base64 in th
       await after.advance(2 * 3600);
       expect((await getMessage(after, r.body.id, key)).status).toBe('delivered');
       const [caught] = await caughtOf(after, r.body.id);
-      const res = await fetch(`${after.origin}/sandbox/messages/${caught.id}/attachments/0`, { headers: { authorization: `Bearer ${after.adminToken}` } });
+      const res = await fetch(`${after.origin}/sandbox/messages/${caught.id}/attachments/0`, {
+        headers: { authorization: `Bearer ${after.adminToken}` },
+      });
       expect(Buffer.from(await res.arrayBuffer()).equals(content)).toBe(true);
     } finally {
       await after.close();

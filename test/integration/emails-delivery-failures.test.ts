@@ -129,7 +129,8 @@ describe('a compose thread that dies under messages', () => {
     expect((await message(s, small.body.id, s.seed!.api_key_test)).status).toBe('delivered');
     const caught = await s.admin('GET', '/sandbox/messages?to=small@example.com');
     expect(caught.body.data.map((m: { message_id: string }) => m.message_id)).toEqual([small.body.id]);
-    for (let i = 0; i < 12 && (await message(s, big.body.id, s.seed!.api_key_test)).status === 'queued'; i++) await s.advance(3600);
+    for (let i = 0; i < 12 && (await message(s, big.body.id, s.seed!.api_key_test)).status === 'queued'; i++)
+      await s.advance(3600);
     const m = await message(s, big.body.id, s.seed!.api_key_test);
     expect(m.status).toBe('failed');
     expect(m.events.find((e) => e.type === 'email.failed')!.detail.reason).toMatch(

@@ -8,7 +8,18 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  EICAR, FROM, ISO_MS_Z, caughtDetail, caughtOf, caughtTo, getMessage, header, mail, outbox, rcpt, sendOk,
+  EICAR,
+  FROM,
+  ISO_MS_Z,
+  caughtDetail,
+  caughtOf,
+  caughtTo,
+  getMessage,
+  header,
+  mail,
+  outbox,
+  rcpt,
+  sendOk,
 } from './emails-helpers.js';
 
 // A 1×1 transparent PNG.
@@ -167,7 +178,10 @@ describe('the message as caught', () => {
   });
 
   it('carries text and html as alternatives', async () => {
-    const a = await sendOk(s, mail({ text: 'Plain version', html: '<p>HTML <b>version</b></p>', tracking: { clicks: false } }));
+    const a = await sendOk(
+      s,
+      mail({ text: 'Plain version', html: '<p>HTML <b>version</b></p>', tracking: { clicks: false } }),
+    );
     await s.settle();
     const m = await caughtDetail(s, a.id);
     expect(m.text.trim()).toBe('Plain version');
@@ -202,8 +216,18 @@ describe('the message as caught', () => {
     const m = await caughtDetail(s, a.id);
     expect(m.html).toContain('cid:logo@acme');
     const byName = Object.fromEntries(m.attachments.map((x: { filename: string }) => [x.filename, x]));
-    expect(byName['report.csv']).toEqual({ filename: 'report.csv', content_type: 'text/csv', size: Buffer.byteLength(CSV), content_id: null });
-    expect(byName['logo.png']).toEqual({ filename: 'logo.png', content_type: 'image/png', size: PNG.length, content_id: 'logo@acme' });
+    expect(byName['report.csv']).toEqual({
+      filename: 'report.csv',
+      content_type: 'text/csv',
+      size: Buffer.byteLength(CSV),
+      content_id: null,
+    });
+    expect(byName['logo.png']).toEqual({
+      filename: 'logo.png',
+      content_type: 'image/png',
+      size: PNG.length,
+      content_id: 'logo@acme',
+    });
   });
 
   it('takes cc, bcc and reply_to as one address in a string, as other clients send them, and delivers them as lists of one', async () => {
@@ -228,9 +252,15 @@ describe('the message as caught', () => {
     const a = await sendOk(
       s,
       mail({
-        to: [to], cc: [cc], bcc: [bcc], reply_to: ['support@example.test'],
+        to: [to],
+        cc: [cc],
+        bcc: [bcc],
+        reply_to: ['support@example.test'],
         headers: { 'X-Campaign-Ref': 'spring-2026', 'X-Priority': '1' },
-        tags: [{ name: 'kind', value: 'receipt' }, { name: 'user_id', value: 'u 42/a' }],
+        tags: [
+          { name: 'kind', value: 'receipt' },
+          { name: 'user_id', value: 'u 42/a' },
+        ],
       }),
     );
     await s.settle();
@@ -240,7 +270,12 @@ describe('the message as caught', () => {
     expect(header(m, 'Reply-To')).toBe('support@example.test');
     const tags = header(m, 'X-Svc-Tags')!;
     expect(tags).toBeDefined();
-    const parsed = Object.fromEntries(tags.split(/;\s*/).map((p) => p.split('=')).map(([k, v]) => [k, decodeURIComponent(v!)]));
+    const parsed = Object.fromEntries(
+      tags
+        .split(/;\s*/)
+        .map((p) => p.split('='))
+        .map(([k, v]) => [k, decodeURIComponent(v!)]),
+    );
     expect(parsed).toEqual({ kind: 'receipt', user_id: 'u 42/a' });
     expect(m.to).toEqual([to]);
     expect(m.cc).toEqual([cc]);
@@ -263,7 +298,9 @@ describe('the message as caught', () => {
     expect(fileRequests).toEqual(['/report.csv']);
     expect((await getMessage(s, a.id)).status).toBe('delivered');
     const m = await caughtDetail(s, a.id);
-    expect(m.attachments).toEqual([{ filename: 'report.csv', content_type: 'text/csv', size: Buffer.byteLength(CSV), content_id: null }]);
+    expect(m.attachments).toEqual([
+      { filename: 'report.csv', content_type: 'text/csv', size: Buffer.byteLength(CSV), content_id: null },
+    ]);
     expect((await rawOf(m.id)).toString()).toContain(Buffer.from(CSV).toString('base64').slice(0, 20));
   });
 
@@ -278,7 +315,12 @@ describe('the message as caught', () => {
     expect(m.events[1]!.detail.to).toEqual([to]);
     const failed = outbox(s, s.seed!.workspace_id, a.id).find((e) => e.type === 'email.failed')!;
     expect(failed.data).toEqual({
-      message_id: a.id, from: FROM, subject: 'Hello', tags: [], to: [to], reason: expect.stringMatching(/404/),
+      message_id: a.id,
+      from: FROM,
+      subject: 'Hello',
+      tags: [],
+      to: [to],
+      reason: expect.stringMatching(/404/),
     });
     expect(await caughtTo(s, to)).toEqual([]);
     expect(await caughtOf(s, a.id)).toEqual([]);

@@ -113,7 +113,13 @@ export function outbox(s: TestServer, workspaceId: string, messageId?: string): 
   const rows = s.core.events.outbox(workspaceId, { limit: 100_000 });
   return rows
     .filter((e) => messageId === undefined || e.message_id === messageId)
-    .map((e) => ({ id: e.id, type: e.type, message_id: e.message_id, data: JSON.parse(e.data), created_at: e.created_at }));
+    .map((e) => ({
+      id: e.id,
+      type: e.type,
+      message_id: e.message_id,
+      data: JSON.parse(e.data),
+      created_at: e.created_at,
+    }));
 }
 
 /** Adds a domain (not published). */

@@ -4,7 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 import {
-  MSG_ID, addDomain, caughtOf, caughtTo, createKey, expectProblem, mail, newTenant, outbox, publishAndVerify, rcpt, send,
+  MSG_ID,
+  addDomain,
+  caughtOf,
+  caughtTo,
+  createKey,
+  expectProblem,
+  mail,
+  newTenant,
+  outbox,
+  publishAndVerify,
+  rcpt,
+  send,
 } from './emails-helpers.js';
 
 let s: TestServer;
@@ -74,17 +85,33 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const to = rcpt();
     const a = JSON.stringify({
-      from: 'sender@example.test', to: [to], subject: 'Order', text: 'hi',
-      tags: [{ name: 'a', value: '1' }], headers: { 'X-A': '1', 'X-B': '2' }, tracking: { opens: true, clicks: false },
+      from: 'sender@example.test',
+      to: [to],
+      subject: 'Order',
+      text: 'hi',
+      tags: [{ name: 'a', value: '1' }],
+      headers: { 'X-A': '1', 'X-B': '2' },
+      tracking: { opens: true, clicks: false },
     });
     const b = JSON.stringify({
-      tracking: { clicks: false, opens: true }, headers: { 'X-B': '2', 'X-A': '1' }, tags: [{ value: '1', name: 'a' }],
-      text: 'hi', subject: 'Order', to: [to], from: 'sender@example.test',
+      tracking: { clicks: false, opens: true },
+      headers: { 'X-B': '2', 'X-A': '1' },
+      tags: [{ value: '1', name: 'a' }],
+      text: 'hi',
+      subject: 'Order',
+      to: [to],
+      from: 'sender@example.test',
     });
     expect(a).not.toBe(b);
-    const first = await send(s, undefined, { raw: a, headers: { 'content-type': 'application/json', 'Idempotency-Key': key } });
+    const first = await send(s, undefined, {
+      raw: a,
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
+    });
     expect(first.status, first.text).toBe(202);
-    const replay = await send(s, undefined, { raw: b, headers: { 'content-type': 'application/json', 'Idempotency-Key': key } });
+    const replay = await send(s, undefined, {
+      raw: b,
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
+    });
     expectSameResponse(first, replay);
     expect(replay.headers.get('idempotent-replay')).toBe('true');
     // Insignificant whitespace does not matter either.

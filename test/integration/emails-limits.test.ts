@@ -4,7 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../helpers/server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  EICAR, FROM, GTUBE, addDomain, caughtTo, createKey, expectProblem, mail, newTenant, outbox, publishAndVerify, rcpt, send, sendOk,
+  EICAR,
+  FROM,
+  GTUBE,
+  addDomain,
+  caughtTo,
+  createKey,
+  expectProblem,
+  mail,
+  newTenant,
+  outbox,
+  publishAndVerify,
+  rcpt,
+  send,
+  sendOk,
 } from './emails-helpers.js';
 
 /** Sends, expects 451 content_blocked, and checks that nothing was stored, queued or sent. */
@@ -68,7 +81,10 @@ describe('abuse filter', () => {
 
   it('clean mail passes on the same server and arrives', async () => {
     const to = rcpt();
-    const a = await sendOk(s, mail({ to, subject: 'Quarterly numbers', text: 'a forbidden word, but not the pattern' }));
+    const a = await sendOk(
+      s,
+      mail({ to, subject: 'Quarterly numbers', text: 'a forbidden word, but not the pattern' }),
+    );
     await s.settle();
     const caught = await caughtTo(s, to);
     expect(caught).toHaveLength(1);
@@ -152,7 +168,8 @@ describe('sending rate limit', () => {
   it('rejected requests of other kinds also count against the bucket only when they reach the handler', async () => {
     await s.advance(3600); // full bucket: 4 tokens
     // A malformed body is refused before the handler (400): no token is taken.
-    for (let i = 0; i < 3; i++) expectProblem(await send(s, { from: FROM, to: rcpt(), text: 'x', htm: 'typo' }), 400, 'invalid_request');
+    for (let i = 0; i < 3; i++)
+      expectProblem(await send(s, { from: FROM, to: rcpt(), text: 'x', htm: 'typo' }), 400, 'invalid_request');
     // One that reaches the handler and is refused there spends a token, and its response says so.
     const refused = await send(s, mail({ from: 'hi@not-a-domain-of-ours.test' }));
     expectProblem(refused, 422, 'domain_not_verified');

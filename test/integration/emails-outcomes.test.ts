@@ -5,7 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  FROM, caughtDetail, caughtOf, caughtTo, getMessage, mail, outbox, rcpt, sendOk, serviceNow, sim, type OutboxEvent,
+  FROM,
+  caughtDetail,
+  caughtOf,
+  caughtTo,
+  getMessage,
+  mail,
+  outbox,
+  rcpt,
+  sendOk,
+  serviceNow,
+  sim,
+  type OutboxEvent,
 } from './emails-helpers.js';
 
 let s: TestServer;
@@ -92,7 +103,11 @@ describe('simulator recipients', () => {
     expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.deferred']);
     const deferred = out[2]!.data;
     expect(deferred).toEqual({
-      ...base(id), to, smtp_code: '452', reason: expect.any(String), next_attempt_at: expect.any(String),
+      ...base(id),
+      to,
+      smtp_code: '452',
+      reason: expect.any(String),
+      next_attempt_at: expect.any(String),
     });
     expect(deferred.reason.length).toBeGreaterThan(0);
     const next = Date.parse(deferred.next_attempt_at);
@@ -110,7 +125,11 @@ describe('simulator recipients', () => {
     expect(m.status).toBe('bounced');
     out = await expectTimelineMatchesOutbox(id);
     expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.deferred', 'email.bounced']);
-    expect(out[3]!.data).toEqual({ ...base(id), to, bounce: { class: 'soft', subtype: expect.any(String), smtp_code: '452' } });
+    expect(out[3]!.data).toEqual({
+      ...base(id),
+      to,
+      bounce: { class: 'soft', subtype: expect.any(String), smtp_code: '452' },
+    });
     expect(out[3]!.created_at).toBe(next);
 
     // Not suppressed: the next message to it is handed over again.
@@ -126,7 +145,11 @@ describe('simulator recipients', () => {
     expect((await getMessage(s, id)).status).toBe('bounced');
     const out = await expectTimelineMatchesOutbox(id);
     expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(out[2]!.data).toEqual({ ...base(id), to, bounce: { class: 'block', subtype: expect.any(String), smtp_code: '554' } });
+    expect(out[2]!.data).toEqual({
+      ...base(id),
+      to,
+      bounce: { class: 'block', subtype: expect.any(String), smtp_code: '554' },
+    });
     expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
     const again = await deliver(to);
     expect((await getMessage(s, again)).status).toBe('bounced');
@@ -139,7 +162,11 @@ describe('simulator recipients', () => {
     expect((await getMessage(s, id)).status).toBe('bounced');
     const out = await expectTimelineMatchesOutbox(id);
     expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(out[2]!.data).toEqual({ ...base(id), to, bounce: { class: 'technical', subtype: expect.any(String), smtp_code: '421' } });
+    expect(out[2]!.data).toEqual({
+      ...base(id),
+      to,
+      bounce: { class: 'technical', subtype: expect.any(String), smtp_code: '421' },
+    });
     for (const v of Object.values(out[2]!.data.bounce)) expect(v).toBeTypeOf('string');
   });
 

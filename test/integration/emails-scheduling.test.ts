@@ -5,8 +5,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 import {
-  addDomain, caughtOf, caughtTo, createKey, expectProblem, getMessage, mail, newTenant, outbox, publishAndVerify, rcpt, send, sendOk,
-  seedTenant, serviceNow, sessionOf,
+  addDomain,
+  caughtOf,
+  caughtTo,
+  createKey,
+  expectProblem,
+  getMessage,
+  mail,
+  newTenant,
+  outbox,
+  publishAndVerify,
+  rcpt,
+  send,
+  sendOk,
+  seedTenant,
+  serviceNow,
+  sessionOf,
 } from './emails-helpers.js';
 
 let s: TestServer;
@@ -67,7 +81,7 @@ describe('scheduled_at', () => {
     const local = new Date(when + 2 * 3600_000).toISOString().replace('Z', '+02:00');
     const a = await sendOk(s, mail({ scheduled_at: local }));
     expect(a.status).toBe('scheduled');
-    expect((await getMessage(s, a.id) as any).scheduled_at).toBe(at(when));
+    expect(((await getMessage(s, a.id)) as any).scheduled_at).toBe(at(when));
     expect((await cancel(a.id)).status).toBe(200);
   });
 
@@ -140,11 +154,17 @@ describe('cancel', () => {
     const theirKey = await createKey(s, t.token, { scopes: ['emails:send', 'emails:read'] });
     const to = rcpt();
     const now = await serviceNow(s);
-    const theirs = await sendOk(s, mail({ to, from: `hi@${d.name}`, scheduled_at: at(now + 60_000) }), { key: theirKey.key });
+    const theirs = await sendOk(s, mail({ to, from: `hi@${d.name}`, scheduled_at: at(now + 60_000) }), {
+      key: theirKey.key,
+    });
 
     expectProblem(await s.call('GET', `/v1/emails/${theirs.id}`, { token: s.seed!.api_key_test }), 404, 'not_found');
     expectProblem(await cancel(theirs.id), 404, 'not_found');
-    expectProblem(await s.call('GET', '/v1/emails/msg_000000000000000000000000', { token: s.seed!.api_key_test }), 404, 'not_found');
+    expectProblem(
+      await s.call('GET', '/v1/emails/msg_000000000000000000000000', { token: s.seed!.api_key_test }),
+      404,
+      'not_found',
+    );
     expectProblem(await cancel('msg_000000000000000000000000'), 404, 'not_found');
 
     expect((await getMessage(s, theirs.id, theirKey.key)).status).toBe('scheduled');

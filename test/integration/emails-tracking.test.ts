@@ -4,7 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  FROM, caughtDetail, expectProblem, getMessage, mail, outbox, publishAndVerify, rcpt, send, sendOk, seedTenant, sessionOf,
+  FROM,
+  caughtDetail,
+  expectProblem,
+  getMessage,
+  mail,
+  outbox,
+  publishAndVerify,
+  rcpt,
+  send,
+  sendOk,
+  seedTenant,
+  sessionOf,
 } from './emails-helpers.js';
 
 const UA = 'TrackingTest/1.0 (+vitest)';
@@ -12,7 +23,7 @@ const UA = 'TrackingTest/1.0 (+vitest)';
 const HTML = [
   '<html><body>',
   '<p><a href="https://shop.example.org/order?id=42&amp;ref=mail">Your order</a></p>',
-  "<p><a class=\"btn\" href='http://docs.example.org/help'>Help</a></p>",
+  '<p><a class="btn" href=\'http://docs.example.org/help\'>Help</a></p>',
   '<p><a href="mailto:support@example.test">Mail us</a> or <a href="#top">top</a></p>',
   '</body></html>',
 ].join('\n');
@@ -37,7 +48,10 @@ describe('tracking on the server origin', () => {
 
   async function sendHtml(over: Record<string, unknown> = {}) {
     const to = rcpt();
-    const a = await sendOk(s, mail({ to, subject: 'Tracked', html: HTML, text: 'See https://shop.example.org/order?id=42', ...over }));
+    const a = await sendOk(
+      s,
+      mail({ to, subject: 'Tracked', html: HTML, text: 'See https://shop.example.org/order?id=42', ...over }),
+    );
     await s.settle();
     return { id: a.id, to, caught: await caughtDetail(s, a.id) };
   }
@@ -73,14 +87,31 @@ describe('tracking on the server origin', () => {
     const clicks = events(id, 'email.clicked');
     expect(clicks).toHaveLength(2);
     expect(clicks[0]!.data).toEqual({
-      message_id: id, to, from: FROM, subject: 'Tracked', tags: [{ name: 'campaign', value: 'orders' }],
-      url: 'https://shop.example.org/order?id=42&ref=mail', user_agent: UA, ip: expect.stringContaining('127.0.0.1'),
+      message_id: id,
+      to,
+      from: FROM,
+      subject: 'Tracked',
+      tags: [{ name: 'campaign', value: 'orders' }],
+      url: 'https://shop.example.org/order?id=42&ref=mail',
+      user_agent: UA,
+      ip: expect.stringContaining('127.0.0.1'),
     });
     expect(clicks[1]!.data.url).toBe('http://docs.example.org/help');
     // And in the message timeline, after the delivery.
     const m = await getMessage(s, id);
-    expect(m.events.map((e) => e.type)).toEqual(['email.queued', 'email.sent', 'email.delivered', 'email.clicked', 'email.clicked']);
-    expect(m.events[3]!.detail).toEqual({ to, url: 'https://shop.example.org/order?id=42&ref=mail', user_agent: UA, ip: expect.any(String) });
+    expect(m.events.map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.clicked',
+      'email.clicked',
+    ]);
+    expect(m.events[3]!.detail).toEqual({
+      to,
+      url: 'https://shop.example.org/order?id=42&ref=mail',
+      user_agent: UA,
+      ip: expect.any(String),
+    });
     // Every click counts.
     expect((await get(order!)).status).toBe(302);
     expect(events(id, 'email.clicked')).toHaveLength(3);
@@ -89,7 +120,10 @@ describe('tracking on the server origin', () => {
   it('tracking.clicks false leaves the links alone', async () => {
     const { id, caught } = await sendHtml({ tracking: { clicks: false } });
     expect(hrefs(caught.html)).toEqual([
-      'https://shop.example.org/order?id=42&amp;ref=mail', 'http://docs.example.org/help', 'mailto:support@example.test', '#top',
+      'https://shop.example.org/order?id=42&amp;ref=mail',
+      'http://docs.example.org/help',
+      'mailto:support@example.test',
+      '#top',
     ]);
     expect(caught.html).not.toContain('/t/c/');
     expect(caught.html).not.toContain('/t/o/');
@@ -114,14 +148,23 @@ describe('tracking on the server origin', () => {
     const opened = events(id, 'email.opened');
     expect(opened).toHaveLength(1);
     expect(opened[0]!.data).toEqual({
-      message_id: id, to, from: FROM, subject: 'Tracked', tags: [], user_agent: UA, ip: expect.stringContaining('127.0.0.1'),
+      message_id: id,
+      to,
+      from: FROM,
+      subject: 'Tracked',
+      tags: [],
+      user_agent: UA,
+      ip: expect.stringContaining('127.0.0.1'),
     });
     const m = await getMessage(s, id);
     expect(m.events.at(-1)).toMatchObject({ type: 'email.opened', detail: { to, user_agent: UA } });
   });
 
   it('opens and clicks together; HTML without </body> gets the pixel appended', async () => {
-    const a = await sendOk(s, mail({ html: '<p><a href="https://example.org/a">a</a></p>', tracking: { opens: true } }));
+    const a = await sendOk(
+      s,
+      mail({ html: '<p><a href="https://example.org/a">a</a></p>', tracking: { opens: true } }),
+    );
     await s.settle();
     const caught = await caughtDetail(s, a.id);
     expect(hrefs(caught.html)[0]).toMatch(new RegExp(`^${s.origin}/t/c/`));
@@ -182,7 +225,10 @@ describe('tracking on the domain’s tracking host', () => {
   it('after PATCH tracking_host (and verifying again) links point at that host and still work', async () => {
     const token = await sessionOf(s, seedTenant(s));
     const domainId = s.seed!.domain_id;
-    const p = await s.call('PATCH', `/v1/domains/${domainId}`, { token, body: { tracking_host: 'links.example.test' } });
+    const p = await s.call('PATCH', `/v1/domains/${domainId}`, {
+      token,
+      body: { tracking_host: 'links.example.test' },
+    });
     expect(p.status, p.text).toBe(200);
     expect(p.body.tracking_host).toBe('links.example.test');
     expect(p.body.status).toBe('pending');
@@ -190,7 +236,9 @@ describe('tracking on the domain’s tracking host', () => {
     // Until it is verified again, the domain cannot send.
     expectProblem(await send(s, mail({ html: HTML })), 422, 'domain_not_verified');
     const v = await publishAndVerify(s, token, domainId);
-    expect(v.records.some((r: { kind: string; host: string }) => r.kind === 'tracking' && r.host === 'links.example.test')).toBe(true);
+    expect(
+      v.records.some((r: { kind: string; host: string }) => r.kind === 'tracking' && r.host === 'links.example.test'),
+    ).toBe(true);
 
     const to = rcpt();
     const a = await sendOk(s, mail({ to, html: HTML, tracking: { opens: true } }));
@@ -211,6 +259,10 @@ describe('tracking on the domain’s tracking host', () => {
     expect(r.headers.get('location')).toBe('https://shop.example.org/order?id=42&ref=mail');
     const clicked = outbox(s, s.seed!.workspace_id, a.id).filter((e) => e.type === 'email.clicked');
     expect(clicked).toHaveLength(1);
-    expect(clicked[0]!.data).toMatchObject({ to, url: 'https://shop.example.org/order?id=42&ref=mail', user_agent: UA });
+    expect(clicked[0]!.data).toMatchObject({
+      to,
+      url: 'https://shop.example.org/order?id=42&ref=mail',
+      user_agent: UA,
+    });
   });
 });

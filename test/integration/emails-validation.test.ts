@@ -5,8 +5,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verificationToken } from './auth-helpers.js';
 import {
-  FROM, addDomain, caughtDetail, caughtTo, createKey, errorPaths, expectProblem, getMessage, mail, newTenant, outbox, publishAndVerify,
-  rcpt, send, sendOk, seedTenant, serviceNow, sessionOf,
+  FROM,
+  addDomain,
+  caughtDetail,
+  caughtTo,
+  createKey,
+  errorPaths,
+  expectProblem,
+  getMessage,
+  mail,
+  newTenant,
+  outbox,
+  publishAndVerify,
+  rcpt,
+  send,
+  sendOk,
+  seedTenant,
+  serviceNow,
+  sessionOf,
 } from './emails-helpers.js';
 
 let s: TestServer;
@@ -46,7 +62,10 @@ describe('from', () => {
     expect((await getMessage(s, a.id)).from).toBe('Acme Billing <billing@example.test>');
 
     // Quoted and non-ASCII display names arrive intact and signed.
-    for (const [from, name] of [['"Acme, Inc." <billing@example.test>', 'Acme, Inc.'], ['Jörg Müller <billing@example.test>', 'Jörg Müller']]) {
+    for (const [from, name] of [
+      ['"Acme, Inc." <billing@example.test>', 'Acme, Inc.'],
+      ['Jörg Müller <billing@example.test>', 'Jörg Müller'],
+    ]) {
       const q = await sendOk(s, mail({ from }));
       await s.settle();
       const caught = await caughtDetail(s, q.id);
@@ -183,18 +202,24 @@ describe('recipients', () => {
     const to = rcpt();
     expect(errorPaths(await expectRefused(mail({ to, cc: list(51) }), 422, 'validation_failed', to))).toContain('cc');
     expect(errorPaths(await expectRefused(mail({ to, bcc: list(51) }), 422, 'validation_failed', to))).toContain('bcc');
-    expect(errorPaths(await expectRefused(mail({ to, reply_to: list(11) }), 422, 'validation_failed', to))).toContain('reply_to');
+    expect(errorPaths(await expectRefused(mail({ to, reply_to: list(11) }), 422, 'validation_failed', to))).toContain(
+      'reply_to',
+    );
     await sendOk(s, mail({ reply_to: list(10), cc: list(50), bcc: list(50) }));
   });
 
   it('an invalid address in to, cc, bcc or reply_to → 422 naming it', async () => {
     const to = rcpt();
-    expect(errorPaths(await expectRefused(mail({ to: ['a@b.example', 'nope'] }), 422, 'validation_failed'))).toContain('to.1');
-    expect(errorPaths(await expectRefused(mail({ to, cc: ['@x.example'] }), 422, 'validation_failed', to))).toContain('cc.0');
-    expect(errorPaths(await expectRefused(mail({ to, bcc: ['a@'] }), 422, 'validation_failed', to))).toContain('bcc.0');
-    expect(errorPaths(await expectRefused(mail({ to, reply_to: ['a b@c.example'] }), 422, 'validation_failed', to))).toContain(
-      'reply_to.0',
+    expect(errorPaths(await expectRefused(mail({ to: ['a@b.example', 'nope'] }), 422, 'validation_failed'))).toContain(
+      'to.1',
     );
+    expect(errorPaths(await expectRefused(mail({ to, cc: ['@x.example'] }), 422, 'validation_failed', to))).toContain(
+      'cc.0',
+    );
+    expect(errorPaths(await expectRefused(mail({ to, bcc: ['a@'] }), 422, 'validation_failed', to))).toContain('bcc.0');
+    expect(
+      errorPaths(await expectRefused(mail({ to, reply_to: ['a b@c.example'] }), 422, 'validation_failed', to)),
+    ).toContain('reply_to.0');
   });
 
   it('UTF-8 addresses are accepted and delivered (jörg@exämple.de)', async () => {
@@ -216,9 +241,11 @@ describe('recipients', () => {
         const bad = `a@example.test${eol}Bcc: ${victim}`;
         const to = rcpt();
         const body =
-          field === 'from' ? mail({ from: `${FROM}${eol}Bcc: ${victim}`, to })
-          : field === 'to' ? mail({ to: bad })
-          : mail({ to, [field]: [bad] });
+          field === 'from'
+            ? mail({ from: `${FROM}${eol}Bcc: ${victim}`, to })
+            : field === 'to'
+              ? mail({ to: bad })
+              : mail({ to, [field]: [bad] });
         const r = await expectRefused(body, 422, 'validation_failed', to);
         expect(errorPaths(r).some((p) => p.startsWith(field))).toBe(true);
         expect(await caughtTo(s, victim)).toEqual([]);
@@ -268,7 +295,9 @@ describe('subject and content', () => {
   it('an unknown field (htm) → 400 invalid_request naming it and the field meant', async () => {
     const to = rcpt();
     const r = await expectRefused({ from: FROM, to, subject: 'typo', htm: '<p>hi</p>' }, 400, 'invalid_request', to);
-    expect(r.body.errors).toEqual([{ path: 'htm', code: 'unknown_field', message: 'unknown field "htm"; did you mean "html"?' }]);
+    expect(r.body.errors).toEqual([
+      { path: 'htm', code: 'unknown_field', message: 'unknown field "htm"; did you mean "html"?' },
+    ]);
     expect(r.body.detail).toBe('htm: unknown field "htm"; did you mean "html"?');
   });
 
@@ -280,11 +309,20 @@ describe('subject and content', () => {
 });
 
 describe('attachments', () => {
-  const att = (over: Record<string, unknown> = {}) => ({ filename: 'a.txt', content: Buffer.from('hi').toString('base64'), ...over });
+  const att = (over: Record<string, unknown> = {}) => ({
+    filename: 'a.txt',
+    content: Buffer.from('hi').toString('base64'),
+    ...over,
+  });
 
   it('21 attachments → 422; 20 → 202', async () => {
     const to = rcpt();
-    const r = await expectRefused(mail({ to, attachments: Array.from({ length: 21 }, () => att()) }), 422, 'validation_failed', to);
+    const r = await expectRefused(
+      mail({ to, attachments: Array.from({ length: 21 }, () => att()) }),
+      422,
+      'validation_failed',
+      to,
+    );
     expect(errorPaths(r)).toContain('attachments');
     await sendOk(s, mail({ attachments: Array.from({ length: 20 }, (_, i) => att({ filename: `f${i}.txt` })) }));
   });
@@ -298,7 +336,12 @@ describe('attachments', () => {
       to,
     );
     expect(errorPaths(both)).toContain('attachments.0');
-    const neither = await expectRefused(mail({ to, attachments: [{ filename: 'a.txt' }] }), 422, 'validation_failed', to);
+    const neither = await expectRefused(
+      mail({ to, attachments: [{ filename: 'a.txt' }] }),
+      422,
+      'validation_failed',
+      to,
+    );
     expect(errorPaths(neither)).toContain('attachments.0');
   });
 
@@ -328,13 +371,26 @@ describe('attachments', () => {
 
   it('an http url to a non-loopback host → 422; not a URL → 422; http to 127.0.0.1 is accepted', async () => {
     const to = rcpt();
-    for (const url of ['http://files.example/report.pdf', 'http://10.0.0.1/a.pdf', 'ftp://files.example/a.pdf', 'not a url']) {
-      const r = await expectRefused(mail({ to, attachments: [{ filename: 'a.pdf', url }] }), 422, 'validation_failed', to);
+    for (const url of [
+      'http://files.example/report.pdf',
+      'http://10.0.0.1/a.pdf',
+      'ftp://files.example/a.pdf',
+      'not a url',
+    ]) {
+      const r = await expectRefused(
+        mail({ to, attachments: [{ filename: 'a.pdf', url }] }),
+        422,
+        'validation_failed',
+        to,
+      );
       expect(errorPaths(r)).toContain('attachments.0.url');
     }
     // Accepted (scheduled far ahead so it is never fetched in this test).
     const later = new Date((await serviceNow(s)) + 86_400_000).toISOString();
-    const a = await sendOk(s, mail({ scheduled_at: later, attachments: [{ filename: 'a.pdf', url: 'http://127.0.0.1:9/a.pdf' }] }));
+    const a = await sendOk(
+      s,
+      mail({ scheduled_at: later, attachments: [{ filename: 'a.pdf', url: 'http://127.0.0.1:9/a.pdf' }] }),
+    );
     expect(a.status).toBe('scheduled');
     expect((await s.call('POST', `/v1/emails/${a.id}/cancel`, { token: s.seed!.api_key_test })).status).toBe(200);
   });
@@ -367,8 +423,14 @@ describe('attachments', () => {
     );
     await s.settle();
     const m = await caughtDetail(s, a.id);
-    const byName = Object.fromEntries(m.attachments.map((x: { filename: string; content_type: string }) => [x.filename, x.content_type]));
-    expect(byName).toEqual({ 'report.pdf': 'application/pdf', 'photo.png': 'image/png', 'data.bin': 'application/x-custom' });
+    const byName = Object.fromEntries(
+      m.attachments.map((x: { filename: string; content_type: string }) => [x.filename, x.content_type]),
+    );
+    expect(byName).toEqual({
+      'report.pdf': 'application/pdf',
+      'photo.png': 'image/png',
+      'data.bin': 'application/x-custom',
+    });
   });
 });
 
@@ -382,14 +444,29 @@ describe('custom headers', () => {
   });
 
   const reserved = [
-    'From', 'To', 'Cc', 'Bcc', 'Subject', 'Date', 'Message-ID', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding',
-    'DKIM-Signature', 'Return-Path',
+    'From',
+    'To',
+    'Cc',
+    'Bcc',
+    'Subject',
+    'Date',
+    'Message-ID',
+    'MIME-Version',
+    'Content-Type',
+    'Content-Transfer-Encoding',
+    'DKIM-Signature',
+    'Return-Path',
   ];
   for (const name of reserved) {
     it(`the reserved header ${name} → 422 in any case`, async () => {
       const to = rcpt();
       for (const variant of [name, name.toLowerCase(), name.toUpperCase()]) {
-        const r = await expectRefused(mail({ to, headers: { [variant]: 'x@example.test' } }), 422, 'validation_failed', to);
+        const r = await expectRefused(
+          mail({ to, headers: { [variant]: 'x@example.test' } }),
+          422,
+          'validation_failed',
+          to,
+        );
         expect(errorPaths(r)).toContain(`headers.${variant}`);
       }
     });
@@ -399,14 +476,22 @@ describe('custom headers', () => {
     for (const eol of ['\r\n', '\n', '\r']) {
       const to = rcpt();
       const victim = rcpt('injected');
-      const r = await expectRefused(mail({ to, headers: { 'X-Note': `a${eol}Bcc: ${victim}` } }), 422, 'validation_failed', to);
+      const r = await expectRefused(
+        mail({ to, headers: { 'X-Note': `a${eol}Bcc: ${victim}` } }),
+        422,
+        'validation_failed',
+        to,
+      );
       expect(errorPaths(r)).toContain('headers.X-Note');
       expect(await caughtTo(s, victim)).toEqual([]);
     }
   });
 
   it('a valid custom header arrives in the caught message', async () => {
-    const a = await sendOk(s, mail({ headers: { 'X-Entity-Ref-ID': 'order-1234', 'List-Unsubscribe': '<https://example.test/u>' } }));
+    const a = await sendOk(
+      s,
+      mail({ headers: { 'X-Entity-Ref-ID': 'order-1234', 'List-Unsubscribe': '<https://example.test/u>' } }),
+    );
     await s.settle();
     const m = await caughtDetail(s, a.id);
     expect(m.headers).toEqual(
@@ -422,7 +507,12 @@ describe('tags', () => {
   const tag = (i: number) => ({ name: `t${i}`, value: 'v' });
   it('more than 50 → 422; 50 → 202', async () => {
     const to = rcpt();
-    const r = await expectRefused(mail({ to, tags: Array.from({ length: 51 }, (_, i) => tag(i)) }), 422, 'validation_failed', to);
+    const r = await expectRefused(
+      mail({ to, tags: Array.from({ length: 51 }, (_, i) => tag(i)) }),
+      422,
+      'validation_failed',
+      to,
+    );
     expect(errorPaths(r)).toContain('tags');
     const a = await sendOk(s, mail({ tags: Array.from({ length: 50 }, (_, i) => tag(i)) }));
     expect((await getMessage(s, a.id)).tags).toHaveLength(50);
@@ -431,7 +521,10 @@ describe('tags', () => {
   it('a bad name, an empty value or a 129-character value → 422; 128 characters and a 64-char name → 202', async () => {
     const to = rcpt();
     for (const t of [
-      { name: 'has space', value: 'v' }, { name: '', value: 'v' }, { name: 'n'.repeat(65), value: 'v' }, { name: 'dot.ted', value: 'v' },
+      { name: 'has space', value: 'v' },
+      { name: '', value: 'v' },
+      { name: 'n'.repeat(65), value: 'v' },
+      { name: 'dot.ted', value: 'v' },
     ]) {
       const r = await expectRefused(mail({ to, tags: [t] }), 422, 'validation_failed', to);
       expect(errorPaths(r)).toContain('tags.0.name');
@@ -484,7 +577,11 @@ describe('credentials and scopes', () => {
     const before = outbox(s, ws()).length;
     expectProblem(await send(s, mail({ to }), { key: readOnly.key }), 403, 'insufficient_scope');
     expectProblem(await send(s, mail({ to }), { key: null }), 401, 'missing_credentials');
-    expectProblem(await send(s, mail({ to }), { key: 'svc_test_bogusbogusbogusbogusbogusbogus' }), 401, 'invalid_api_key');
+    expectProblem(
+      await send(s, mail({ to }), { key: 'svc_test_bogusbogusbogusbogusbogusbogus' }),
+      401,
+      'invalid_api_key',
+    );
     await s.settle();
     expect(await caughtTo(s, to)).toEqual([]);
     expect(outbox(s, ws()).length).toBe(before);

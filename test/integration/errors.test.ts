@@ -20,7 +20,11 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const mail = (over: Record<string, unknown> = {}) => ({
-  from: 'Shop <orders@example.test>', to: 'delivered@simulator.test', subject: 'Hi', text: 'Hello', ...over,
+  from: 'Shop <orders@example.test>',
+  to: 'delivered@simulator.test',
+  subject: 'Hi',
+  text: 'Hello',
+  ...over,
 });
 const send = (body: unknown) => s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body });
 const errorsOf = (r: Reply) => r.body.errors as { path: string; code: string; message: string }[];
@@ -39,18 +43,29 @@ describe('field messages in plain words', () => {
   it('reply_to of a wrong type or with too many addresses says, once, what it must be', async () => {
     const r = await send(mail({ reply_to: 42 }));
     expectProblem(r, 400, 'invalid_request');
-    expect(errorsOf(r)).toEqual([expect.objectContaining({ path: 'reply_to', message: 'must be an address or an array of at most 10 addresses' })]);
+    expect(errorsOf(r)).toEqual([
+      expect.objectContaining({ path: 'reply_to', message: 'must be an address or an array of at most 10 addresses' }),
+    ]);
     // Too many says the same.
     const many = await send(mail({ reply_to: Array.from({ length: 11 }, (_, i) => `r${i}@b.test`) }));
     expectProblem(many, 422, 'validation_failed');
-    expect(errorsOf(many)).toEqual([expect.objectContaining({ path: 'reply_to', message: 'must be an address or an array of at most 10 addresses' })]);
+    expect(errorsOf(many)).toEqual([
+      expect.objectContaining({ path: 'reply_to', message: 'must be an address or an array of at most 10 addresses' }),
+    ]);
   });
 
   it('to of a wrong type, none or too many says what to must be', async () => {
-    for (const [to, status] of [[42, 400], [{ a: 1 }, 400], [[], 422], [Array.from({ length: 51 }, (_, i) => `t${i}@b.test`), 422]] as const) {
+    for (const [to, status] of [
+      [42, 400],
+      [{ a: 1 }, 400],
+      [[], 422],
+      [Array.from({ length: 51 }, (_, i) => `t${i}@b.test`), 422],
+    ] as const) {
       const r = await send(mail({ to }));
       expectProblem(r, status);
-      expect(errorsOf(r)).toEqual([expect.objectContaining({ path: 'to', message: 'must be an address or an array of 1 to 50 addresses' })]);
+      expect(errorsOf(r)).toEqual([
+        expect.objectContaining({ path: 'to', message: 'must be an address or an array of 1 to 50 addresses' }),
+      ]);
     }
   });
 
@@ -86,7 +101,10 @@ describe('field messages in plain words', () => {
   });
 
   it('an enum lists its values', async () => {
-    const r = await s.call('POST', '/v1/api-keys', { token: session, body: { name: 'k', scopes: ['emails:send'], mode: 'production' } });
+    const r = await s.call('POST', '/v1/api-keys', {
+      token: session,
+      body: { name: 'k', scopes: ['emails:send'], mode: 'production' },
+    });
     expectProblem(r, 422, 'validation_failed');
     expect(errorsOf(r)).toEqual([{ path: 'mode', code: 'invalid_value', message: 'must be one of live, test' }]);
   });
@@ -104,12 +122,19 @@ describe('field messages in plain words', () => {
     expect(r.body.detail).toContain('unknown field "htm"; did you mean "html"?');
     // Inside a nested object too.
     const nested = await send(mail({ tracking: { open: true } }));
-    expect(errorsOf(nested)).toEqual([expect.objectContaining({ path: 'tracking.open', message: 'unknown field "open"; did you mean "opens"?' })]);
+    expect(errorsOf(nested)).toEqual([
+      expect.objectContaining({ path: 'tracking.open', message: 'unknown field "open"; did you mean "opens"?' }),
+    ]);
   });
 
   it('a date-time and an email address say their format', async () => {
     const r = await send(mail({ scheduled_at: 'tomorrow' }));
-    expect(errorsOf(r)).toEqual([expect.objectContaining({ path: 'scheduled_at', message: expect.stringMatching(/^must be a date and time such as /) })]);
+    expect(errorsOf(r)).toEqual([
+      expect.objectContaining({
+        path: 'scheduled_at',
+        message: expect.stringMatching(/^must be a date and time such as /),
+      }),
+    ]);
     const w = await s.admin('POST', '/sandbox/workspaces', { email: 'nope', name: 'X', role: 'owner' });
     expect(errorsOf(w)).toEqual([{ path: 'email', code: 'invalid_format', message: 'must be an email address' }]);
   });
@@ -126,7 +151,9 @@ describe('field messages in plain words', () => {
     expect(errorsOf(r)).toEqual([{ path: 'limit', code: 'repeated', message: 'must be given once' }]);
     expect(r.body.detail).toBe('Query string: limit: must be given once');
     const zero = await s.call('GET', '/v1/api-keys?limit=0', { token: session });
-    expect(errorsOf(zero)).toEqual([expect.objectContaining({ path: 'limit', message: 'must be a whole number from 1 to 100' })]);
+    expect(errorsOf(zero)).toEqual([
+      expect.objectContaining({ path: 'limit', message: 'must be a whole number from 1 to 100' }),
+    ]);
   });
 
   it('many errors are summarised, and errors[] stays bounded', async () => {
@@ -141,38 +168,74 @@ describe('field messages in plain words', () => {
 
 describe('ids', () => {
   it('POST /v1/api-keys with domain_id "" is a 422 naming domain_id, not a 500', async () => {
-    const r = await s.call('POST', '/v1/api-keys', { token: session, body: { name: 'k', scopes: ['emails:send'], domain_id: '' } });
+    const r = await s.call('POST', '/v1/api-keys', {
+      token: session,
+      body: { name: 'k', scopes: ['emails:send'], domain_id: '' },
+    });
     expectProblem(r, 422, 'validation_failed');
     expect(errorsOf(r)).toEqual([
-      { path: 'domain_id', code: 'invalid_format', message: 'must be a domain id: dom_ followed by 24 letters and digits' },
+      {
+        path: 'domain_id',
+        code: 'invalid_format',
+        message: 'must be a domain id: dom_ followed by 24 letters and digits',
+      },
     ]);
   });
 
   it('an id of the wrong shape in a body is a 422 naming the field; of the wrong JSON type a 400', async () => {
-    for (const domain_id of ['dom_short', s.seed!.workspace_id, `${s.seed!.domain_id} `, 'DOM_000000000000000000000000']) {
-      const r = await s.call('POST', '/v1/api-keys', { token: session, body: { name: 'k', scopes: ['emails:send'], domain_id } });
+    for (const domain_id of [
+      'dom_short',
+      s.seed!.workspace_id,
+      `${s.seed!.domain_id} `,
+      'DOM_000000000000000000000000',
+    ]) {
+      const r = await s.call('POST', '/v1/api-keys', {
+        token: session,
+        body: { name: 'k', scopes: ['emails:send'], domain_id },
+      });
       expectProblem(r, 422, 'validation_failed');
       expect(errorsOf(r).map((e) => e.path)).toEqual(['domain_id']);
     }
-    const typed = await s.call('POST', '/v1/api-keys', { token: session, body: { name: 'k', scopes: ['emails:send'], domain_id: 7 } });
+    const typed = await s.call('POST', '/v1/api-keys', {
+      token: session,
+      body: { name: 'k', scopes: ['emails:send'], domain_id: 7 },
+    });
     expectProblem(typed, 400, 'invalid_request');
-    expect(errorsOf(typed)).toEqual([expect.objectContaining({ path: 'domain_id', message: expect.stringContaining('must be a domain id') })]);
+    expect(errorsOf(typed)).toEqual([
+      expect.objectContaining({ path: 'domain_id', message: expect.stringContaining('must be a domain id') }),
+    ]);
   });
 
   it('a well-formed id naming nothing is refused by the rule that looks it up', async () => {
-    const key = await s.call('POST', '/v1/api-keys', { token: session, body: { name: 'k', scopes: ['emails:send'], domain_id: unknownId('dom') } });
+    const key = await s.call('POST', '/v1/api-keys', {
+      token: session,
+      body: { name: 'k', scopes: ['emails:send'], domain_id: unknownId('dom') },
+    });
     expectProblem(key, 422, 'validation_failed');
     expect(errorsOf(key)).toEqual([expect.objectContaining({ path: 'domain_id', code: 'not_found' })]);
-    const login = await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password, workspace_id: unknownId('ws') } });
+    const login = await s.call('POST', '/v1/auth/login', {
+      body: { email: s.seed!.email, password: s.seed!.password, workspace_id: unknownId('ws') },
+    });
     expectProblem(login, 403, 'not_a_member');
   });
 
   it('workspace_id at login or refresh must be a workspace id (it was silently ignored when empty)', async () => {
-    const login = await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password, workspace_id: '' } });
+    const login = await s.call('POST', '/v1/auth/login', {
+      body: { email: s.seed!.email, password: s.seed!.password, workspace_id: '' },
+    });
     expectProblem(login, 422, 'validation_failed');
-    expect(errorsOf(login)).toEqual([expect.objectContaining({ path: 'workspace_id', message: expect.stringContaining('must be a workspace id: ws_') })]);
-    const signedIn = await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password } });
-    const refresh = await s.call('POST', '/v1/auth/refresh', { body: { refresh_token: signedIn.body.refresh_token, workspace_id: '' } });
+    expect(errorsOf(login)).toEqual([
+      expect.objectContaining({
+        path: 'workspace_id',
+        message: expect.stringContaining('must be a workspace id: ws_'),
+      }),
+    ]);
+    const signedIn = await s.call('POST', '/v1/auth/login', {
+      body: { email: s.seed!.email, password: s.seed!.password },
+    });
+    const refresh = await s.call('POST', '/v1/auth/refresh', {
+      body: { refresh_token: signedIn.body.refresh_token, workspace_id: '' },
+    });
     expectProblem(refresh, 422, 'validation_failed');
     expect(errorsOf(refresh).map((e) => e.path)).toEqual(['workspace_id']);
   });
@@ -187,7 +250,9 @@ describe('ids', () => {
       for (const after of ['', 'nope', unknownId('msg')]) {
         const r = await s.call('GET', `${path}?after=${after}`, { token });
         expectProblem(r, 400, 'invalid_request');
-        expect(errorsOf(r)).toEqual([expect.objectContaining({ path: 'after', message: expect.stringMatching(message) })]);
+        expect(errorsOf(r)).toEqual([
+          expect.objectContaining({ path: 'after', message: expect.stringMatching(message) }),
+        ]);
       }
     }
     const unknown = await s.call('GET', `/v1/domains?after=${unknownId('dom')}`, { token: s.seed!.api_key_test });
@@ -198,7 +263,9 @@ describe('ids', () => {
   it('the sandbox messages query checks workspace_id and refuses an empty to', async () => {
     const ws = await s.admin('GET', '/sandbox/messages?workspace_id=acme');
     expectProblem(ws, 400, 'invalid_request');
-    expect(errorsOf(ws)).toEqual([expect.objectContaining({ path: 'workspace_id', message: expect.stringContaining('workspace id') })]);
+    expect(errorsOf(ws)).toEqual([
+      expect.objectContaining({ path: 'workspace_id', message: expect.stringContaining('workspace id') }),
+    ]);
     const to = await s.admin('GET', '/sandbox/messages?to=');
     expectProblem(to, 400, 'invalid_request');
     expect(errorsOf(to)).toEqual([{ path: 'to', code: 'too_small', message: 'must not be empty' }]);
@@ -223,7 +290,11 @@ describe('ids', () => {
 
 describe('credentials', () => {
   it('the admin token on /v1 says it is the sandbox admin token and what /v1 takes', async () => {
-    for (const [method, path] of [['GET', '/v1/api-keys'], ['GET', '/v1/domains'], ['POST', '/v1/emails']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/api-keys'],
+      ['GET', '/v1/domains'],
+      ['POST', '/v1/emails'],
+    ]) {
       const r = await s.call(method, path, { token: s.adminToken, body: method === 'POST' ? mail() : undefined });
       expectProblem(r, 401, 'invalid_token');
       expect(r.body.detail).toMatch(/sandbox admin token/);
@@ -252,7 +323,11 @@ describe('credentials', () => {
 
 describe('request bodies', () => {
   it('a body that is not UTF-8 is 400 invalid_json, not decoded into something else', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"email":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('@b.test","password":"x"}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"email":"a'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('@b.test","password":"x"}'),
+    ]);
     const r = await rawPost('/v1/auth/login', bytes);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('invalid_json');
@@ -263,14 +338,20 @@ describe('request bodies', () => {
     const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     const raw = JSON.stringify(mail()).replace(/}$/, `,"template_data":${deep}}`);
     const r = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test, raw, headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+      token: s.seed!.api_key_test,
+      raw,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
     });
     expectProblem(r, 400, 'invalid_request');
-    expect(errorsOf(r)).toEqual([{ path: '(body)', code: 'too_deep', message: 'must not nest objects and arrays more than 64 levels deep' }]);
+    expect(errorsOf(r)).toEqual([
+      { path: '(body)', code: 'too_deep', message: 'must not nest objects and arrays more than 64 levels deep' },
+    ]);
     // 64 levels are fine.
     const ok = JSON.stringify(mail()).replace(/}$/, `,"template_data":${'{"a":'.repeat(62)}1${'}'.repeat(62)}}`);
     const accepted = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test, raw: ok, headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-2' },
+      token: s.seed!.api_key_test,
+      raw: ok,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-2' },
     });
     expect(accepted.status, accepted.text).toBe(202);
   });
@@ -278,7 +359,11 @@ describe('request bodies', () => {
 
 describe('routes and methods', () => {
   it('a trailing slash is another path: 404, never a 405 that allows the method it refuses', async () => {
-    for (const [method, path] of [['GET', '/v1/api-keys/'], ['POST', '/v1/api-keys/'], ['GET', '/sandbox/clock/']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/api-keys/'],
+      ['POST', '/v1/api-keys/'],
+      ['GET', '/sandbox/clock/'],
+    ]) {
       const r = await s.call(method, path, { token: path.startsWith('/sandbox') ? s.adminToken : session });
       expectProblem(r, 404, 'not_found');
     }
@@ -313,7 +398,8 @@ describe('error pages', () => {
 
   it('serves a short page per code: title, status, what it means, how to fix it, and a link to the index', async () => {
     /** The text a reader sees: tags dropped, character references decoded. */
-    const textOf = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+    const textOf = (html: string) =>
+      html.replace(/<[^>]+>/g, ' ').replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
     for (const code of Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[]) {
       const page = await s.call('GET', `/docs/errors/${code}`);
       expect(page.status, code).toBe(200);
@@ -327,7 +413,9 @@ describe('error pages', () => {
       expect(text).toContain(`HTTP status ${status}`);
       // Each heading followed by the table's text for the code.
       const words = (t: string) => t.replaceAll('`', ' ').replace(/\s+/g, ' ').trim();
-      expect(words(text)).toContain(`What it means ${words(ERROR_HELP[code].meaning)} How to fix it ${words(ERROR_HELP[code].fix)}`);
+      expect(words(text)).toContain(
+        `What it means ${words(ERROR_HELP[code].meaning)} How to fix it ${words(ERROR_HELP[code].fix)}`,
+      );
     }
     const command = await s.call('GET', '/docs/errors/invalid_api_key');
     expect(command.text).toContain('<code>svc keys create</code>');
@@ -336,7 +424,8 @@ describe('error pages', () => {
   it('serves an index linking every code', async () => {
     const index = await s.call('GET', '/docs/errors');
     expect(index.status).toBe(200);
-    for (const code of Object.keys(ERROR_CODES)) expect(index.text).toContain(`<a href="/docs/errors/${code}"><code>${code}</code></a>`);
+    for (const code of Object.keys(ERROR_CODES))
+      expect(index.text).toContain(`<a href="/docs/errors/${code}"><code>${code}</code></a>`);
   });
 
   it('an unknown code is a 404 Problem naming the index', async () => {
@@ -351,13 +440,48 @@ describe('error pages', () => {
 describe('messages', () => {
   // cli.md "Commands": the first words of every command `svc` has.
   const COMMANDS = [
-    'signup', 'login', 'logout', 'whoami', 'verify-email', 'sessions revoke-all', 'keys create', 'keys list', 'keys revoke',
-    'domains add', 'domains list', 'domains get', 'domains dns', 'domains update', 'domains delete', 'domains verify',
-    'emails send', 'emails batch', 'emails get', 'emails cancel', 'events list', 'webhooks listen', 'webhooks verify', 'serve',
-    'sandbox invites create', 'sandbox workspaces create', 'sandbox workspaces suspend', 'sandbox workspaces activate',
-    'sandbox workspaces close', 'sandbox clock', 'sandbox dns publish', 'sandbox dns set', 'sandbox dns remove',
-    'sandbox webhooks add', 'sandbox webhooks list', 'sandbox webhooks remove', 'sandbox webhooks rotate-secret',
-    'sandbox webhooks enable', 'sandbox messages clear', 'doctor', 'inbox', 'completion',
+    'signup',
+    'login',
+    'logout',
+    'whoami',
+    'verify-email',
+    'sessions revoke-all',
+    'keys create',
+    'keys list',
+    'keys revoke',
+    'domains add',
+    'domains list',
+    'domains get',
+    'domains dns',
+    'domains update',
+    'domains delete',
+    'domains verify',
+    'emails send',
+    'emails batch',
+    'emails get',
+    'emails cancel',
+    'events list',
+    'webhooks listen',
+    'webhooks verify',
+    'serve',
+    'sandbox invites create',
+    'sandbox workspaces create',
+    'sandbox workspaces suspend',
+    'sandbox workspaces activate',
+    'sandbox workspaces close',
+    'sandbox clock',
+    'sandbox dns publish',
+    'sandbox dns set',
+    'sandbox dns remove',
+    'sandbox webhooks add',
+    'sandbox webhooks list',
+    'sandbox webhooks remove',
+    'sandbox webhooks rotate-secret',
+    'sandbox webhooks enable',
+    'sandbox messages clear',
+    'doctor',
+    'inbox',
+    'completion',
   ];
   /** Every `svc …` command quoted in backticks in a text. */
   const quoted = (text: string) => [...text.matchAll(/`svc ([^`]+)`/g)].map((m) => m[1]!);
@@ -368,13 +492,16 @@ describe('messages', () => {
     for (const [code, help] of Object.entries(ERROR_HELP)) {
       expect(help.meaning.length, code).toBeGreaterThan(20);
       expect(help.fix.length, code).toBeGreaterThan(20);
-      for (const command of quoted(`${help.meaning} ${help.fix}`)) expect(known(command), `${code}: svc ${command}`).toBe(true);
+      for (const command of quoted(`${help.meaning} ${help.fix}`))
+        expect(known(command), `${code}: svc ${command}`).toBe(true);
     }
   });
 
   it('no message of the server names a command svc does not have', () => {
     const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
     const commands = files('src/server').flatMap((f) => quoted(readFileSync(f, 'utf8').replace(/\\`/g, '`')));
     expect(commands.length).toBeGreaterThan(10);
     expect(commands.filter((c) => !known(c))).toEqual([]);
@@ -385,11 +512,19 @@ describe('messages', () => {
 function rawPost(path: string, bytes: Buffer): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: s.port, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': bytes.length } },
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', 'content-length': bytes.length },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
       },
     );
     req.on('error', reject);

@@ -88,7 +88,9 @@ describe('the long poll', () => {
     const id = await send();
     const r = await held;
     const latency = answered - sentAt;
-    console.log(`long poll: answered ${Math.round(latency)} ms after the send was accepted (held ${Math.round(sentAt - started)} ms before)`);
+    console.log(
+      `long poll: answered ${Math.round(latency)} ms after the send was accepted (held ${Math.round(sentAt - started)} ms before)`,
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.map((e: Event) => [e.type, e.data.message_id])).toEqual([['email.queued', id]]);
     expect(latency).toBeLessThan(100);
@@ -109,7 +111,9 @@ describe('the long poll', () => {
 
   it('a server shutting down answers every held request at once', async () => {
     const own = await startTestServer();
-    const after = (await own.call('GET', '/v1/events?limit=100', { token: own.seed!.api_key_test })).body.data.at(-1)?.id;
+    const after = (await own.call('GET', '/v1/events?limit=100', { token: own.seed!.api_key_test })).body.data.at(
+      -1,
+    )?.id;
     const held = Array.from({ length: 20 }, () =>
       own.call('GET', `/v1/events?wait=30${after ? `&after=${after}` : ''}`, { token: own.seed!.api_key_test }),
     );

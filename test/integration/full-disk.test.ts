@@ -49,7 +49,10 @@ describe('a full disk', () => {
       s.call('POST', '/v1/emails', {
         token: key,
         body: {
-          from: 'orders@example.test', to: 'delivered@simulator.test', subject: `Order ${i}`, text: 'Attached.',
+          from: 'orders@example.test',
+          to: 'delivered@simulator.test',
+          subject: `Order ${i}`,
+          text: 'Attached.',
           attachments: [{ filename: `order-${i}.bin`, content: randomBytes(MiB / 4).toString('base64') }],
           scheduled_at: later,
         },
@@ -73,12 +76,16 @@ describe('a full disk', () => {
     let fillers = 4;
     let smtpRefusal: unknown;
     for (let i = 0; i < 200 && !smtpRefusal; i++) {
-      await smtpSend(s, randomBytes(24 * 1024).toString('base64')).then(() => fillers++, (err: unknown) => (smtpRefusal = err));
+      await smtpSend(s, randomBytes(24 * 1024).toString('base64')).then(
+        () => fillers++,
+        (err: unknown) => (smtpRefusal = err),
+      );
     }
     expect(smtpRefusal).toMatchObject({ responseCode: 452 });
 
     // Still serving: the API's reads, the inbox, health (not ready: the database takes no write).
-    for (const id of accepted) expect((await s.call('GET', `/v1/emails/${id}`, { token: key })).body.status).toBe('scheduled');
+    for (const id of accepted)
+      expect((await s.call('GET', `/v1/emails/${id}`, { token: key })).body.status).toBe('scheduled');
     expect((await s.admin('GET', '/sandbox/messages?limit=100')).body.data).toHaveLength(fillers);
     expect((await s.call('GET', '/livez')).status).toBe(200);
     const ready = await s.call('GET', '/readyz');
@@ -108,7 +115,8 @@ describe('a full disk', () => {
     expect(caught.map((m: { message_id: string }) => m.message_id).sort()).toEqual([...accepted].sort());
     expect((await s.call('GET', '/readyz')).status).toBe(200);
     const again = await s.call('POST', '/v1/emails', {
-      token: key, body: { from: 'orders@example.test', to: 'delivered@simulator.test', subject: 'After', text: 'Room again.' },
+      token: key,
+      body: { from: 'orders@example.test', to: 'delivered@simulator.test', subject: 'After', text: 'Room again.' },
     });
     expect(again.status).toBe(202);
   }, 90_000);

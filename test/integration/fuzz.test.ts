@@ -18,18 +18,41 @@ const PER_ROUTE = 70;
 
 /** decisions.md "Error codes (complete list)", written out here so that the test checks the server against it. */
 const CODES: Record<string, number> = {
-  invalid_request: 400, invalid_json: 400, unsupported_content_type: 400, unsupported_version: 400,
-  missing_credentials: 401, invalid_credentials: 401, invalid_api_key: 401, invalid_token: 401, invalid_refresh_token: 401,
-  insufficient_scope: 403, ip_not_allowed: 403, workspace_suspended: 403, invite_required: 403, session_required: 403,
-  api_key_required: 403, workspace_required: 403, not_a_member: 403, forbidden: 403, domain_not_allowed: 403,
+  invalid_request: 400,
+  invalid_json: 400,
+  unsupported_content_type: 400,
+  unsupported_version: 400,
+  missing_credentials: 401,
+  invalid_credentials: 401,
+  invalid_api_key: 401,
+  invalid_token: 401,
+  invalid_refresh_token: 401,
+  insufficient_scope: 403,
+  ip_not_allowed: 403,
+  workspace_suspended: 403,
+  invite_required: 403,
+  session_required: 403,
+  api_key_required: 403,
+  workspace_required: 403,
+  not_a_member: 403,
+  forbidden: 403,
+  domain_not_allowed: 403,
   live_sending_locked: 403,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
   payload_too_large: 413,
-  validation_failed: 422, password_too_short: 422, password_breached: 422, email_taken: 422,
-  verification_token_invalid: 422, domain_not_verified: 422, domain_exists: 422, domain_in_use: 422,
-  message_not_cancellable: 422, endpoint_limit_reached: 422, template_not_found: 422,
+  validation_failed: 422,
+  password_too_short: 422,
+  password_breached: 422,
+  email_taken: 422,
+  verification_token_invalid: 422,
+  domain_not_verified: 422,
+  domain_exists: 422,
+  domain_in_use: 422,
+  message_not_cancellable: 422,
+  endpoint_limit_reached: 422,
+  template_not_found: 422,
   rate_limited: 429,
   content_blocked: 451,
   internal_error: 500,
@@ -66,9 +89,16 @@ interface Route {
 
 const routes: Route[] = [
   ...(Object.entries(endpoints) as [string, Endpoint][]).map(([name, e]) => ({ ...e, name, path: `/v1${e.path}` })),
-  ...Object.entries(sandboxEndpoints).map(([name, e]) => ({ ...(e as Omit<Route, 'name' | 'auth'>), name, auth: 'admin' as const })),
+  ...Object.entries(sandboxEndpoints).map(([name, e]) => ({
+    ...(e as Omit<Route, 'name' | 'auth'>),
+    name,
+    auth: 'admin' as const,
+  })),
 ];
-const templates = routes.map((r) => ({ method: r.method, pattern: new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`) }));
+const templates = routes.map((r) => ({
+  method: r.method,
+  pattern: new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`),
+}));
 /** The methods the tables serve on a concrete path, as a URL parser resolves it (`/a/%2e%2e/b` is `/b`). */
 function methodsOf(path: string): Set<string> {
   const resolved = new URL(path, 'http://localhost').pathname;
@@ -81,63 +111,211 @@ const jsonArray = (n: number, item: string) => `[${Array.from({ length: n }, () 
 
 /** JSON texts put in place of one field (kept as text: some nest too deep for JSON.stringify). */
 const NASTY_VALUES = [
-  '""', '" "', '"\\u0000"', '"a\\u0000b"', '"\\ud800"', '"\\udfff\\ud800"', `"${'x'.repeat(200_000)}"`, '"ünïcödé ✉ 📧 مرحبا"',
-  '1e308', '1e999', '-1', '0', '-0', '1.5', '9007199254740993', '123456789012345678901234567890', 'true', 'false', 'null',
-  '[]', '{}', '[null]', '[""]', '[[]]', '{"":""}', deep(100), deep(5000), `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
-  jsonArray(20_000, '"a@b.test"'), jsonArray(20_000, '1'), jsonArray(200, '{}'),
+  '""',
+  '" "',
+  '"\\u0000"',
+  '"a\\u0000b"',
+  '"\\ud800"',
+  '"\\udfff\\ud800"',
+  `"${'x'.repeat(200_000)}"`,
+  '"ünïcödé ✉ 📧 مرحبا"',
+  '1e308',
+  '1e999',
+  '-1',
+  '0',
+  '-0',
+  '1.5',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  'true',
+  'false',
+  'null',
+  '[]',
+  '{}',
+  '[null]',
+  '[""]',
+  '[[]]',
+  '{"":""}',
+  deep(100),
+  deep(5000),
+  `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+  jsonArray(20_000, '"a@b.test"'),
+  jsonArray(20_000, '1'),
+  jsonArray(200, '{}'),
   `{${Array.from({ length: 5000 }, (_, i) => `"k${i}":${i}`).join(',')}}`,
-  '"../../etc/passwd"', '"\'; DROP TABLE users; --"', '"<script>alert(1)</script>"', '"%s%n%x"', '"a@example.test\\r\\nBcc: x@y.test"',
-  '"2026-13-45T99:99:99Z"', '"0000-01-01T00:00:00Z"', '"9999-12-31T23:59:59.999Z"', '"2026-08-01T00:00:00+25:00"',
-  `"${'a@'.repeat(2000)}"`, '{"__proto__":{"polluted":true}}', '"__proto__"', '"constructor"',
-  '"dom_000000000000000000000000"', '"ws_AAAAAAAAAAAAAAAAAAAAAAAA"', '"key_zzzzzzzzzzzzzzzzzzzzzzzz"', '"adm_x"', '"svc_test_x"',
+  '"../../etc/passwd"',
+  '"\'; DROP TABLE users; --"',
+  '"<script>alert(1)</script>"',
+  '"%s%n%x"',
+  '"a@example.test\\r\\nBcc: x@y.test"',
+  '"2026-13-45T99:99:99Z"',
+  '"0000-01-01T00:00:00Z"',
+  '"9999-12-31T23:59:59.999Z"',
+  '"2026-08-01T00:00:00+25:00"',
+  `"${'a@'.repeat(2000)}"`,
+  '{"__proto__":{"polluted":true}}',
+  '"__proto__"',
+  '"constructor"',
+  '"dom_000000000000000000000000"',
+  '"ws_AAAAAAAAAAAAAAAAAAAAAAAA"',
+  '"key_zzzzzzzzzzzzzzzzzzzzzzzz"',
+  '"adm_x"',
+  '"svc_test_x"',
 ];
 
 /** Whole bodies that are not what the route takes. */
 const NASTY_BODIES: (string | Buffer)[] = [
-  '{', '{"a":}', "{'a':1}", '{"a":1,}', 'nul', '{"a":1} {"b":2}', '', ' ', '[]', '"text"', '42', 'true', 'null',
-  '\uFEFF{}', `${'['.repeat(100_000)}`, `${' '.repeat(1_500_000)}{}`, deep(10_000), '{"a":"\u0000"}', '{}\u0000',
-  Buffer.from('{"name":"\xff\xfe"}', 'latin1'), Buffer.from('{"name":"\xc0\xaf"}', 'latin1'),
-  Buffer.from('{"name":"\xe2\x82"}', 'latin1'), Buffer.from('{"name":"\xed\xa0\x80"}', 'latin1'), Buffer.from('\xff{}', 'latin1'),
-  Buffer.from([0x7b, 0x7d, 0x00]), 'a=1&b=2', '<xml/>',
+  '{',
+  '{"a":}',
+  "{'a':1}",
+  '{"a":1,}',
+  'nul',
+  '{"a":1} {"b":2}',
+  '',
+  ' ',
+  '[]',
+  '"text"',
+  '42',
+  'true',
+  'null',
+  '\uFEFF{}',
+  `${'['.repeat(100_000)}`,
+  `${' '.repeat(1_500_000)}{}`,
+  deep(10_000),
+  '{"a":"\u0000"}',
+  '{}\u0000',
+  Buffer.from('{"name":"\xff\xfe"}', 'latin1'),
+  Buffer.from('{"name":"\xc0\xaf"}', 'latin1'),
+  Buffer.from('{"name":"\xe2\x82"}', 'latin1'),
+  Buffer.from('{"name":"\xed\xa0\x80"}', 'latin1'),
+  Buffer.from('\xff{}', 'latin1'),
+  Buffer.from([0x7b, 0x7d, 0x00]),
+  'a=1&b=2',
+  '<xml/>',
 ];
 
 const NASTY_CONTENT_TYPES: (string | string[])[] = [
-  'application/json; charset=latin1', 'APPLICATION/JSON', 'application/jsonx', 'text/plain', 'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=x', '', ';;;', `application/json; ${'x'.repeat(2000)}`, ['application/json', 'text/plain'],
+  'application/json; charset=latin1',
+  'APPLICATION/JSON',
+  'application/jsonx',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  ';;;',
+  `application/json; ${'x'.repeat(2000)}`,
+  ['application/json', 'text/plain'],
   ['text/plain', 'application/json'],
 ];
 
 const NASTY_QUERIES = [
-  '?', '?limit=', '?limit=0', '?limit=101', '?limit=abc', '?limit=1&limit=2', '?limit=99999999999999999999999', '?limit=-1',
-  '?after=', '?after=x', '?after=key_000000000000000000000000', '?after=dom_000000000000000000000000',
-  '?after=eml_000000000000000000000000', '?after=%FF', '?%FF=1', '?a=%00', '?a=%', `?x=${'y'.repeat(4000)}`, '?bogus=1',
-  '?to=&workspace_id=', '?workspace_id=ws_', '?workspace_id=ws_000000000000000000000000', '?since=yesterday',
-  '?type=email.queued&type=bogus', '?host=&type=', '?host=a&type=A', '?__proto__=1', '?constructor=1', '?limit[]=1',
+  '?',
+  '?limit=',
+  '?limit=0',
+  '?limit=101',
+  '?limit=abc',
+  '?limit=1&limit=2',
+  '?limit=99999999999999999999999',
+  '?limit=-1',
+  '?after=',
+  '?after=x',
+  '?after=key_000000000000000000000000',
+  '?after=dom_000000000000000000000000',
+  '?after=eml_000000000000000000000000',
+  '?after=%FF',
+  '?%FF=1',
+  '?a=%00',
+  '?a=%',
+  `?x=${'y'.repeat(4000)}`,
+  '?bogus=1',
+  '?to=&workspace_id=',
+  '?workspace_id=ws_',
+  '?workspace_id=ws_000000000000000000000000',
+  '?since=yesterday',
+  '?type=email.queued&type=bogus',
+  '?host=&type=',
+  '?host=a&type=A',
+  '?__proto__=1',
+  '?constructor=1',
+  '?limit[]=1',
 ];
 
 function nastyPathValues(prefix: string | undefined, rand: ReturnType<typeof prng>): string[] {
   const id = (p: string) => `${p}_${Array.from({ length: 24 }, () => rand.pick([...ALPHABET])).join('')}`;
   return [
-    '', '.', '..', '%2F', '%2e%2e', 'a%2Fb', '%C3%A9', '%E2%9C%89', '%FF', '%00', '%', '%zz', 'x'.repeat(3000), '__proto__',
-    'constructor', 'null', '-1', '%20', id('zzz'), prefix ? id(prefix) : id('key'), prefix ? `${prefix}_` : 'x_',
+    '',
+    '.',
+    '..',
+    '%2F',
+    '%2e%2e',
+    'a%2Fb',
+    '%C3%A9',
+    '%E2%9C%89',
+    '%FF',
+    '%00',
+    '%',
+    '%zz',
+    'x'.repeat(3000),
+    '__proto__',
+    'constructor',
+    'null',
+    '-1',
+    '%20',
+    id('zzz'),
+    prefix ? id(prefix) : id('key'),
+    prefix ? `${prefix}_` : 'x_',
   ];
 }
 
 const NASTY_AUTH = [
-  'Bearer', 'Bearer ', 'Bearer  a b', 'Basic dXNlcjpwYXNz', `Bearer ${'A'.repeat(4000)}`, 'Bearer svc_test_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-  'Bearer eyJhbGciOiJub25lIn0.e30.', 'Bearer adm_nope', 'Bearer \xff\xfe', 'Token abc', 'Bearer rt_abc',
+  'Bearer',
+  'Bearer ',
+  'Bearer  a b',
+  'Basic dXNlcjpwYXNz',
+  `Bearer ${'A'.repeat(4000)}`,
+  'Bearer svc_test_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+  'Bearer eyJhbGciOiJub25lIn0.e30.',
+  'Bearer adm_nope',
+  'Bearer \xff\xfe',
+  'Token abc',
+  'Bearer rt_abc',
 ];
 
 /** The values every field of every body is tried with. */
 const CORE_VALUES = [
-  '""', '" "', '"a\\u0000b"', '"\\ud800"', `"${'x'.repeat(100_000)}"`, '1e308', '-1', '1.5', 'true', 'null', '[]', '{}',
-  deep(10_000), jsonArray(10_000, '"a@b.test"'), '"dom_000000000000000000000000"', '"ws_000000000000000000000000"',
-  '"\'; DROP TABLE users; --"', '"a@example.test\\r\\nBcc: x@y.test"',
+  '""',
+  '" "',
+  '"a\\u0000b"',
+  '"\\ud800"',
+  `"${'x'.repeat(100_000)}"`,
+  '1e308',
+  '-1',
+  '1.5',
+  'true',
+  'null',
+  '[]',
+  '{}',
+  deep(10_000),
+  jsonArray(10_000, '"a@b.test"'),
+  '"dom_000000000000000000000000"',
+  '"ws_000000000000000000000000"',
+  '"\'; DROP TABLE users; --"',
+  '"a@example.test\\r\\nBcc: x@y.test"',
 ];
 /** The query strings every query parameter is tried with (`P` stands for the parameter). */
 const CORE_QUERY_VALUES = [
-  'P=', 'P=x', 'P=0', 'P=-1', 'P=1&P=2', `P=${'9'.repeat(400)}`, 'P=%FF', 'P=%00', 'P=key_000000000000000000000000',
-  'P=eml_000000000000000000000000', 'P=ws_000000000000000000000000', 'P[]=1',
+  'P=',
+  'P=x',
+  'P=0',
+  'P=-1',
+  'P=1&P=2',
+  `P=${'9'.repeat(400)}`,
+  'P=%FF',
+  'P=%00',
+  'P=key_000000000000000000000000',
+  'P=eml_000000000000000000000000',
+  'P=ws_000000000000000000000000',
+  'P[]=1',
 ];
 
 /** The JSON text of `body` with `field` (of its first item, for an array body) holding the JSON text `value`. */
@@ -145,7 +323,12 @@ function withValue(body: unknown, field: string, value: string): string {
   const target = (Array.isArray(body) ? body[0] : body) as Record<string, unknown> | undefined;
   if (!target || typeof target !== 'object') return value;
   // An own property even for `__proto__`, which plain assignment would take as the prototype.
-  Object.defineProperty(target, field, { value: '\u0001FUZZ\u0001', enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(target, field, {
+    value: '\u0001FUZZ\u0001',
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return JSON.stringify(body).replace('"\\u0001FUZZ\\u0001"', () => value);
 }
 
@@ -162,12 +345,19 @@ describe('fuzz', () => {
   const ids: Record<string, string> = {};
 
   /** One request exactly as given; header values that are arrays are sent as repeated headers. */
-  function send(method: string, path: string, headers: Record<string, string | string[]>, body?: string | Buffer): Promise<Answer> {
+  function send(
+    method: string,
+    path: string,
+    headers: Record<string, string | string[]>,
+    body?: string | Buffer,
+  ): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: s.port, method, path, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -196,7 +386,10 @@ describe('fuzz', () => {
     // Real ids for the routes that take one, so some fuzzed requests reach the handlers.
     const domain = await s.call('POST', '/v1/domains', { token: session, body: { name: 'fuzz-target.test' } });
     ids.domains = domain.body.id;
-    const key = await s.call('POST', '/v1/api-keys', { token: session, body: { name: 'fuzz', scopes: ['emails:read'] } });
+    const key = await s.call('POST', '/v1/api-keys', {
+      token: session,
+      body: { name: 'fuzz', scopes: ['emails:read'] },
+    });
     ids['api-keys'] = key.body.id;
     const sent = await s.call('POST', '/v1/emails', {
       token: s.seed!.api_key_test,
@@ -217,11 +410,22 @@ describe('fuzz', () => {
   /** A valid body where one is known, to mutate; `{}` for a route added later. */
   function baseBody(name: string, n: number): unknown {
     const mail = {
-      from: 'Fuzz <fuzz@example.test>', to: 'delivered@simulator.test', subject: 'fuzz', text: 'hello', html: '<p>hi</p>',
-      tags: [{ name: 'k', value: 'v' }], headers: { 'X-Fuzz': '1' }, attachments: [{ filename: 'a.txt', content: 'aGk=' }],
+      from: 'Fuzz <fuzz@example.test>',
+      to: 'delivered@simulator.test',
+      subject: 'fuzz',
+      text: 'hello',
+      html: '<p>hi</p>',
+      tags: [{ name: 'k', value: 'v' }],
+      headers: { 'X-Fuzz': '1' },
+      attachments: [{ filename: 'a.txt', content: 'aGk=' }],
     };
     const bases: Record<string, unknown> = {
-      signup: { email: `fuzz-${n}@example.org`, password: 'plum-quartz-harbor-1987', workspace_name: 'Fuzz', invite_code: 'inv-x' },
+      signup: {
+        email: `fuzz-${n}@example.org`,
+        password: 'plum-quartz-harbor-1987',
+        workspace_name: 'Fuzz',
+        invite_code: 'inv-x',
+      },
       login: { email: 'fuzz@example.org', password: 'not the password', workspace_id: s.seed!.workspace_id },
       refreshSession: { refresh_token: 'rt_fuzz', workspace_id: s.seed!.workspace_id },
       logout: { refresh_token: 'rt_fuzz' },
@@ -243,7 +447,10 @@ describe('fuzz', () => {
   /** The field names a body schema knows (the items' for an array body). */
   function fieldsOf(schema: z.ZodType | undefined): string[] {
     if (!schema) return [];
-    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: object; items?: { properties?: object } };
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: object;
+      items?: { properties?: object };
+    };
     return Object.keys(json.properties ?? json.items?.properties ?? {});
   }
 
@@ -255,7 +462,9 @@ describe('fuzz', () => {
     const base = baseBody(r.name, n);
     if (roll < 3 && r.body) return JSON.stringify(base);
     const fields = fieldsOf(r.describedBody ?? r.body);
-    const field = rand.chance(0.15) ? rand.pick(['extra', '__proto__', 'constructor', fields[0]?.slice(0, -1) ?? 'x']) : rand.pick(fields.length ? fields : ['x']);
+    const field = rand.chance(0.15)
+      ? rand.pick(['extra', '__proto__', 'constructor', fields[0]?.slice(0, -1) ?? 'x'])
+      : rand.pick(fields.length ? fields : ['x']);
     return withValue(base, field, rand.pick(NASTY_VALUES));
   }
 
@@ -283,7 +492,13 @@ describe('fuzz', () => {
   /** The route's path with each parameter a real id (when one is known and `realShare` says so) or a nasty value. */
   function pathFor(r: Route, rand: ReturnType<typeof prng>, realShare = 0.4, nasty?: string): string {
     return r.path.replace(/:(\w+)/g, (_m, _param, offset: number) => {
-      const real = ids[r.path.slice(0, offset - 1).split('/').pop()!];
+      const real =
+        ids[
+          r.path
+            .slice(0, offset - 1)
+            .split('/')
+            .pop()!
+        ];
       if (nasty !== undefined) return nasty;
       if (real && rand.chance(realShare)) return real;
       return rand.pick(nastyPathValues(real?.split('_')[0], rand));
@@ -297,7 +512,12 @@ describe('fuzz', () => {
     const docsUrls = new Set<string>();
     let total = 0;
 
-    async function check(method: string, path: string, headers: Record<string, string | string[]>, body?: string | Buffer) {
+    async function check(
+      method: string,
+      path: string,
+      headers: Record<string, string | string[]>,
+      body?: string | Buffer,
+    ) {
       const a = await send(method, path, headers, body);
       total++;
       byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
@@ -308,16 +528,21 @@ describe('fuzz', () => {
       const requestId = a.headers['x-request-id'];
       if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId)) fail('no X-Request-Id');
       if (a.status === 405) {
-        const allow = String(a.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+        const allow = String(a.headers.allow ?? '')
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean);
         if (allow.length === 0 || allow.includes(method)) fail(`405 with Allow "${a.headers.allow}"`);
       }
       if (a.status < 400) {
         if (a.status === 207) {
-          for (const item of JSON.parse(a.text).data) if (item.error) checkProblem(item.error, item.status, requestId, fail);
+          for (const item of JSON.parse(a.text).data)
+            if (item.error) checkProblem(item.error, item.status, requestId, fail);
         }
         return a;
       }
-      if (!/^application\/problem\+json\b/.test(String(a.headers['content-type']))) fail('not application/problem+json');
+      if (!/^application\/problem\+json\b/.test(String(a.headers['content-type'])))
+        fail('not application/problem+json');
       else if (method !== 'HEAD') {
         try {
           checkProblem(JSON.parse(a.text), a.status, requestId, fail);
@@ -363,7 +588,8 @@ describe('fuzz', () => {
     // Every parameter of every query (and an unknown one), each holding every odd query value.
     for (const r of routes.filter((route) => route.query)) {
       for (const param of [...fieldsOf(r.query), 'bogus']) {
-        for (const value of CORE_QUERY_VALUES) await sendRight(r, `${pathFor(r, rand, 1)}?${value.replaceAll('P', param)}`);
+        for (const value of CORE_QUERY_VALUES)
+          await sendRight(r, `${pathFor(r, rand, 1)}?${value.replaceAll('P', param)}`);
       }
     }
     // Every odd path parameter on every route that takes one.
@@ -379,9 +605,25 @@ describe('fuzz', () => {
         const auth = credentialFor(r, rand);
         if (auth !== undefined) headers.authorization = auth;
         const body = bodyFor(r, rand, total);
-        if (body !== undefined) headers['content-type'] = rand.chance(0.8) ? 'application/json' : rand.pick(NASTY_CONTENT_TYPES);
-        if (rand.chance(0.1)) headers['service-version'] = rand.pick(['', '2026-08-01x', '2025-01-01', 'x'.repeat(2000), '\xff', ['2026-08-01', '2026-08-01']]);
-        if (rand.chance(0.2)) headers['idempotency-key'] = rand.pick(['k'.repeat(300), '', '\xe9t\xe9', 'k'.repeat(255), `fuzz-${rand.int(5)}`]);
+        if (body !== undefined)
+          headers['content-type'] = rand.chance(0.8) ? 'application/json' : rand.pick(NASTY_CONTENT_TYPES);
+        if (rand.chance(0.1))
+          headers['service-version'] = rand.pick([
+            '',
+            '2026-08-01x',
+            '2025-01-01',
+            'x'.repeat(2000),
+            '\xff',
+            ['2026-08-01', '2026-08-01'],
+          ]);
+        if (rand.chance(0.2))
+          headers['idempotency-key'] = rand.pick([
+            'k'.repeat(300),
+            '',
+            '\xe9t\xe9',
+            'k'.repeat(255),
+            `fuzz-${rand.int(5)}`,
+          ]);
         if (rand.chance(0.05)) headers['x-forwarded-for'] = rand.pick(['not an ip', '::1, 10.0.0.1', '']);
         const path = pathFor(r, rand) + (rand.chance(0.3) ? rand.pick(NASTY_QUERIES) : '');
         const a = await check(r.method, path, headers, body);
@@ -389,7 +631,8 @@ describe('fuzz', () => {
       }
     }
     // The error pages: every code, and odd codes (a 404 Problem).
-    for (const code of [...Object.keys(CODES), ...nastyPathValues(undefined, rand)]) await check('GET', `/docs/errors/${code}`, {});
+    for (const code of [...Object.keys(CODES), ...nastyPathValues(undefined, rand)])
+      await check('GET', `/docs/errors/${code}`, {});
     // Every method a path does not serve is a 405 naming those it does.
     for (const r of routes) {
       const path = pathFor(r, rand, 1);
@@ -403,7 +646,9 @@ describe('fuzz', () => {
       }
     }
 
-    console.log(`fuzz seed ${SEED}: ${total} requests over ${routes.length} routes; by status ${JSON.stringify(byStatus)}`);
+    console.log(
+      `fuzz seed ${SEED}: ${total} requests over ${routes.length} routes; by status ${JSON.stringify(byStatus)}`,
+    );
     expect(failures.slice(0, 30)).toEqual([]);
     expect(Object.keys(byStatus).filter((st) => Number(st) >= 500)).toEqual([]);
 
@@ -418,7 +663,12 @@ describe('fuzz', () => {
     // The server still does its work afterwards.
     const after = await s.call('POST', '/v1/emails', {
       token: s.seed!.api_key_test,
-      body: { from: 'fuzz@example.test', to: 'delivered@simulator.test', subject: 'after the fuzz', text: 'still here' },
+      body: {
+        from: 'fuzz@example.test',
+        to: 'delivered@simulator.test',
+        subject: 'after the fuzz',
+        text: 'still here',
+      },
     });
     expect(after.status, after.text).toBe(202);
   }, 120_000);

@@ -21,7 +21,9 @@ function open(s: TestServer): { socket: Socket; received: () => string; closed: 
 function response(raw: string) {
   const [head, ...rest] = raw.split('\r\n\r\n');
   const [statusLine, ...lines] = head!.split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(rest.join('\r\n')) };
 }
 
@@ -41,7 +43,10 @@ describe('stalled uploads', () => {
   beforeAll(async () => {
     // The production limits, with the idle and header timeouts shortened so the test need not wait for them. (The
     // memory they leave the server with is measured on the real binary: test/e2e/stalled-uploads.test.ts.)
-    s = await startTestServer({ bodyLimits: { totalBytes: 48 * MiB, idleMs: 1_500 }, httpTimeouts: { headersMs: 1_500, requestMs: 60_000 } });
+    s = await startTestServer({
+      bodyLimits: { totalBytes: 48 * MiB, idleMs: 1_500 },
+      httpTimeouts: { headersMs: 1_500, requestMs: 60_000 },
+    });
   });
   afterAll(() => s?.close());
 
@@ -58,7 +63,9 @@ describe('stalled uploads', () => {
     const twoMiB = Buffer.alloc(2 * MiB, 0x20);
     const logins = Array.from({ length: 50 }, () => {
       const c = open(s);
-      c.socket.write('POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      c.socket.write(
+        'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
       c.socket.write(`${chunk60k.length.toString(16)}\r\n`);
       c.socket.write(chunk60k);
       return c;
@@ -73,7 +80,9 @@ describe('stalled uploads', () => {
       return c;
     });
     // 100 MiB of send bodies is more than the 48 MiB the server holds at once: the first refusals prove it is full.
-    await expect.poll(() => sends.filter((c) => c.received().startsWith('HTTP/1.1 429')).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => sends.filter((c) => c.received().startsWith('HTTP/1.1 429')).length, { timeout: 10_000 })
+      .toBeGreaterThan(0);
 
     // Full, and still answering.
     expect((await s.call('GET', '/v1/openapi.json')).status).toBe(200);
@@ -88,7 +97,9 @@ describe('stalled uploads', () => {
     expect(stalled.body.detail).toMatch(/stopped arriving/);
 
     // The memory they held is free again: a 30 MB attachment goes through.
-    const big = await send({ attachments: [{ filename: 'big.bin', content: Buffer.alloc(30 * 1000 * 1000, 1).toString('base64') }] });
+    const big = await send({
+      attachments: [{ filename: 'big.bin', content: Buffer.alloc(30 * 1000 * 1000, 1).toString('base64') }],
+    });
     expect(big.status, big.text).toBe(202);
   }, 60_000);
 
@@ -106,14 +117,24 @@ describe('a body that trickles in', () => {
   const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
   beforeAll(async () => {
     // A body may take 2.5 s here (60 s in production), and may pause 1.5 s: a byte every 0.3 s never pauses that long.
-    const log = { info: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }), warn: () => {}, error: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }) };
-    s = await startTestServer({ httpTimeouts: { headersMs: 1_500, requestMs: 2_500 }, bodyLimits: { totalBytes: 48 * MiB, idleMs: 1_500 }, log });
+    const log = {
+      info: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }),
+      warn: () => {},
+      error: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }),
+    };
+    s = await startTestServer({
+      httpTimeouts: { headersMs: 1_500, requestMs: 2_500 },
+      bodyLimits: { totalBytes: 48 * MiB, idleMs: 1_500 },
+      log,
+    });
   });
   afterAll(() => s?.close());
 
   it('is answered 408 request_timeout while the client is still there, and logged as such (no 500)', async () => {
     const c = open(s);
-    c.socket.write('POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{');
+    c.socket.write(
+      'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{',
+    );
     const drip = setInterval(() => c.socket.writable && c.socket.write(' '), 300);
     try {
       await c.closed;
@@ -147,9 +168,15 @@ describe('requests that fail below the router', () => {
       ['GET /v1/openapi.json HTTP/1.1\r\nHost: a b\r\n\r\n', /path and Host header/],
       ['GET /v1/openapi.json HTTP/1.1\r\n\r\n', /Host header.*Missing host/i],
       ['BREW /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n', /method is not one HTTP knows/],
-      [`GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /headers are larger than 16 KiB/],
+      [
+        `GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        /headers are larger than 16 KiB/,
+      ],
       ['POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', /Content-Length/],
-      ['POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}', /Transfer-Encoding/],
+      [
+        'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
+        /Transfer-Encoding/,
+      ],
     ];
     for (const [request, detail] of cases) {
       const r = expectRawProblem(await raw(request), 400, 'invalid_request');
@@ -158,7 +185,11 @@ describe('requests that fail below the router', () => {
   });
 
   it('a method the service does not serve on a known path is 405 method_not_allowed with Allow', async () => {
-    const r = expectRawProblem(await raw('PROPFIND /v1/openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 405, 'method_not_allowed');
+    const r = expectRawProblem(
+      await raw('PROPFIND /v1/openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      405,
+      'method_not_allowed',
+    );
     expect(r.headers.allow).toBe('GET');
   });
 });

@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 afterEach(async () => {
-  for (const e of (await s.admin('GET', '/sandbox/webhooks')).body.data) await s.admin('DELETE', `/sandbox/webhooks/${e.id}`);
+  for (const e of (await s.admin('GET', '/sandbox/webhooks')).body.data)
+    await s.admin('DELETE', `/sandbox/webhooks/${e.id}`);
   for (const r of receivers.splice(0)) await r.close();
 });
 
@@ -28,14 +29,21 @@ async function receiver(answer?: Answer): Promise<Receiver> {
 }
 
 async function endpoint(url: string, events?: string[]): Promise<string> {
-  const r = await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url, ...(events ? { events } : {}) });
+  const r = await s.admin('POST', '/sandbox/webhooks', {
+    workspace_id: s.seed!.workspace_id,
+    url,
+    ...(events ? { events } : {}),
+  });
   expect(r.status, r.text).toBe(201);
   return r.body.id;
 }
 
 /** Sends a /v1 message, lets its delivery (and the first webhook attempts) run, and answers its caught message. */
 async function send(to = 'delivered@simulator.test'): Promise<CaughtMessage> {
-  const r = await s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body: { from: 'orders@example.test', to, subject: 'Hooked', text: 'x' } });
+  const r = await s.call('POST', '/v1/emails', {
+    token: s.seed!.api_key_test,
+    body: { from: 'orders@example.test', to, subject: 'Hooked', text: 'x' },
+  });
   expect(r.status, r.text).toBe(202);
   await s.settle();
   const list = await s.admin('GET', `/sandbox/messages?limit=100`);
@@ -64,17 +72,29 @@ describe("a message's webhook deliveries", () => {
     m = await message(m.id);
     // The steady endpoint takes every event; the flaky one only email.delivered.
     for (const type of ['email.queued', 'email.sent']) {
-      expect(eventOf(m, type).deliveries.map((d) => [d.endpoint_id, d.url, d.attempts.map((a) => [a.attempt, a.status_code, a.ok])])).toEqual([
-        [steadyId, steady.url, [[1, 200, true]]],
-      ]);
+      expect(
+        eventOf(m, type).deliveries.map((d) => [
+          d.endpoint_id,
+          d.url,
+          d.attempts.map((a) => [a.attempt, a.status_code, a.ok]),
+        ]),
+      ).toEqual([[steadyId, steady.url, [[1, 200, true]]]]);
     }
     const delivered = eventOf(m, 'email.delivered');
     expect(delivered.deliveries.map((d) => d.endpoint_id).sort()).toEqual([flakyId, steadyId].sort());
     const first = delivered.deliveries.find((d) => d.endpoint_id === flakyId)!;
     expect(first.attempts).toEqual([
       {
-        delivery_id: first.delivery_id, endpoint_id: flakyId, event_id: delivered.id, event_type: 'email.delivered', attempt: 1,
-        at: new Date(now).toISOString(), status_code: 500, error: 'HTTP 500', duration_ms: expect.any(Number), ok: false,
+        delivery_id: first.delivery_id,
+        endpoint_id: flakyId,
+        event_id: delivered.id,
+        event_type: 'email.delivered',
+        attempt: 1,
+        at: new Date(now).toISOString(),
+        status_code: 500,
+        error: 'HTTP 500',
+        duration_ms: expect.any(Number),
+        ok: false,
       },
     ]);
     expect(WebhookAttempt.parse(first.attempts[0]).duration_ms).toBeGreaterThanOrEqual(0);
@@ -96,13 +116,23 @@ describe("a message's webhook deliveries", () => {
     await flaky.waitFor(3);
     m = await message(m.id);
     const toFlaky = eventOf(m, 'email.delivered').deliveries.filter((d) => d.endpoint_id === flakyId);
-    expect(toFlaky.map((d) => d.attempts.map((a) => [a.attempt, a.status_code]))).toEqual([[[1, 500], [2, 200]], [[1, 200]]]);
+    expect(toFlaky.map((d) => d.attempts.map((a) => [a.attempt, a.status_code]))).toEqual([
+      [
+        [1, 500],
+        [2, 200],
+      ],
+      [[1, 200]],
+    ]);
     expect(toFlaky[1]!.delivery_id).toBeGreaterThan(toFlaky[0]!.delivery_id);
 
     // Once an endpoint is removed its deliveries stay listed, without a URL.
     await s.admin('DELETE', `/sandbox/webhooks/${flakyId}`);
     m = await message(m.id);
-    expect(eventOf(m, 'email.delivered').deliveries.filter((d) => d.endpoint_id === flakyId).map((d) => d.url)).toEqual([null, null]);
+    expect(
+      eventOf(m, 'email.delivered')
+        .deliveries.filter((d) => d.endpoint_id === flakyId)
+        .map((d) => d.url),
+    ).toEqual([null, null]);
   });
 
   it('an event no endpoint took has no deliveries', async () => {
@@ -156,9 +186,15 @@ describe('who may enable and redeliver', () => {
 
     const signIn = await fetch(`${s.origin}/?token=${s.adminToken}`, { redirect: 'manual' });
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-    const post = (path: string, headers: Record<string, string>) => s.call('POST', path, { headers: { cookie, ...headers } });
+    const post = (path: string, headers: Record<string, string>) =>
+      s.call('POST', path, { headers: { cookie, ...headers } });
     const delivered = eventOf(m, 'email.delivered').id;
-    const refused: Record<string, string>[] = [{}, { 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'http://127.0.0.1:1' }];
+    const refused: Record<string, string>[] = [
+      {},
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://127.0.0.1:1' },
+    ];
     for (const headers of refused) {
       expectProblem(await post(`/sandbox/webhooks/${id}/enable`, headers), 403, 'forbidden');
       expectProblem(await post(`/sandbox/events/${delivered}/redeliver`, headers), 403, 'forbidden');

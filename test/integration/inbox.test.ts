@@ -8,7 +8,10 @@ import { expectProblem } from '../helpers/problems.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { eventsOf } from '../helpers/sse.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('inbox routes', () => {
   let s: TestServer;
@@ -29,7 +32,10 @@ describe('inbox routes', () => {
     }
   };
   const v1 = async (body: Record<string, unknown>) => {
-    const r = await s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body: { from: 'Shop <orders@example.test>', ...body } });
+    const r = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'Shop <orders@example.test>', ...body },
+    });
     expect(r.status, r.text).toBe(202);
     return r.body.id as string;
   };
@@ -41,8 +47,16 @@ describe('inbox routes', () => {
   const subjects = async (q: string) => (await list(`?q=${encodeURIComponent(q)}`)).data.map((d) => d.subject);
 
   it('lists status and workspace for /v1 mail, a preview, the attachment marker and the read mark', async () => {
-    await smtp({ subject: 'plain one', text: 'Hello Bob,\n\nthe   quarterly report is attached.', attachments: [{ filename: 'r.csv', content: 'a,b\n' }] });
-    const id = await v1({ to: 'bounce@simulator.test', subject: 'will bounce', html: '<p>Your <b>order</b> &amp; receipt</p>' });
+    await smtp({
+      subject: 'plain one',
+      text: 'Hello Bob,\n\nthe   quarterly report is attached.',
+      attachments: [{ filename: 'r.csv', content: 'a,b\n' }],
+    });
+    const id = await v1({
+      to: 'bounce@simulator.test',
+      subject: 'will bounce',
+      html: '<p>Your <b>order</b> &amp; receipt</p>',
+    });
     await s.settle();
     const { data } = await list();
     expect(data).toHaveLength(2);
@@ -68,7 +82,10 @@ describe('inbox routes', () => {
     expect(m.dkim).toBe('pass');
     expect(m.dkim_domain).toBe('example.test');
     expect(m.events.map((e: { type: string }) => e.type)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(m.events[2]).toMatchObject({ id: expect.stringMatching(/^evt_/), detail: { to: 'bounce@simulator.test', bounce: { smtp_code: '550' } } });
+    expect(m.events[2]).toMatchObject({
+      id: expect.stringMatching(/^evt_/),
+      detail: { to: 'bounce@simulator.test', bounce: { smtp_code: '550' } },
+    });
     const other = (await s.admin('GET', `/sandbox/messages/${data[1].id}`)).body;
     expect(other).toMatchObject({ events: null, dkim: 'none', dkim_domain: null, status: null });
 
@@ -81,9 +98,25 @@ describe('inbox routes', () => {
   });
 
   it('searches words in any field, to:/from:/subject: in one, phrases exactly, and is:/has: filters', async () => {
-    await smtp({ from: 'Alice Liddell <alice@wonder.test>', to: 'hatter@tea.test', subject: 'Invitation to tea', text: 'Six o\'clock, bring the dormouse.' });
-    await smtp({ from: 'queen@hearts.test', to: 'alice@wonder.test', subject: 'Croquet tomorrow', text: 'Off with their heads if late.' });
-    await smtp({ from: 'rabbit@hole.test', cc: 'Alice <alice@wonder.test>', subject: 'Late, late', text: 'For a very important date.', attachments: [{ filename: 'watch.png', content: PNG }] });
+    await smtp({
+      from: 'Alice Liddell <alice@wonder.test>',
+      to: 'hatter@tea.test',
+      subject: 'Invitation to tea',
+      text: "Six o'clock, bring the dormouse.",
+    });
+    await smtp({
+      from: 'queen@hearts.test',
+      to: 'alice@wonder.test',
+      subject: 'Croquet tomorrow',
+      text: 'Off with their heads if late.',
+    });
+    await smtp({
+      from: 'rabbit@hole.test',
+      cc: 'Alice <alice@wonder.test>',
+      subject: 'Late, late',
+      text: 'For a very important date.',
+      attachments: [{ filename: 'watch.png', content: PNG }],
+    });
 
     expect(await subjects('dormouse')).toEqual(['Invitation to tea']);
     expect(await subjects('dorm')).toEqual(['Invitation to tea']); // words match as prefixes
@@ -124,7 +157,9 @@ describe('inbox routes', () => {
     const second = await list(`?q=odd&limit=2&after=${first.data[1].id}`);
     expect(second.data.map((d) => d.subject)).toEqual(['report 3', 'report 1']);
     expect(second.has_more).toBe(false);
-    expect((await list(`?q=odd&workspace_id=${s.seed!.workspace_id}`)).data.map((d) => d.subject)).toEqual(['report 6']);
+    expect((await list(`?q=odd&workspace_id=${s.seed!.workspace_id}`)).data.map((d) => d.subject)).toEqual([
+      'report 6',
+    ]);
     expect((await list(`?q=even&workspace_id=${s.seed!.workspace_id}`)).data).toEqual([]);
   });
 
@@ -147,7 +182,9 @@ describe('inbox routes', () => {
       attachments: [{ filename: 'logo.png', content: PNG, cid: 'logo@x' }],
     });
     const { id } = (await list()).data[0];
-    const res = await fetch(`${s.origin}/sandbox/messages/${id}/html`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    const res = await fetch(`${s.origin}/sandbox/messages/${id}/html`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const csp = res.headers.get('content-security-policy')!;
@@ -160,7 +197,9 @@ describe('inbox routes', () => {
     expect(html).toContain('<head><base target="_blank">');
     expect(html).not.toContain('http-equiv="refresh"');
 
-    const remote = await fetch(`${s.origin}/sandbox/messages/${id}/html?remote_images=allow`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    const remote = await fetch(`${s.origin}/sandbox/messages/${id}/html?remote_images=allow`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
     expect(remote.headers.get('content-security-policy')).toContain('img-src data: http: https:');
     expectProblem(await s.admin('GET', `/sandbox/messages/${id}/html?remote_images=yes`), 400, 'invalid_request');
 
@@ -183,7 +222,10 @@ describe('inbox routes', () => {
     const m = (await s.admin('GET', `/sandbox/messages/${id}`)).body;
     expect(m.attachments.map((a: { filename: string }) => a.filename)).toEqual(['data.bin', 'page "one" ü.html']);
 
-    const get = (n: string) => fetch(`${s.origin}/sandbox/messages/${id}/attachments/${n}`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    const get = (n: string) =>
+      fetch(`${s.origin}/sandbox/messages/${id}/attachments/${n}`, {
+        headers: { authorization: `Bearer ${s.adminToken}` },
+      });
     const first = await get('0');
     expect(first.status).toBe(200);
     expect(Buffer.from(await first.arrayBuffer()).equals(bin)).toBe(true);
@@ -191,10 +233,13 @@ describe('inbox routes', () => {
     const second = await get('1');
     expect(await second.text()).toBe('<script>alert(1)</script>');
     // Never rendered as a page of this origin.
-    expect(second.headers.get('content-disposition')).toBe(`attachment; filename="page _one_ _.html"; filename*=UTF-8''page%20%22one%22%20%C3%BC.html`);
+    expect(second.headers.get('content-disposition')).toBe(
+      `attachment; filename="page _one_ _.html"; filename*=UTF-8''page%20%22one%22%20%C3%BC.html`,
+    );
     expect(second.headers.get('x-content-type-options')).toBe('nosniff');
     expect(second.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
-    for (const n of ['2', '-1', 'x']) expectProblem(await s.admin('GET', `/sandbox/messages/${id}/attachments/${n}`), 404, 'not_found');
+    for (const n of ['2', '-1', 'x'])
+      expectProblem(await s.admin('GET', `/sandbox/messages/${id}/attachments/${n}`), 404, 'not_found');
   });
 
   describe('who may call', () => {
@@ -223,15 +268,28 @@ describe('inbox routes', () => {
       // The cookie is not the admin token: it is no bearer credential.
       const value = cookieRef.value.split('=')[1]!;
       expectProblem(await s.call('GET', '/sandbox/messages', { token: value }), 401, 'invalid_token');
-      expectProblem(await s.call('GET', '/sandbox/messages', { headers: { cookie: 'svc_admin=forged' } }), 401, 'missing_credentials');
+      expectProblem(
+        await s.call('GET', '/sandbox/messages', { headers: { cookie: 'svc_admin=forged' } }),
+        401,
+        'missing_credentials',
+      );
     });
 
     it('the cookie changes something only with a same-origin check; the bearer token needs none', async () => {
       cookieRef.value = await cookieOf();
       const before = (await s.admin('GET', '/sandbox/clock')).body.now;
       const move = (headers: Record<string, string>) =>
-        s.call('POST', '/sandbox/clock', { body: { advance_seconds: 60 }, headers: { cookie: cookieRef.value, ...headers } });
-      const refused: Record<string, string>[] = [{}, { 'sec-fetch-site': 'none' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://localhost:3000' }, { origin: 'null' }];
+        s.call('POST', '/sandbox/clock', {
+          body: { advance_seconds: 60 },
+          headers: { cookie: cookieRef.value, ...headers },
+        });
+      const refused: Record<string, string>[] = [
+        {},
+        { 'sec-fetch-site': 'none' },
+        { 'sec-fetch-site': 'same-site' },
+        { origin: 'http://localhost:3000' },
+        { origin: 'null' },
+      ];
       for (const headers of refused) {
         expectProblem(await move(headers), 403, 'forbidden');
       }
@@ -239,7 +297,11 @@ describe('inbox routes', () => {
       expect((await move({ 'sec-fetch-site': 'same-origin' })).status).toBe(200);
       expect((await move({ origin: s.origin })).status).toBe(200);
       expect(Date.parse((await s.admin('GET', '/sandbox/clock')).body.now)).toBe(Date.parse(before) + 120_000);
-      const bearer = await s.call('POST', '/sandbox/clock', { body: { advance_seconds: 1 }, token: s.adminToken, headers: { 'sec-fetch-site': 'cross-site' } });
+      const bearer = await s.call('POST', '/sandbox/clock', {
+        body: { advance_seconds: 1 },
+        token: s.adminToken,
+        headers: { 'sec-fetch-site': 'cross-site' },
+      });
       expect(bearer.status).toBe(200);
     });
 
@@ -292,10 +354,19 @@ describe('GET /sandbox/stream', () => {
     while (!seen.some((e) => e.event === 'status' && e.data.status === 'complained')) seen.push(await events.next());
     const caught = seen.filter((e) => e.event === 'message');
     expect(caught).toHaveLength(1);
-    expect(caught[0]!.data).toMatchObject({ subject: 'live one', message_id: accepted.body.id, workspace: { name: 'Sandbox' }, read: false });
+    expect(caught[0]!.data).toMatchObject({
+      subject: 'live one',
+      message_id: accepted.body.id,
+      workspace: { name: 'Sandbox' },
+      read: false,
+    });
     const statuses = seen.filter((e) => e.event === 'status').map((e) => e.data);
     expect(statuses.every((d) => d.message_id === accepted.body.id)).toBe(true);
-    expect(statuses.at(-1)).toEqual({ message_id: accepted.body.id, status: 'complained', event_type: 'email.complained' });
+    expect(statuses.at(-1)).toEqual({
+      message_id: accepted.body.id,
+      status: 'complained',
+      event_type: 'email.complained',
+    });
 
     const id = caught[0]!.data.id;
     await s.admin('POST', `/sandbox/messages/${id}/read`);

@@ -32,7 +32,10 @@ function useKey(key: string, headers?: Record<string, string>): Promise<Reply> {
 describe('POST /v1/api-keys', () => {
   it('creates a test key by default, in the decided formats, scopes deduplicated', async () => {
     const token = await sessionOf(s);
-    const r = await postApiKey(s, token, { name: 'ci', scopes: ['emails:send', 'domains:read', 'emails:send', 'domains:read'] });
+    const r = await postApiKey(s, token, {
+      name: 'ci',
+      scopes: ['emails:send', 'domains:read', 'emails:send', 'domains:read'],
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     const k = r.body;
@@ -150,12 +153,22 @@ describe('POST /v1/api-keys', () => {
     expect(k.ip_allowlist).toEqual(good);
 
     const r = await postApiKey(s, token, {
-      name: 'ips', scopes: ['emails:send'], ip_allowlist: ['10.0.0.0/8', 'not-an-ip', '2001:db8::/129', '10.0.0.0/33', '300.1.1.1', '010.0.0.0/8'],
+      name: 'ips',
+      scopes: ['emails:send'],
+      ip_allowlist: ['10.0.0.0/8', 'not-an-ip', '2001:db8::/129', '10.0.0.0/33', '300.1.1.1', '010.0.0.0/8'],
     });
     expectProblem(r, 422, 'validation_failed');
     const paths = errorPaths(r);
     // `010.0.0.0/8` is not read as octal (8.0.0.0/8): legacy IPv4 forms are refused.
-    expect(paths).toEqual(expect.arrayContaining(['ip_allowlist.1', 'ip_allowlist.2', 'ip_allowlist.3', 'ip_allowlist.4', 'ip_allowlist.5']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'ip_allowlist.1',
+        'ip_allowlist.2',
+        'ip_allowlist.3',
+        'ip_allowlist.4',
+        'ip_allowlist.5',
+      ]),
+    );
     expect(paths).not.toContain('ip_allowlist.0');
   });
 
@@ -194,13 +207,21 @@ describe('POST /v1/api-keys', () => {
     const k = await createKey(s, token, { name: 'dom', scopes: ['emails:send'], domain_id: s.seed!.domain_id });
     expect(k.domain_id).toBe(s.seed!.domain_id);
 
-    const unknown = await postApiKey(s, token, { name: 'dom', scopes: ['emails:send'], domain_id: 'dom_000000000000000000000000' });
+    const unknown = await postApiKey(s, token, {
+      name: 'dom',
+      scopes: ['emails:send'],
+      domain_id: 'dom_000000000000000000000000',
+    });
     expectProblem(unknown, 422, 'validation_failed');
     expect(errorPaths(unknown)).toContain('domain_id');
 
     // Another tenant may not restrict its key to the seed workspace's domain.
     const other = await newTenant(s, 'domainless');
-    const r = await postApiKey(s, await sessionOf(s, other), { name: 'dom', scopes: ['emails:send'], domain_id: s.seed!.domain_id });
+    const r = await postApiKey(s, await sessionOf(s, other), {
+      name: 'dom',
+      scopes: ['emails:send'],
+      domain_id: s.seed!.domain_id,
+    });
     expectProblem(r, 422, 'validation_failed');
     expect(errorPaths(r)).toContain('domain_id');
   });
@@ -242,7 +263,8 @@ describe('GET /v1/api-keys', () => {
     }
     // Every listed key carries the ApiKey fields.
     for (const k of list.body.data) {
-      for (const f of ['id', 'name', 'prefix', 'reveal', 'mode', 'scopes', 'created_at', 'revoked']) expect(k).toHaveProperty(f);
+      for (const f of ['id', 'name', 'prefix', 'reveal', 'mode', 'scopes', 'created_at', 'revoked'])
+        expect(k).toHaveProperty(f);
       expect(k.created_at).toMatch(ISO_MS_Z);
     }
   });
@@ -294,7 +316,17 @@ describe('GET /v1/api-keys', () => {
 
   it('refuses bad pagination values with 400 invalid_request', async () => {
     const token = await sessionOf(s);
-    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'limit=1.5', 'limit=', 'after=', 'limit=1&limit=2', 'bogus=1']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=-1',
+      'limit=1.5',
+      'limit=',
+      'after=',
+      'limit=1&limit=2',
+      'bogus=1',
+    ]) {
       const r = await s.call('GET', `/v1/api-keys?${q}`, { token });
       expectProblem(r, 400, 'invalid_request');
     }
@@ -397,7 +429,14 @@ describe('authenticating with an API key', () => {
   it('refuses an API key with 403 session_required on every session-only operation', async () => {
     const sessionOnly = (Object.entries(endpoints) as [string, Endpoint][]).filter(([, e]) => e.auth === 'session');
     const paths = sessionOnly.map(([, e]) => `${e.method} ${e.path}`);
-    for (const must of ['GET /auth/me', 'POST /auth/sessions/revoke-all', 'POST /auth/resend-verification', 'GET /api-keys', 'POST /api-keys', 'DELETE /api-keys/:id']) {
+    for (const must of [
+      'GET /auth/me',
+      'POST /auth/sessions/revoke-all',
+      'POST /auth/resend-verification',
+      'GET /api-keys',
+      'POST /api-keys',
+      'DELETE /api-keys/:id',
+    ]) {
       expect(paths).toContain(must);
     }
     for (const [name, e] of sessionOnly) {
@@ -416,7 +455,15 @@ describe('authenticating with an API key', () => {
   it('refuses malformed and unknown keys with 401 invalid_api_key', async () => {
     const real = s.seed!.api_key_test;
     const flipped = real.slice(0, -1) + (real.endsWith('A') ? 'B' : 'A');
-    for (const key of ['svc_test_short', 'svc_live_', `svc_test_${'!'.repeat(32)}`, `svc_prod_${'a'.repeat(32)}`, `svc_test_${'a'.repeat(32)}`, flipped, `${real}x`]) {
+    for (const key of [
+      'svc_test_short',
+      'svc_live_',
+      `svc_test_${'!'.repeat(32)}`,
+      `svc_prod_${'a'.repeat(32)}`,
+      `svc_test_${'a'.repeat(32)}`,
+      flipped,
+      `${real}x`,
+    ]) {
       const r = await useKey(key);
       expectProblem(r, 401, 'invalid_api_key');
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -453,7 +500,13 @@ describe('authenticating with an API key', () => {
 
 describe('IP allowlist', () => {
   async function keyAllowing(allow: string[]) {
-    return (await createKey(s, await sessionOf(s), { name: `ip ${allow.join(',')}`, scopes: ['domains:read'], ip_allowlist: allow })).key;
+    return (
+      await createKey(s, await sessionOf(s), {
+        name: `ip ${allow.join(',')}`,
+        scopes: ['domains:read'],
+        ip_allowlist: allow,
+      })
+    ).key;
   }
 
   it('refuses a key used from outside its allowlist with 403 ip_not_allowed', async () => {
@@ -486,14 +539,19 @@ describe('IP allowlist', () => {
   it('checks the first X-Forwarded-For address with --trust-proxy', async () => {
     const p = await startTestServer({ trustProxy: true });
     try {
-      const login = await p.call('POST', '/v1/auth/login', { body: { email: p.seed!.email, password: p.seed!.password } });
+      const login = await p.call('POST', '/v1/auth/login', {
+        body: { email: p.seed!.email, password: p.seed!.password },
+      });
       const key = (
         await p.call('POST', '/v1/api-keys', {
           token: login.body.access_token,
           body: { name: 'proxied', scopes: ['domains:read'], ip_allowlist: ['10.0.0.0/8'] },
         })
       ).body.key;
-      expect((await p.call('GET', '/v1/domains', { token: key, headers: { 'x-forwarded-for': '10.1.2.3, 127.0.0.1' } })).status).toBe(200);
+      expect(
+        (await p.call('GET', '/v1/domains', { token: key, headers: { 'x-forwarded-for': '10.1.2.3, 127.0.0.1' } }))
+          .status,
+      ).toBe(200);
       const refused = await p.call('GET', '/v1/domains', { token: key, headers: { 'x-forwarded-for': '192.0.2.9' } });
       expect(refused.status).toBe(403);
       expect(refused.body.code).toBe('ip_not_allowed');

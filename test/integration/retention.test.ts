@@ -36,7 +36,13 @@ async function serve(opts: Parameters<typeof startTestServer>[0] = {}): Promise<
 
 /** Mail from another program, over SMTP to the sink. */
 async function catchMail(s: TestServer, mails: { subject: string; text: string }[]): Promise<void> {
-  const t = nodemailer.createTransport({ pool: true, host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
+  const t = nodemailer.createTransport({
+    pool: true,
+    host: '127.0.0.1',
+    port: s.smtpPort,
+    secure: false,
+    ignoreTLS: true,
+  });
   try {
     for (const m of mails) await t.sendMail({ from: 'shop@example.org', to: 'ada@example.org', ...m });
   } finally {
@@ -103,7 +109,11 @@ describe('--max-messages', () => {
     const envelope = { mailFrom: 'shop@example.org', rcptTo: ['ada@example.org'] };
     const ids = await Promise.all(
       Array.from({ length: 3000 }, (_, i) =>
-        ingest(sink, Buffer.from(`From: shop@example.org\r\nTo: ada@example.org\r\nSubject: Backlog ${i}\r\n\r\nReceipt ${i}\r\n`), envelope),
+        ingest(
+          sink,
+          Buffer.from(`From: shop@example.org\r\nTo: ada@example.org\r\nSubject: Backlog ${i}\r\n\r\nReceipt ${i}\r\n`),
+          envelope,
+        ),
       ),
     );
     db.close();
@@ -127,7 +137,11 @@ describe('--max-messages', () => {
         if (b.status === 404) return;
       }
     });
-    const sent = sendOk(s, { from: 'orders@example.test', to: sim('delivered'), subject: 'During the prune', text: 'hi' }, { key: seed.api_key_test! });
+    const sent = sendOk(
+      s,
+      { from: 'orders@example.test', to: sim('delivered'), subject: 'During the prune', text: 'hi' },
+      { key: seed.api_key_test! },
+    );
     await Promise.all([...probes, sent, catchMail(s, [{ subject: 'Caught during the prune', text: 'hi' }])]);
     await s.settle();
     await s.advance(60);
@@ -138,7 +152,11 @@ describe('--max-messages', () => {
     const kept = await s.admin('GET', '/sandbox/messages?limit=100');
     expect(kept.body.has_more).toBe(false);
     const subjects = kept.body.data.map((m: { subject: string }) => m.subject);
-    const newest = ['During the prune', 'Caught during the prune', ...Array.from({ length: 98 }, (_, i) => `Backlog ${2902 + i}`)];
+    const newest = [
+      'During the prune',
+      'Caught during the prune',
+      ...Array.from({ length: 98 }, (_, i) => `Backlog ${2902 + i}`),
+    ];
     expect(subjects.sort()).toEqual(newest.sort());
   });
 });
@@ -152,7 +170,13 @@ describe('--max-age', () => {
     const first = { from, to: sim('delivered'), subject: 'Old order', text: 'hi' };
     const old = await sendOk(s, first, { headers: { 'Idempotency-Key': 'order-1' } });
     const scheduledAt = (await serviceNow(s)) + 3 * HOUR;
-    const later = await sendOk(s, { from, to: sim('delivered'), subject: 'Scheduled order', text: 'hi', scheduled_at: new Date(scheduledAt).toISOString() });
+    const later = await sendOk(s, {
+      from,
+      to: sim('delivered'),
+      subject: 'Scheduled order',
+      text: 'hi',
+      scheduled_at: new Date(scheduledAt).toISOString(),
+    });
     await catchMail(s, [{ subject: 'Old mail from elsewhere', text: 'hi' }]);
     await s.settle();
     await s.advance(30 * 60);
@@ -163,12 +187,21 @@ describe('--max-age', () => {
     // An hour and a minute later: what is older than an hour is gone, the rest stays.
     expect(await caughtSubjects(s)).toEqual(['Young order']);
     expectProblem(await s.call('GET', `/v1/emails/${old.id}`, { token: key }), 404, 'not_found');
-    expect((await getMessage(s, young.id)).events.map((e) => e.type)).toEqual(['email.queued', 'email.sent', 'email.delivered']);
+    expect((await getMessage(s, young.id)).events.map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+    ]);
     expect((await getMessage(s, later.id)).status).toBe('scheduled');
     // The seed's domain.verified stays too, as the newest (the only) event of its type.
     const listed = await s.call('GET', '/v1/events?limit=100', { token: key });
-    expect(listed.body.data.map((e: { type: string; data: { message_id?: string } }) => [e.type, e.data.message_id ?? null])).toEqual([
-      ['domain.verified', null], ['email.queued', young.id], ['email.sent', young.id], ['email.delivered', young.id],
+    expect(
+      listed.body.data.map((e: { type: string; data: { message_id?: string } }) => [e.type, e.data.message_id ?? null]),
+    ).toEqual([
+      ['domain.verified', null],
+      ['email.queued', young.id],
+      ['email.sent', young.id],
+      ['email.delivered', young.id],
     ]);
 
     // A send retried with its Idempotency-Key within 24 hours is answered as the first time, and not sent again.
@@ -216,7 +249,9 @@ describe('--max-age', () => {
     const s = await serve({ maxAge: HOUR });
     const key = s.seed!.api_key_test;
     const endpoint = await s.admin('POST', '/sandbox/webhooks', {
-      workspace_id: s.seed!.workspace_id, url: receiver.url, events: ['email.delivered'],
+      workspace_id: s.seed!.workspace_id,
+      url: receiver.url,
+      events: ['email.delivered'],
     });
     expect(endpoint.status, endpoint.text).toBe(201);
     const stuck = await sendOk(s, { from, to: sim('delivered'), subject: 'Its receiver fails', text: 'hi' });
@@ -238,7 +273,14 @@ describe('--max-age', () => {
     const [listed] = (await s.admin('GET', `/sandbox/webhooks?workspace_id=${s.seed!.workspace_id}`)).body.data;
     expect(listed.status).toBe('active');
     expect(listed.recent_attempts.map((a: { attempt: number; ok: boolean }) => [a.attempt, a.ok])).toEqual([
-      [7, false], [6, false], [1, true], [5, false], [4, false], [3, false], [2, false], [1, false],
+      [7, false],
+      [6, false],
+      [1, true],
+      [5, false],
+      [4, false],
+      [3, false],
+      [2, false],
+      [1, false],
     ]);
   });
 });
@@ -251,14 +293,19 @@ describe('webhook attempts', () => {
     receivers.push(receiver);
     const s = await serve({ dataDir, maxMessages: 2 });
     const endpoint = await s.admin('POST', '/sandbox/webhooks', {
-      workspace_id: s.seed!.workspace_id, url: receiver.url, events: ['email.delivered'],
+      workspace_id: s.seed!.workspace_id,
+      url: receiver.url,
+      events: ['email.delivered'],
     });
     expect(endpoint.status, endpoint.text).toBe(201);
-    const send15 = Array.from({ length: 15 }, (_, i) => sendOk(s, { from: 'orders@example.test', to: sim('delivered'), subject: `Early ${i}`, text: 'hi' }));
+    const send15 = Array.from({ length: 15 }, (_, i) =>
+      sendOk(s, { from: 'orders@example.test', to: sim('delivered'), subject: `Early ${i}`, text: 'hi' }),
+    );
     await Promise.all(send15);
     await s.settle();
     await s.advance(2 * 3600);
-    for (const subject of ['Late 1', 'Late 2']) await sendOk(s, { from: 'orders@example.test', to: sim('delivered'), subject, text: 'hi' });
+    for (const subject of ['Late 1', 'Late 2'])
+      await sendOk(s, { from: 'orders@example.test', to: sim('delivered'), subject, text: 'hi' });
     await s.settle();
     await s.advance(60);
 

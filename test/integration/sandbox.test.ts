@@ -96,14 +96,24 @@ describe('sandbox routes', () => {
 
     it('refuses both fields, neither, bad types and bad values without moving the clock', async () => {
       const before = await serviceNow(s);
-      const both = await s.admin('POST', '/sandbox/clock', { advance_seconds: 5, to: new Date(before + 10_000).toISOString() });
+      const both = await s.admin('POST', '/sandbox/clock', {
+        advance_seconds: 5,
+        to: new Date(before + 10_000).toISOString(),
+      });
       expect([400, 422]).toContain(both.status);
       expectProblem(both, both.status);
       const neither = await s.admin('POST', '/sandbox/clock', {});
       expect([400, 422]).toContain(neither.status);
       expectProblem(neither, neither.status);
 
-      const badTypes: unknown[] = [{ advance_seconds: '60' }, { to: 1234567890 }, { advance_seconds: null }, [60], 'soon', { advance: 60 }];
+      const badTypes: unknown[] = [
+        { advance_seconds: '60' },
+        { to: 1234567890 },
+        { advance_seconds: null },
+        [60],
+        'soon',
+        { advance: 60 },
+      ];
       for (const body of badTypes) {
         const r = await s.admin('POST', '/sandbox/clock', body);
         expectProblem(r, 400);
@@ -146,17 +156,27 @@ describe('sandbox routes', () => {
     it('creates a single-use invite by default, and the code lets exactly one person sign up', async () => {
       const r = await s.admin('POST', '/sandbox/invites', {});
       expect(r.status).toBe(201);
-      expect(r.body).toEqual({ id: expect.stringMatching(/^inv_[A-Za-z0-9]{24}$/), code: expect.any(String), max_uses: 1, expires_at: null });
+      expect(r.body).toEqual({
+        id: expect.stringMatching(/^inv_[A-Za-z0-9]{24}$/),
+        code: expect.any(String),
+        max_uses: 1,
+        expires_at: null,
+      });
 
       const signup = (email: string) =>
-        s.call('POST', '/v1/auth/signup', { body: { email, password: PASSWORD, workspace_name: 'Invited', invite_code: r.body.code } });
+        s.call('POST', '/v1/auth/signup', {
+          body: { email, password: PASSWORD, workspace_name: 'Invited', invite_code: r.body.code },
+        });
       const first = await signup('invited-1@example.test');
       expect(first.status, first.text).toBe(201);
       expectProblem(await signup('invited-2@example.test'), 403, 'invite_required');
     });
 
     it('takes no body at all, with or without a Content-Type, as every field is optional (publish too)', async () => {
-      for (const headers of [{}, { 'content-type': 'application/json' }, { 'content-type': 'text/plain' }] as Record<string, string>[]) {
+      for (const headers of [{}, { 'content-type': 'application/json' }, { 'content-type': 'text/plain' }] as Record<
+        string,
+        string
+      >[]) {
         const r = await s.call('POST', '/sandbox/invites', { token: s.adminToken, headers });
         expect(r.status, r.text).toBe(201);
         expect(r.body.max_uses).toBe(1);
@@ -165,7 +185,11 @@ describe('sandbox routes', () => {
       expect(published.status, published.text).toBe(200);
       expect(published.body.records.length).toBeGreaterThan(0);
       // A body that is there must still be JSON.
-      const r = await s.call('POST', '/sandbox/invites', { token: s.adminToken, raw: 'max_uses=2', headers: { 'content-type': 'text/plain' } });
+      const r = await s.call('POST', '/sandbox/invites', {
+        token: s.adminToken,
+        raw: 'max_uses=2',
+        headers: { 'content-type': 'text/plain' },
+      });
       expectProblem(r, 400, 'unsupported_content_type');
     });
 
@@ -176,7 +200,9 @@ describe('sandbox routes', () => {
       expect(r.status).toBe(201);
       expect(r.body).toMatchObject({ max_uses: 2, expires_at: expires });
       const signup = (email: string) =>
-        s.call('POST', '/v1/auth/signup', { body: { email, password: PASSWORD, workspace_name: 'Team', invite_code: r.body.code } });
+        s.call('POST', '/v1/auth/signup', {
+          body: { email, password: PASSWORD, workspace_name: 'Team', invite_code: r.body.code },
+        });
       expect((await signup('multi-1@example.test')).status).toBe(201);
       await s.advance(3600);
       expectProblem(await signup('multi-2@example.test'), 403, 'invite_required');
@@ -191,7 +217,11 @@ describe('sandbox routes', () => {
 
   describe('workspaces', () => {
     it('adds an existing user to a new workspace with the given role', async () => {
-      const r = await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'Second Team', role: 'admin' });
+      const r = await s.admin('POST', '/sandbox/workspaces', {
+        email: s.seed!.email,
+        name: 'Second Team',
+        role: 'admin',
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.body).toEqual({
         id: expect.stringMatching(/^ws_/),
@@ -203,24 +233,49 @@ describe('sandbox routes', () => {
       // The seeded owner is now a member of two workspaces.
       const session = await login();
       expect(session.workspace).toBeUndefined();
-      expect(session.workspaces.map((w: { id: string }) => w.id).sort()).toEqual([r.body.id, s.seed!.workspace_id].sort());
+      expect(session.workspaces.map((w: { id: string }) => w.id).sort()).toEqual(
+        [r.body.id, s.seed!.workspace_id].sort(),
+      );
       const picked = await login(r.body.id);
       expect(picked.workspace).toMatchObject({ id: r.body.id, role: 'admin' });
     });
 
     it('422 naming email for an email no user has; 400/422 for a bad body', async () => {
-      const unknown = await s.admin('POST', '/sandbox/workspaces', { email: 'nobody@example.test', name: 'X', role: 'owner' });
+      const unknown = await s.admin('POST', '/sandbox/workspaces', {
+        email: 'nobody@example.test',
+        name: 'X',
+        role: 'owner',
+      });
       expectProblem(unknown, 422, 'validation_failed');
-      expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'email', message: expect.stringContaining('no user has this email') })]);
-      const malformed = await s.admin('POST', '/sandbox/workspaces', { email: 'not an address', name: 'X', role: 'owner' });
+      expect(unknown.body.errors).toEqual([
+        expect.objectContaining({ path: 'email', message: expect.stringContaining('no user has this email') }),
+      ]);
+      const malformed = await s.admin('POST', '/sandbox/workspaces', {
+        email: 'not an address',
+        name: 'X',
+        role: 'owner',
+      });
       expectProblem(malformed, 422, 'validation_failed');
-      expect(malformed.body.errors).toEqual([{ path: 'email', code: 'invalid_format', message: 'must be an email address' }]);
-      expectProblem(await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'X', role: 'emperor' }), 422);
-      expectProblem(await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, role: 'owner' }), 400, 'invalid_request');
+      expect(malformed.body.errors).toEqual([
+        { path: 'email', code: 'invalid_format', message: 'must be an email address' },
+      ]);
+      expectProblem(
+        await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'X', role: 'emperor' }),
+        422,
+      );
+      expectProblem(
+        await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, role: 'owner' }),
+        400,
+        'invalid_request',
+      );
     });
 
     it('suspend, activate and close set the status, and a suspended or closed workspace is refused on /v1', async () => {
-      const created = await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'Lifecycle', role: 'owner' });
+      const created = await s.admin('POST', '/sandbox/workspaces', {
+        email: s.seed!.email,
+        name: 'Lifecycle',
+        role: 'owner',
+      });
       const id = created.body.id as string;
       const session = await login(id);
       const keys = () => s.call('GET', '/v1/api-keys', { token: session.access_token });
@@ -230,9 +285,16 @@ describe('sandbox routes', () => {
       expect(suspended.status).toBe(200);
       expect(suspended.body).toMatchObject({ id, name: 'Lifecycle', status: 'suspended', role: 'owner' });
       // The role shown is the one the workspace was created with, not always owner.
-      const memberWs = await s.admin('POST', '/sandbox/workspaces', { email: s.seed!.email, name: 'Member', role: 'member' });
+      const memberWs = await s.admin('POST', '/sandbox/workspaces', {
+        email: s.seed!.email,
+        name: 'Member',
+        role: 'member',
+      });
       expect(memberWs.body.role).toBe('member');
-      expect((await s.admin('POST', `/sandbox/workspaces/${memberWs.body.id}/suspend`)).body).toMatchObject({ role: 'member', status: 'suspended' });
+      expect((await s.admin('POST', `/sandbox/workspaces/${memberWs.body.id}/suspend`)).body).toMatchObject({
+        role: 'member',
+        status: 'suspended',
+      });
       expectProblem(await keys(), 403, 'workspace_suspended');
 
       const active = await s.admin('POST', `/sandbox/workspaces/${id}/activate`);
@@ -252,7 +314,11 @@ describe('sandbox routes', () => {
 
     it('404 Problem for an unknown workspace id', async () => {
       for (const action of ['suspend', 'activate', 'close']) {
-        expectProblem(await s.admin('POST', `/sandbox/workspaces/ws_doesnotexist000000000000/${action}`), 404, 'not_found');
+        expectProblem(
+          await s.admin('POST', `/sandbox/workspaces/ws_doesnotexist000000000000/${action}`),
+          404,
+          'not_found',
+        );
       }
     });
   });

@@ -21,7 +21,11 @@ function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
 
 /** The needles that must not appear, in the encodings a careless store might use. */
 function encodings(secret: string): Buffer[] {
-  return [Buffer.from(secret, 'utf8'), Buffer.from(secret, 'utf16le'), Buffer.from(Buffer.from(secret).toString('base64'))];
+  return [
+    Buffer.from(secret, 'utf8'),
+    Buffer.from(secret, 'utf16le'),
+    Buffer.from(Buffer.from(secret).toString('base64')),
+  ];
 }
 
 describe('secrets at rest', () => {
@@ -49,7 +53,9 @@ describe('secrets at rest', () => {
     expect(signup.status, signup.text).toBe(201);
     secrets.signupRefresh = signup.body.refresh_token;
 
-    const login = await s.call('POST', '/v1/auth/login', { body: { email: 'at-rest@example.org', password: secrets.password } });
+    const login = await s.call('POST', '/v1/auth/login', {
+      body: { email: 'at-rest@example.org', password: secrets.password },
+    });
     expect(login.status, login.text).toBe(200);
     secrets.loginRefresh = login.body.refresh_token;
     secrets.accessToken = login.body.access_token;
@@ -93,11 +99,14 @@ describe('secrets at rest', () => {
     expect(all.includes(Buffer.from('at-rest@example.org'))).toBe(true);
   });
 
-  it('writes no full API key, refresh token or password to any file (database, WAL, shm, secrets) but the seed\'s', () => {
+  it("writes no full API key, refresh token or password to any file (database, WAL, shm, secrets) but the seed's", () => {
     expect(Object.keys(secrets).length).toBe(9);
     const seedOnly = new Set(['seedPassword', 'seedTestKey', 'seedLiveKey']);
     const seedFile = join(dataDir, 'seed.json');
-    for (const [phase, files] of [['while running', whileRunning], ['after close', afterClose]] as const) {
+    for (const [phase, files] of [
+      ['while running', whileRunning],
+      ['after close', afterClose],
+    ] as const) {
       for (const f of files) {
         for (const [name, secret] of Object.entries(secrets)) {
           if (f.path === seedFile && seedOnly.has(name)) {
@@ -111,7 +120,9 @@ describe('secrets at rest', () => {
         // Nor the random part of any key on its own.
         for (const name of ['apiKey', 'seedTestKey', 'seedLiveKey']) {
           if (f.path === seedFile && seedOnly.has(name)) continue;
-          expect(f.bytes.includes(Buffer.from(secrets[name]!.slice(13))), `${name} body in ${f.path} (${phase})`).toBe(false);
+          expect(f.bytes.includes(Buffer.from(secrets[name]!.slice(13))), `${name} body in ${f.path} (${phase})`).toBe(
+            false,
+          );
         }
       }
     }
@@ -132,11 +143,17 @@ describe('secrets at rest', () => {
       expect(again.adminToken).toBe(s.adminToken);
       expect((await again.call('GET', '/v1/domains', { token: secrets.apiKey! })).status).toBe(200);
       expect((await again.call('GET', '/v1/domains', { token: secrets.seedTestKey! })).status).toBe(200);
-      const login = await again.call('POST', '/v1/auth/login', { body: { email: 'at-rest@example.org', password: secrets.password } });
+      const login = await again.call('POST', '/v1/auth/login', {
+        body: { email: 'at-rest@example.org', password: secrets.password },
+      });
       expect(login.status).toBe(200);
       // The rotated refresh token is still valid; the one it replaced is not.
-      expect((await again.call('POST', '/v1/auth/refresh', { body: { refresh_token: secrets.rotatedRefresh } })).status).toBe(200);
-      expect((await again.call('POST', '/v1/auth/refresh', { body: { refresh_token: secrets.loginRefresh } })).status).toBe(401);
+      expect(
+        (await again.call('POST', '/v1/auth/refresh', { body: { refresh_token: secrets.rotatedRefresh } })).status,
+      ).toBe(200);
+      expect(
+        (await again.call('POST', '/v1/auth/refresh', { body: { refresh_token: secrets.loginRefresh } })).status,
+      ).toBe(401);
     } finally {
       await again.close();
     }

@@ -24,7 +24,11 @@ async function openTransaction(talk: SmtpTalk): Promise<string> {
   talk.write('EHLO client.example.test\r\n');
   const ehlo = await talk.reply();
   talk.write('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n');
-  expect([(await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3)]).toEqual(['250', '250', '354']);
+  expect([
+    (await talk.reply()).slice(0, 3),
+    (await talk.reply()).slice(0, 3),
+    (await talk.reply()).slice(0, 3),
+  ]).toEqual(['250', '250', '354']);
   return ehlo;
 }
 
@@ -54,7 +58,11 @@ describe('--max-message-size', () => {
       expect(await talk.reply()).toMatch(/^250 /);
 
       talk.write('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n');
-      expect([(await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3)]).toEqual(['250', '250', '354']);
+      expect([
+        (await talk.reply()).slice(0, 3),
+        (await talk.reply()).slice(0, 3),
+        (await talk.reply()).slice(0, 3),
+      ]).toEqual(['250', '250', '354']);
       talk.write(`${messageOf(LIMIT + 1, 'one byte over')}.\r\n`);
       expect(await talk.reply()).toMatch(/^552 /);
 
@@ -104,7 +112,9 @@ describe('the sink on its own', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const port = await start({});
     const early = await talk(port);
-    early.write(`EHLO client.example.test\r\nMAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n${messageOf(500, 'early')}.\r\nQUIT\r\n`);
+    early.write(
+      `EHLO client.example.test\r\nMAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n${messageOf(500, 'early')}.\r\nQUIT\r\n`,
+    );
     const codes: string[] = [];
     for (let i = 0; i < 7; i++) codes.push((await early.reply()).slice(0, 3));
     expect(codes).toEqual(['220', '250', '250', '250', '354', '250', '221']);

@@ -27,7 +27,13 @@ async function build(mail: Mail.Options): Promise<Buffer> {
 describe('SMTP sink', () => {
   let s: TestServer;
   const smtp = () =>
-    nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true, connectionTimeout: 10_000 });
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      connectionTimeout: 10_000,
+    });
   const send = async (mail: Mail.Options) => {
     const t = smtp();
     try {
@@ -87,7 +93,8 @@ describe('SMTP sink', () => {
     expect(m.attachments).toEqual([]);
     expect(m.dkim).toBe('none');
     expect(m.message_id).toBeNull();
-    const header = (name: string) => m.headers.find((h: { name: string }) => h.name.toLowerCase() === name.toLowerCase())?.value;
+    const header = (name: string) =>
+      m.headers.find((h: { name: string }) => h.name.toLowerCase() === name.toLowerCase())?.value;
     expect(header('Subject')).toBe('Plain hello');
     expect(header('Message-ID')).toBe(info.messageId);
     expect(header('From')).toBe('Alice Example <alice@example.test>');
@@ -127,8 +134,18 @@ describe('SMTP sink', () => {
     expect(m.html).toContain('cid:logo@svc.test');
     expect(m.attachments).toHaveLength(2);
     const byName = Object.fromEntries(m.attachments.map((a: { filename: string }) => [a.filename, a]));
-    expect(byName['report.csv']).toEqual({ filename: 'report.csv', content_type: 'text/csv', size: Buffer.byteLength(csv), content_id: null });
-    expect(byName['logo.png']).toEqual({ filename: 'logo.png', content_type: 'image/png', size: PNG.length, content_id: 'logo@svc.test' });
+    expect(byName['report.csv']).toEqual({
+      filename: 'report.csv',
+      content_type: 'text/csv',
+      size: Buffer.byteLength(csv),
+      content_id: null,
+    });
+    expect(byName['logo.png']).toEqual({
+      filename: 'logo.png',
+      content_type: 'image/png',
+      size: PNG.length,
+      content_id: 'logo@svc.test',
+    });
   });
 
   it('records every To/Cc address and finds a Bcc recipient through the envelope', async () => {
@@ -143,7 +160,12 @@ describe('SMTP sink', () => {
     const m = await only();
     expect(m.to).toEqual(['to1@example.test', 'to2@example.test']);
     expect(m.cc).toEqual(['cc1@example.test']);
-    expect([...m.envelope.rcpt_to].sort()).toEqual(['cc1@example.test', 'hidden@example.test', 'to1@example.test', 'to2@example.test']);
+    expect([...m.envelope.rcpt_to].sort()).toEqual([
+      'cc1@example.test',
+      'hidden@example.test',
+      'to1@example.test',
+      'to2@example.test',
+    ]);
     // Bcc is not a header of the message as sent.
     expect(m.headers.some((h: { name: string }) => h.name.toLowerCase() === 'bcc')).toBe(false);
     const raw = await s.admin('GET', `/sandbox/messages/${m.id}/raw`);
@@ -151,7 +173,10 @@ describe('SMTP sink', () => {
 
     for (const to of ['TO2@Example.Test', 'cc1@EXAMPLE.test', 'Hidden@example.test', 'to1@example.test']) {
       const found = await list(`?to=${encodeURIComponent(to)}`);
-      expect(found.data.map((d) => d.id), to).toEqual([m.id]);
+      expect(
+        found.data.map((d) => d.id),
+        to,
+      ).toEqual([m.id]);
     }
     expect((await list(`?to=${encodeURIComponent('nobody@example.test')}`)).data).toEqual([]);
     // A partial address is not a match.
@@ -185,7 +210,15 @@ describe('SMTP sink', () => {
     expect(r1next.data.map((d) => d.subject)).toEqual(['msg 1']);
     expect(r1next.has_more).toBe(false);
 
-    for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?colour=blue', '?after=eml_000000000000000000000000', '?after=', '?since=yesterday']) {
+    for (const bad of [
+      '?limit=0',
+      '?limit=101',
+      '?limit=abc',
+      '?colour=blue',
+      '?after=eml_000000000000000000000000',
+      '?after=',
+      '?since=yesterday',
+    ]) {
       const r = await s.admin('GET', `/sandbox/messages${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.headers.get('content-type')).toContain('application/problem+json');
@@ -199,7 +232,10 @@ describe('SMTP sink', () => {
     await send({ from: 'alice@example.test', to: 'late@example.test', subject: 'after', text: 'two' });
     expect((await list(`?since=${encodeURIComponent(now)}`)).data.map((d) => d.subject)).toEqual(['after']);
     const earlier = new Date(Date.parse(now) - 120_000).toISOString();
-    expect((await list(`?since=${encodeURIComponent(earlier)}`)).data.map((d) => d.subject)).toEqual(['after', 'before']);
+    expect((await list(`?since=${encodeURIComponent(earlier)}`)).data.map((d) => d.subject)).toEqual([
+      'after',
+      'before',
+    ]);
   });
 
   it('serves the raw source byte for byte as it was sent, as message/rfc822', async () => {
@@ -214,7 +250,9 @@ describe('SMTP sink', () => {
     await send({ envelope: { from: 'zoe@example.test', to: ['bob@example.test'] }, raw });
     const { data } = await list();
     expect(data).toHaveLength(1);
-    const res = await fetch(`${s.origin}/sandbox/messages/${data[0].id}/raw`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    const res = await fetch(`${s.origin}/sandbox/messages/${data[0].id}/raw`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^message\/rfc822/);
     const body = Buffer.from(await res.arrayBuffer());
@@ -229,7 +267,9 @@ describe('SMTP sink', () => {
       to: 'bob@example.test',
       subject: 'Declared',
       text: 'A line of the report.\n'.repeat(10_000),
-      attachments: [{ filename: 'data.bin', content: Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 31) % 256)) }],
+      attachments: [
+        { filename: 'data.bin', content: Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 31) % 256)) },
+      ],
     });
     expect(raw.includes('\r\n.')).toBe(false);
     const sock = connect(s.smtpPort, '127.0.0.1');
@@ -264,7 +304,9 @@ describe('SMTP sink', () => {
     const { data } = await list();
     expect(data).toHaveLength(3);
     for (const m of data) {
-      const res = await fetch(`${s.origin}/sandbox/messages/${m.id}/raw`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+      const res = await fetch(`${s.origin}/sandbox/messages/${m.id}/raw`, {
+        headers: { authorization: `Bearer ${s.adminToken}` },
+      });
       expect(Buffer.from(await res.arrayBuffer()).equals(raw)).toBe(true);
     }
   });
@@ -280,7 +322,11 @@ describe('SMTP sink', () => {
     expect(del.text).toBe('');
     expect(await list()).toEqual({ data: [], has_more: false });
 
-    for (const path of [`/sandbox/messages/${id}`, `/sandbox/messages/${id}/raw`, '/sandbox/messages/eml_doesnotexist']) {
+    for (const path of [
+      `/sandbox/messages/${id}`,
+      `/sandbox/messages/${id}/raw`,
+      '/sandbox/messages/eml_doesnotexist',
+    ]) {
       const r = await s.admin('GET', path);
       expect(r.status, path).toBe(404);
       expect(r.headers.get('content-type')).toContain('application/problem+json');
@@ -338,10 +384,20 @@ describe('SMTP sink', () => {
   }, 60_000);
 
   it('links mail sent through /v1 to its message and workspace; mail from other programs has message_id null', async () => {
-    await send({ from: 'alice@example.test', to: 'delivered@simulator.test', subject: 'from another program', text: 'x' });
+    await send({
+      from: 'alice@example.test',
+      to: 'delivered@simulator.test',
+      subject: 'from another program',
+      text: 'x',
+    });
     const accepted = await s.call('POST', '/v1/emails', {
       token: s.seed!.api_key_test,
-      body: { from: 'Sandbox <hello@example.test>', to: 'delivered@simulator.test', subject: 'through v1', text: 'hello' },
+      body: {
+        from: 'Sandbox <hello@example.test>',
+        to: 'delivered@simulator.test',
+        subject: 'through v1',
+        text: 'hello',
+      },
     });
     expect(accepted.status, accepted.text).toBe(202);
     await s.settle();
@@ -401,7 +457,8 @@ describe('sink DKIM verdicts (ingest with a resolver, verified on first read)', 
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-  const txt = (key: typeof publicKey) => `v=DKIM1; k=rsa; p=${key.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+  const txt = (key: typeof publicKey) =>
+    `v=DKIM1; k=rsa; p=${key.export({ type: 'spki', format: 'der' }).toString('base64')}`;
 
   async function verdict(raw: Buffer, records: Record<string, string>) {
     const { db } = openDb({ memory: true });

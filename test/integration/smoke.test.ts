@@ -9,7 +9,9 @@ describe('svc serve smoke', () => {
   afterAll(() => s.close());
 
   it('signs in the seeded owner and lists the seeded keys', async () => {
-    const login = await s.call('POST', '/v1/auth/login', { body: { email: s.seed!.email, password: s.seed!.password } });
+    const login = await s.call('POST', '/v1/auth/login', {
+      body: { email: s.seed!.email, password: s.seed!.password },
+    });
     expect(login.status).toBe(200);
     const keys = await s.call('GET', '/v1/api-keys', { token: login.body.access_token });
     expect(keys.status).toBe(200);

@@ -41,7 +41,10 @@ async function endpoint(url: string, events?: string[], workspace = s.seed!.work
 }
 
 async function send(to = 'delivered@simulator.test'): Promise<string> {
-  const r = await s.call('POST', '/v1/emails', { token: s.seed!.api_key_test, body: { from: FROM, to, subject: 'Hook', text: 'Hi' } });
+  const r = await s.call('POST', '/v1/emails', {
+    token: s.seed!.api_key_test,
+    body: { from: FROM, to, subject: 'Hook', text: 'Hi' },
+  });
   expect(r.status, r.text).toBe(202);
   return r.body.id;
 }
@@ -82,7 +85,18 @@ describe('a delivery', () => {
     // Seen in the endpoint's recent attempts.
     const seen = await attemptsOf(e.id);
     expect(seen.recent_attempts).toEqual([
-      { delivery_id: expect.any(Number), endpoint_id: e.id, event_id: event.id, event_type: 'email.delivered', attempt: 1, at: expect.any(String), status_code: 200, error: null, duration_ms: expect.any(Number), ok: true },
+      {
+        delivery_id: expect.any(Number),
+        endpoint_id: e.id,
+        event_id: event.id,
+        event_type: 'email.delivered',
+        attempt: 1,
+        at: expect.any(String),
+        status_code: 200,
+        error: null,
+        duration_ms: expect.any(Number),
+        ok: true,
+      },
     ]);
   });
 
@@ -131,7 +145,9 @@ describe('the retry schedule', () => {
     );
     // The workspace owner's notice is in the sink.
     const mail = await s.admin('GET', `/sandbox/messages?to=${encodeURIComponent(s.seed!.email)}`);
-    const notice = mail.body.data.find((m: { subject: string }) => m.subject === `Webhook endpoint disabled: ${rx.url}`);
+    const notice = mail.body.data.find(
+      (m: { subject: string }) => m.subject === `Webhook endpoint disabled: ${rx.url}`,
+    );
     expect(notice, JSON.stringify(mail.body.data.map((m: { subject: string }) => m.subject))).toBeDefined();
     const full = await s.admin('GET', `/sandbox/messages/${notice.id}`);
     expect(full.body.text).toContain(e.id);
@@ -172,7 +188,12 @@ describe('the retry schedule', () => {
     expect(rx.received).toHaveLength(2);
     expect(target.received).toHaveLength(0);
     const after = await attemptsOf(e.id);
-    expect(after.recent_attempts[0]).toMatchObject({ attempt: 2, status_code: 302, error: 'redirect (302) not followed', ok: false });
+    expect(after.recent_attempts[0]).toMatchObject({
+      attempt: 2,
+      status_code: 302,
+      error: 'redirect (302) not followed',
+      ok: false,
+    });
   });
 
   it('a receiver that does not answer in time is a failure; it holds up neither email delivery nor other endpoints', async () => {
@@ -210,10 +231,29 @@ describe('endpoints', () => {
   });
 
   it('refuses a URL that is not http(s), an unknown workspace, and unknown event types', async () => {
-    expectProblem(await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url: 'ftp://example.com/x' }), 422, 'validation_failed');
-    expectProblem(await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url: 'not a url' }), 422, 'validation_failed');
-    expectProblem(await s.admin('POST', '/sandbox/webhooks', { workspace_id: 'ws_000000000000000000000000', url: 'http://127.0.0.1:1/x' }), 404, 'not_found');
-    const bad = await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url: 'http://127.0.0.1:1/x', events: ['email.exploded'] });
+    expectProblem(
+      await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url: 'ftp://example.com/x' }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await s.admin('POST', '/sandbox/webhooks', { workspace_id: s.seed!.workspace_id, url: 'not a url' }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await s.admin('POST', '/sandbox/webhooks', {
+        workspace_id: 'ws_000000000000000000000000',
+        url: 'http://127.0.0.1:1/x',
+      }),
+      404,
+      'not_found',
+    );
+    const bad = await s.admin('POST', '/sandbox/webhooks', {
+      workspace_id: s.seed!.workspace_id,
+      url: 'http://127.0.0.1:1/x',
+      events: ['email.exploded'],
+    });
     expect([400, 422]).toContain(bad.status);
   });
 
@@ -234,7 +274,9 @@ describe('endpoints', () => {
     const t = Number(parts[0]!.slice(2));
     const sig = (secret: string) => createHmac('sha256', secret).update(`${t}.${one!.body}`).digest('hex');
     expect(parts.slice(1)).toEqual([`v1=${sig(after.secret)}`, `v1=${sig(before.secret)}`]);
-    expect(verifyWebhook({ secret: before.secret, header: one!.headers['service-signature'] as string, body: one!.body })).toBe(t);
+    expect(
+      verifyWebhook({ secret: before.secret, header: one!.headers['service-signature'] as string, body: one!.body }),
+    ).toBe(t);
 
     await s.advance(24 * 3600);
     await send();
@@ -242,7 +284,9 @@ describe('endpoints', () => {
     const [, two] = await rx.waitFor(2);
     const again = (two!.headers['service-signature'] as string).split(',');
     expect(again).toHaveLength(2);
-    expect(() => verifyWebhook({ secret: before.secret, header: two!.headers['service-signature'] as string, body: two!.body })).toThrow(/No signature/);
+    expect(() =>
+      verifyWebhook({ secret: before.secret, header: two!.headers['service-signature'] as string, body: two!.body }),
+    ).toThrow(/No signature/);
     expect((await attemptsOf(before.id)).previous_secret_expires_at).toBeNull();
   });
 
@@ -274,8 +318,16 @@ describe('endpoints', () => {
     // To one named endpoint; unknown events and endpoints are 404.
     const named = await s.admin('POST', `/sandbox/events/${missed.id}/redeliver`, { endpoint_id: e.id });
     expect(named.body.endpoint_ids).toEqual([e.id]);
-    expectProblem(await s.admin('POST', '/sandbox/events/evt_000000000000000000000000/redeliver', {}), 404, 'not_found');
-    expectProblem(await s.admin('POST', `/sandbox/events/${missed.id}/redeliver`, { endpoint_id: 'whk_000000000000000000000000' }), 404, 'not_found');
+    expectProblem(
+      await s.admin('POST', '/sandbox/events/evt_000000000000000000000000/redeliver', {}),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await s.admin('POST', `/sandbox/events/${missed.id}/redeliver`, { endpoint_id: 'whk_000000000000000000000000' }),
+      404,
+      'not_found',
+    );
   });
 
   it('a deleted endpoint gets nothing more, its pending retries included', async () => {

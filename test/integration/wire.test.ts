@@ -42,7 +42,11 @@ async function isolatedRequest(
   const agent = new Agent({ pipelining: 0 });
   try {
     const res = await undiciFetch(s.origin + path, {
-      method: 'POST', headers, body, dispatcher: agent, ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}),
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: agent,
+      ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}),
     });
     const text = await res.text();
     let parsed: unknown;
@@ -83,22 +87,40 @@ describe('request bodies', () => {
   });
 
   it('refuses any other Content-Type on a request with a body with 400 unsupported_content_type', async () => {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/xml', 'text/json']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      'application/xml',
+      'text/json',
+    ]) {
       const r = await s.call('POST', '/v1/auth/login', { raw: loginBody(), headers: { 'content-type': type } });
       expectProblem(r, 400, 'unsupported_content_type');
     }
     // No Content-Type at all (a byte body gets none from fetch).
-    const res = await fetch(`${s.origin}/v1/auth/login`, { method: 'POST', body: new TextEncoder().encode(loginBody()) });
+    const res = await fetch(`${s.origin}/v1/auth/login`, {
+      method: 'POST',
+      body: new TextEncoder().encode(loginBody()),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: string }).code).toBe('unsupported_content_type');
     // Also on an authenticated operation, and on one that takes no body.
     expectProblem(
-      await s.call('POST', '/v1/api-keys', { token, raw: '{"name":"k","scopes":["emails:send"]}', headers: { 'content-type': 'text/plain' } }),
+      await s.call('POST', '/v1/api-keys', {
+        token,
+        raw: '{"name":"k","scopes":["emails:send"]}',
+        headers: { 'content-type': 'text/plain' },
+      }),
       400,
       'unsupported_content_type',
     );
     expectProblem(
-      await s.call('POST', '/v1/auth/resend-verification', { token, raw: 'hello', headers: { 'content-type': 'text/plain' } }),
+      await s.call('POST', '/v1/auth/resend-verification', {
+        token,
+        raw: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      }),
       400,
       'unsupported_content_type',
     );
@@ -148,7 +170,11 @@ describe('body size', () => {
     const bytes = new Uint8Array(MAX_BODY).fill(0x20);
     bytes.set(new TextEncoder().encode('{}'), MAX_BODY - 2);
     expectProblem(await isolatedRequest('/v1/emails', sendHeaders(), bytes), 400, 'invalid_request');
-    expectProblem(await isolatedRequest('/v1/emails', sendHeaders(), chunkedBody(MAX_BODY - 2, '{}')), 400, 'invalid_request');
+    expectProblem(
+      await isolatedRequest('/v1/emails', sendHeaders(), chunkedBody(MAX_BODY - 2, '{}')),
+      400,
+      'invalid_request',
+    );
   });
 
   it('operations without attachments take 64 KiB: a declared length over it is refused before the credential is looked at', async () => {
@@ -161,7 +187,11 @@ describe('body size', () => {
     };
     for (const [path, credential] of Object.entries(credentials)) {
       // No credential at all: still 413, as the size is checked first.
-      const declared = await isolatedRequest(path, { 'content-type': 'application/json' }, new Uint8Array(small + 1).fill(0x20));
+      const declared = await isolatedRequest(
+        path,
+        { 'content-type': 'application/json' },
+        new Uint8Array(small + 1).fill(0x20),
+      );
       expectProblem(declared, 413, 'payload_too_large');
       expect(declared.body.detail).toContain('64 KiB');
       expect(declared.headers.get('connection')).toBe('close');
@@ -173,9 +203,17 @@ describe('body size', () => {
     // Just under the limit, the body is read: whitespace then an empty object, refused for what it lacks.
     const bytes = new Uint8Array(small).fill(0x20);
     bytes.set(new TextEncoder().encode('{}'), small - 2);
-    expectProblem(await isolatedRequest('/v1/auth/login', { 'content-type': 'application/json' }, bytes), 400, 'invalid_request');
+    expectProblem(
+      await isolatedRequest('/v1/auth/login', { 'content-type': 'application/json' }, bytes),
+      400,
+      'invalid_request',
+    );
     // A send with a bad credential is refused without its 40 MiB being read.
-    const r = await isolatedRequest('/v1/emails', { 'content-type': 'application/json', authorization: 'Bearer nope' }, chunkedBody(MAX_BODY));
+    const r = await isolatedRequest(
+      '/v1/emails',
+      { 'content-type': 'application/json', authorization: 'Bearer nope' },
+      chunkedBody(MAX_BODY),
+    );
     expectProblem(r, 401);
     expect(r.headers.get('connection')).toBe('close');
   });
@@ -228,9 +266,16 @@ describe('Service-Version and X-Request-Id', () => {
       expectWireHeaders(r);
     }
     // Also on operations without credentials and with a body: nothing is done.
-    const login = await s.call('POST', '/v1/auth/login', { raw: loginBody(), headers: { 'content-type': 'application/json', 'service-version': '2025-01-01' } });
+    const login = await s.call('POST', '/v1/auth/login', {
+      raw: loginBody(),
+      headers: { 'content-type': 'application/json', 'service-version': '2025-01-01' },
+    });
     expectProblem(login, 400, 'unsupported_version');
-    expectProblem(await s.call('GET', '/v1/openapi.json', { headers: { 'service-version': '2025-01-01' } }), 400, 'unsupported_version');
+    expectProblem(
+      await s.call('GET', '/v1/openapi.json', { headers: { 'service-version': '2025-01-01' } }),
+      400,
+      'unsupported_version',
+    );
   });
 
   it('repeats the X-Request-Id of a Problem in its request_id', async () => {
@@ -269,7 +314,10 @@ describe('unknown routes and methods', () => {
       const r = await s.call(wrong, `/v1${path}`, { token });
       expectProblem(r, 405, 'method_not_allowed');
       expectWireHeaders(r);
-      const allow = (r.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+      const allow = (r.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean);
       expect(new Set(allow), `${wrong} ${path}`).toEqual(methods);
     }
   });
@@ -339,13 +387,18 @@ describe('GET /v1/openapi.json', () => {
       expect(op.responses[String(e.success[0])], `${name} success`).toBeDefined();
       for (const status of e.errors) expect(op.responses[String(status)], `${name} ${status}`).toBeDefined();
       for (const [, param] of e.path.matchAll(/:(\w+)/g)) {
-        expect(op.parameters?.some((p: { name: string; in: string }) => p.name === param && p.in === 'path'), `${name} :${param}`).toBe(true);
+        expect(
+          op.parameters?.some((p: { name: string; in: string }) => p.name === param && p.in === 'path'),
+          `${name} :${param}`,
+        ).toBe(true);
       }
       if (e.auth === 'none') expect(op.security ?? []).toEqual([]);
       else expect(op.security?.length, `${name} security`).toBeGreaterThan(0);
     }
     // Nothing listed that is not served.
-    const listed = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods as object).map((m) => `${m} ${p}`));
+    const listed = Object.entries(doc.paths).flatMap(([p, methods]) =>
+      Object.keys(methods as object).map((m) => `${m} ${p}`),
+    );
     expect(listed).toHaveLength(ops.length);
   });
 
@@ -368,7 +421,9 @@ describe('GET /v1/openapi.json', () => {
   it('describes the items of an array body (the batch) with closed fields too', () => {
     for (const [name, e] of Object.entries(endpoints) as [string, Endpoint][]) {
       if (!e.body) continue;
-      const schema = doc.paths[e.path.replace(/:(\w+)/g, '{$1}')][e.method.toLowerCase()].requestBody.content['application/json'].schema;
+      const schema =
+        doc.paths[e.path.replace(/:(\w+)/g, '{$1}')][e.method.toLowerCase()].requestBody.content['application/json']
+          .schema;
       if (schema.type !== 'array') continue;
       expect(schema.items?.type, `${name}: items schema ${JSON.stringify(schema.items)}`).toBe('object');
       expect(schema.items.additionalProperties, name).toBe(false);

@@ -10,7 +10,9 @@ describe('startSandbox', () => {
   afterAll(() => sb?.close());
 
   const send = (body: Record<string, unknown>) =>
-    sb.client.call('sendEmail', { body: { from: 'Shop <orders@example.test>', subject: 'Your code', ...body } as never });
+    sb.client.call('sendEmail', {
+      body: { from: 'Shop <orders@example.test>', subject: 'Your code', ...body } as never,
+    });
 
   it('starts seeded on ports of its own, with a client holding the test key', async () => {
     expect(sb.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -46,7 +48,9 @@ describe('startSandbox', () => {
       () => null,
       (e: Error) => e.message,
     );
-    expect(err).toMatch(/^inbox\.waitFor: no message to nobody@example\.org was caught within 300 ms \(counting from [^)]+\)\. The inbox holds 4 messages:\n/);
+    expect(err).toMatch(
+      /^inbox\.waitFor: no message to nobody@example\.org was caught within 300 ms \(counting from [^)]+\)\. The inbox holds 4 messages:\n/,
+    );
     // Newest first, one line each: when, to whom, the subject.
     expect(err!.split('\n').slice(1)).toEqual([
       expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Your code"$/),
@@ -59,7 +63,9 @@ describe('startSandbox', () => {
   it('moves the clock: a scheduled send goes out when its time comes, not before', async () => {
     const at = new Date(sb.clock.now().getTime() + 3_600_000).toISOString();
     await send({ to: 'cy@example.org', text: 'Later: 4242', scheduled_at: at });
-    await expect(sb.inbox.waitFor({ to: 'cy@example.org', timeout: 300 })).rejects.toThrow(/no message to cy@example\.org/);
+    await expect(sb.inbox.waitFor({ to: 'cy@example.org', timeout: 300 })).rejects.toThrow(
+      /no message to cy@example\.org/,
+    );
     const waiting = sb.inbox.waitFor({ to: 'cy@example.org' });
     const now = await sb.clock.advance('1h');
     expect(now.getTime()).toBe(Date.parse(at));

@@ -20,7 +20,9 @@ export function completionCommand(runner: Runner): Command {
   const cmd = new Command('completion')
     .description('Print a shell completion script')
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
-    .action((shell: CompletionOptions['shell'], _o: object, c: Command) => runner(c, completionRun, { shell, tree: specs(c.parent!) }));
+    .action((shell: CompletionOptions['shell'], _o: object, c: Command) =>
+      runner(c, completionRun, { shell, tree: specs(c.parent!) }),
+    );
   return examples(
     cmd,
     'source <(svc completion bash)        # in ~/.bashrc',
@@ -39,11 +41,13 @@ export function specs(root: Command): CommandSpec[] {
     out.push({
       path: path.join(' '),
       description: cmd.description(),
-      options: [...own, ...globals, { long: '--help', required: false, optional: false, description: 'show help' }].map((o) => ({
-        flag: o.long!,
-        takesValue: Boolean(o.required || o.optional),
-        description: o.description,
-      })),
+      options: [...own, ...globals, { long: '--help', required: false, optional: false, description: 'show help' }].map(
+        (o) => ({
+          flag: o.long!,
+          takesValue: Boolean(o.required || o.optional),
+          description: o.description,
+        }),
+      ),
       commands: cmd.commands.map((c) => ({ name: c.name(), description: c.description() })),
     });
     for (const c of cmd.commands) walk(c, [...path, c.name()]);
@@ -56,14 +60,22 @@ export async function completionRun(ctx: Context, o: CompletionOptions): Promise
   ctx.io.print({ bash, zsh, fish }[o.shell](o.tree));
 }
 
-const valueFlags = (tree: CommandSpec[]) => [...new Set(tree.flatMap((s) => s.options.filter((o) => o.takesValue).map((o) => o.flag)))];
+const valueFlags = (tree: CommandSpec[]) => [
+  ...new Set(tree.flatMap((s) => s.options.filter((o) => o.takesValue).map((o) => o.flag))),
+];
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function bash(tree: CommandSpec[]): string {
   const values = valueFlags(tree).join('|');
-  const paths = tree.filter((s) => s.path).map((s) => s.path).join('|');
+  const paths = tree
+    .filter((s) => s.path)
+    .map((s) => s.path)
+    .join('|');
   const cases = tree
-    .map((s) => `    ${q(s.path)}) words=${q([...s.commands.map((c) => c.name), ...s.options.map((o) => o.flag)].join(' '))} ;;`)
+    .map(
+      (s) =>
+        `    ${q(s.path)}) words=${q([...s.commands.map((c) => c.name), ...s.options.map((o) => o.flag)].join(' '))} ;;`,
+    )
     .join('\n');
   return `# svc completion for bash: source <(svc completion bash)
 _svc() {
@@ -90,7 +102,10 @@ complete -o default -F _svc svc
 function zsh(tree: CommandSpec[]): string {
   const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/:/g, '\\:').replace(/'/g, `'\\''`);
   const values = valueFlags(tree).join('|');
-  const paths = tree.filter((s) => s.path).map((s) => s.path).join('|');
+  const paths = tree
+    .filter((s) => s.path)
+    .map((s) => s.path)
+    .join('|');
   const cases = tree
     .map((s) => {
       const cmds = s.commands.map((c) => `'${esc(c.name)}:${esc(c.description)}'`).join(' ');
@@ -120,7 +135,10 @@ compdef _svc svc
 }
 
 function fish(tree: CommandSpec[]): string {
-  const lines = ['# svc completion for fish: svc completion fish > ~/.config/fish/completions/svc.fish', 'complete -c svc -f'];
+  const lines = [
+    '# svc completion for fish: svc completion fish > ~/.config/fish/completions/svc.fish',
+    'complete -c svc -f',
+  ];
   const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
   for (const s of tree) {
     const words = s.path ? s.path.split(' ') : [];
@@ -133,7 +151,9 @@ function fish(tree: CommandSpec[]): string {
     for (const c of s.commands) lines.push(`complete -c svc -n '${cond}' -a ${c.name} -d '${esc(c.description)}'`);
     for (const o of s.options) {
       const file = o.takesValue ? ' -r -F' : '';
-      lines.push(`complete -c svc -n '${words.length ? words.map((w) => `__fish_seen_subcommand_from ${w}`).join('; and ') : 'true'}' -l ${o.flag.slice(2)}${file} -d '${esc(o.description)}'`);
+      lines.push(
+        `complete -c svc -n '${words.length ? words.map((w) => `__fish_seen_subcommand_from ${w}`).join('; and ') : 'true'}' -l ${o.flag.slice(2)}${file} -d '${esc(o.description)}'`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -18,7 +18,12 @@ export function doctorCommand(runner: Runner): Command {
   const cmd = new Command('doctor')
     .description('Check the setup: service reachable, its version, credential store, session and key, clock skew')
     .action((_o: object, c: Command) => runner(c, doctorRun, {}));
-  return examples(cmd, 'svc doctor', 'svc doctor --profile staging', 'svc doctor --json | jq \'.checks[] | select(.status == "fail")\'');
+  return examples(
+    cmd,
+    'svc doctor',
+    'svc doctor --profile staging',
+    'svc doctor --json | jq \'.checks[] | select(.status == "fail")\'',
+  );
 }
 
 /** A local server's /readyz: ok, or what it says is wrong (a full disk, still starting, shutting down). */
@@ -47,26 +52,43 @@ export async function doctorRun(ctx: Context): Promise<void> {
     const r = await client.call('getOpenApi');
     const received = ctx.clock.now();
     reachable = true;
-    add('base url', 'ok', `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`);
+    add(
+      'base url',
+      'ok',
+      `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`,
+    );
     // A local server (it says so in every answer) tells its health itself: /readyz names what is wrong.
     const { isSandbox } = await import('../../contract/sandbox-headers.js');
     if (isSandbox(r.headers)) add('server health', ...(await readiness(url)));
     const version = r.headers.get('service-version');
-    add('service version', version === SERVICE_VERSION ? 'ok' : 'fail', version === SERVICE_VERSION ? version : `answered ${version ?? 'no Service-Version header'}; this svc speaks ${SERVICE_VERSION}`);
+    add(
+      'service version',
+      version === SERVICE_VERSION ? 'ok' : 'fail',
+      version === SERVICE_VERSION
+        ? version
+        : `answered ${version ?? 'no Service-Version header'}; this svc speaks ${SERVICE_VERSION}`,
+    );
     const date = Date.parse(r.headers.get('date') ?? '');
     if (Number.isNaN(date)) add('clock skew', 'skip', 'the service sent no Date header');
     else {
       // The Date header has whole seconds: compare it with the middle of the exchange.
       const skew = Math.round(((sent + received) / 2 - date) / 1000);
-      add('clock skew', Math.abs(skew) <= MAX_SKEW_S ? 'ok' : 'fail',
-        `${skew === 0 ? 'none' : `this machine is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service`}${Math.abs(skew) > MAX_SKEW_S ? '; sync its clock (NTP)' : ''}`);
+      add(
+        'clock skew',
+        Math.abs(skew) <= MAX_SKEW_S ? 'ok' : 'fail',
+        `${skew === 0 ? 'none' : `this machine is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service`}${Math.abs(skew) > MAX_SKEW_S ? '; sync its clock (NTP)' : ''}`,
+      );
     }
   } catch (err) {
     add('base url', 'fail', (err as Error).message);
   }
 
   const where = await ctx.credentials().where();
-  add('credential store', 'ok', where.kind === 'keychain' ? where.location : `file ${where.location} (${where.reason})`);
+  add(
+    'credential store',
+    'ok',
+    where.kind === 'keychain' ? where.location : `file ${where.location} (${where.reason})`,
+  );
 
   const session = await ctx.session();
   const key = await ctx.apiKey();
@@ -77,12 +99,23 @@ export async function doctorRun(ctx: Context): Promise<void> {
       const me = await (await ctx.client()).call('getMe');
       const w = me.body.workspace;
       if (w) add('session', 'ok', `signed in as ${me.body.user.email}, workspace ${w.name} (${w.role})`);
-      else add('session', 'warn', `signed in as ${me.body.user.email}, but no workspace is chosen: \`svc login --workspace ID_OR_SLUG\``);
+      else
+        add(
+          'session',
+          'warn',
+          `signed in as ${me.body.user.email}, but no workspace is chosen: \`svc login --workspace ID_OR_SLUG\``,
+        );
     } catch (err) {
       add('session', 'fail', `${(err as Error).message}; sign in again with \`svc login\``);
     }
   } else {
-    add('session', key ? 'skip' : 'fail', key ? 'not signed in (an API key is set)' : `not signed in to ${url}: \`svc login\`, or give an API key (SVC_API_KEY)`);
+    add(
+      'session',
+      key ? 'skip' : 'fail',
+      key
+        ? 'not signed in (an API key is set)'
+        : `not signed in to ${url}: \`svc login\`, or give an API key (SVC_API_KEY)`,
+    );
   }
   if (reachable && key) {
     const source = await ctx.apiKeySource();
@@ -93,7 +126,12 @@ export async function doctorRun(ctx: Context): Promise<void> {
     } catch (err) {
       const e = err as { name?: string; status?: number; message: string };
       // 403: the service knows the key (a scope or an address rule refused this one call).
-      if (e.name === 'ApiError' && e.status === 403) add('api key', 'warn', `${key.slice(0, 13)}… (${from}) is valid, but was refused reading domains: ${e.message}`);
+      if (e.name === 'ApiError' && e.status === 403)
+        add(
+          'api key',
+          'warn',
+          `${key.slice(0, 13)}… (${from}) is valid, but was refused reading domains: ${e.message}`,
+        );
       else add('api key', 'fail', `${key.slice(0, 13)}… (${from}): ${e.message}`);
     }
   } else if (!key) {
@@ -103,7 +141,12 @@ export async function doctorRun(ctx: Context): Promise<void> {
   const failed = checks.filter((c) => c.status === 'fail');
   if (ctx.json) printJson(ctx.io, { ok: failed.length === 0, checks });
   else printChecks(ctx, checks);
-  if (failed.length) throw new CommandError(`${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}`, undefined, ctx.json);
+  if (failed.length)
+    throw new CommandError(
+      `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}`,
+      undefined,
+      ctx.json,
+    );
 }
 
 function printChecks(ctx: Context, checks: Check[]): void {
@@ -114,5 +157,6 @@ function printChecks(ctx: Context, checks: Check[]): void {
   }
   const width = Math.max(...checks.map((c) => c.name.length));
   const mark = { ok: io.out.green('✓'), warn: io.out.yellow('!'), fail: io.out.red('✗'), skip: io.out.dim('-') };
-  for (const c of checks) io.print(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skip' ? io.out.dim(c.detail) : c.detail}`);
+  for (const c of checks)
+    io.print(`${mark[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skip' ? io.out.dim(c.detail) : c.detail}`);
 }

@@ -11,7 +11,8 @@ import { isDiskFull } from '../../lib/disk-full.js';
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
     return n;
   };
 }
@@ -22,7 +23,8 @@ const LARGEST_MESSAGE = 500 * 1024 * 1024;
 function sizeArg(name: string, min: number, max: number, range: string) {
   return (v: string) => {
     const n = parseSize(v);
-    if (n === null) throw new InvalidArgumentError(`${name} takes a size such as 50MB, 10MiB, 500KB or a number of bytes.`);
+    if (n === null)
+      throw new InvalidArgumentError(`${name} takes a size such as 50MB, 10MiB, 500KB or a number of bytes.`);
     if (n < min || n > max) throw new InvalidArgumentError(`${name} must be ${range}.`);
     return n;
   };
@@ -35,7 +37,9 @@ function parseMaxMessages(v: string): number | 'off' {
   if (v === 'off') return v;
   const n = Number(v);
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) {
-    throw new InvalidArgumentError('give a whole number of messages of at least 1 (e.g. 10000), or off to keep every one.');
+    throw new InvalidArgumentError(
+      'give a whole number of messages of at least 1 (e.g. 10000), or off to keep every one.',
+    );
   }
   return n;
 }
@@ -108,7 +112,10 @@ export const SERVE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-perc
  * default raises it with the other), and the heap then shrank and grew again about once a message in a drain of small
  * ones (2,106 brk calls for 2,000 messages instead of 130); 4 MiB keeps that as before.
  */
-export const SERVE_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '4194304' };
+export const SERVE_ENV: Readonly<Record<string, string>> = {
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '4194304',
+};
 
 /**
  * Gives this process the serve flags and environment. They are not on bin/svc.js's first line: any V8 flag there makes
@@ -128,7 +135,10 @@ function withServeFlags(): void {
   if (missing.length === 0 && !envMissing) return;
   const { execve } = process as unknown as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
   if (execve && process.platform !== 'win32') {
-    execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...SERVE_ENV });
+    execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      ...SERVE_ENV,
+    });
   }
   const v8 = process.getBuiltinModule('node:v8');
   if (missing.includes('--heap-growing-percent=100')) v8.setFlagsFromString('--heap-growing-percent=100');
@@ -151,18 +161,27 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
   let server;
   try {
     server = await startServer({
-      ...options, dataDir, memory: flags.memory, log: held.log,
-      maxMessages: maxMessages === 'off' ? null : maxMessages, maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
+      ...options,
+      dataDir,
+      memory: flags.memory,
+      log: held.log,
+      maxMessages: maxMessages === 'off' ? null : maxMessages,
+      maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
     });
   } catch (err) {
     held.release();
     if (err instanceof ServeUsageError) throw new UsageError(err.message);
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
-      throw new Error(`${e.message}: another program uses that port; pick another with --port/--smtp-port (0 picks a free one).`);
+      throw new Error(
+        `${e.message}: another program uses that port; pick another with --port/--smtp-port (0 picks a free one).`,
+      );
     }
     if (err instanceof DataDirInUse) {
-      throw new CommandError(err.message, 'stop that server first (Ctrl-C where it runs), or give this one another --data-dir');
+      throw new CommandError(
+        err.message,
+        'stop that server first (Ctrl-C where it runs), or give this one another --data-dir',
+      );
     }
     if (isDiskFull(err)) {
       throw new CommandError((err as Error).message, 'free space there (or give another --data-dir), then start again');
@@ -175,7 +194,10 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       io.info(`${signal}: draining and closing…`);
-      server.close().finally(() => unregister?.()).then(resolve, resolve);
+      server
+        .close()
+        .finally(() => unregister?.())
+        .then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
@@ -193,12 +215,17 @@ export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
 async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): Promise<(() => void) | undefined> {
   const { registerLocalServer } = await import('../../lib/local-servers.js');
   try {
-    const unregister = registerLocalServer({ api: ready.api, data_dir: dataDir ?? null, admin_token: ready.admin_token }, io.env);
+    const unregister = registerLocalServer(
+      { api: ready.api, data_dir: dataDir ?? null, admin_token: ready.admin_token },
+      io.env,
+    );
     // Also when the process ends some other way than by a signal (an uncaught error).
     process.once('exit', unregister);
     return unregister;
   } catch (err) {
-    io.info(`warning: could not register this server for svc inbox and svc sandbox (${(err as Error).message}); give them SVC_ADMIN_TOKEN`);
+    io.info(
+      `warning: could not register this server for svc inbox and svc sandbox (${(err as Error).message}); give them SVC_ADMIN_TOKEN`,
+    );
     return undefined;
   }
 }
@@ -209,9 +236,14 @@ async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): 
  */
 async function resetDataDir(io: IO, dir: string, yes: boolean): Promise<void> {
   if (!yes && !io.canPrompt) {
-    throw new UsageError(`--reset asks before it empties ${dir}, and there is no terminal to ask on`, 'add --yes to reset without asking');
+    throw new UsageError(
+      `--reset asks before it empties ${dir}, and there is no terminal to ask on`,
+      'add --yes to reset without asking',
+    );
   }
-  const { dataFilesIn, lockDataDir, DataDirInUse, removeDataFiles, LOCK_FILE, HOLDER_FILE } = await import('../../server/data-dir.js');
+  const { dataFilesIn, lockDataDir, DataDirInUse, removeDataFiles, LOCK_FILE, HOLDER_FILE } = await import(
+    '../../server/data-dir.js'
+  );
   if (dataFilesIn(dir).length === 0) {
     io.info(`Nothing to reset: ${dir} holds no svc data.`);
     return;
@@ -221,7 +253,10 @@ async function resetDataDir(io: IO, dir: string, yes: boolean): Promise<void> {
     lock = lockDataDir(dir);
   } catch (err) {
     if (!(err instanceof DataDirInUse)) throw err;
-    throw new CommandError(`${err.message}; nothing was removed`, 'stop that server first (Ctrl-C where it runs), then reset');
+    throw new CommandError(
+      `${err.message}; nothing was removed`,
+      'stop that server first (Ctrl-C where it runs), then reset',
+    );
   }
   try {
     if (!yes) {
@@ -284,7 +319,10 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined, reg
 /** What the server keeps, in words: "the newest 10,000 caught messages; /v1 messages and events until a reset". */
 function keeps(r: ReadyLine['retention']): string {
   const age = r.max_age_seconds == null ? null : durationWords(r.max_age_seconds);
-  const caught = r.max_messages == null ? 'every caught message' : `the newest ${r.max_messages.toLocaleString('en-US')} caught messages`;
+  const caught =
+    r.max_messages == null
+      ? 'every caught message'
+      : `the newest ${r.max_messages.toLocaleString('en-US')} caught messages`;
   return age == null
     ? `${caught}; /v1 messages and events until a reset`
     : `${caught}, none older than ${age}; /v1 messages and events for ${age}`;
@@ -292,7 +330,12 @@ function keeps(r: ReadyLine['retention']): string {
 
 /** 604800 → "7 days", 5400 → "90 minutes": the largest unit that divides the duration. */
 function durationWords(seconds: number): string {
-  const units: [string, number][] = [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]];
+  const units: [string, number][] = [
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+    ['second', 1],
+  ];
   const [name, size] = units.find(([, size]) => seconds % size === 0)!;
   const n = seconds / size;
   return `${n.toLocaleString('en-US')} ${name}${n === 1 ? '' : 's'}`;
@@ -319,59 +362,86 @@ function tryNext(ready: ReadyLine, registered: boolean): string[] {
 }
 
 export function serveCommand(): Command {
-  return new Command('serve')
-    .description('Run the whole service locally: the /v1 API, an SMTP sink that catches every message, and the sandbox.')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <n>', 'HTTP port (0 picks a free one)', intArg('--port', 0, 65535), 4010)
-    .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
-    .option(
-      '--max-message-size <size>',
-      'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',
-      sizeArg('--max-message-size', 1, LARGEST_MESSAGE, 'from 1 byte to 500MiB'),
-    )
-    .option(
-      '--smtp-max-connections <n>',
-      'SMTP connections open at once; more are refused with 421 (default: 100)',
-      intArg('--smtp-max-connections', 1, 100_000),
-    )
-    .option('--data-dir <dir>', 'where the SQLite database and secrets live (default: the user data directory)')
-    .option('--memory', 'keep everything in memory; nothing on disk')
-    .addOption(new Option('--clock <mode>', 'service clock').choices(['real', 'manual']).default('real'))
-    .addOption(new Option('--dns <mode>', 'where domain records are looked up').choices(['sandbox', 'system']).default('sandbox'))
-    .option('--dns-server <host[:port]>', 'resolver for --dns system (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
-    .option('--open-signup', 'open registration (no invite needed)')
-    .option('--no-seed', 'do not create the demo account in a fresh data directory')
-    .option('--send-rate <n>', 'sending rate limit per workspace, requests per second', intArg('--send-rate', 1, 1_000_000), 50)
-    .option('--relay <url>', 'smtp:// or smtps:// smarthost that live-mode mail is also relayed to', (v: string) => {
-      if (!/^smtps?:\/\/[^/]+/.test(v)) throw new InvalidArgumentError('give an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587');
-      return v;
-    })
-    .option('--block-pattern <regex>', 'refuse messages matching this pattern with 451 (repeatable)', (v: string, prev: string[] = []) => {
-      try {
-        new RegExp(v, 'i');
-      } catch {
-        throw new InvalidArgumentError(`${v} is not a valid regular expression.`);
-      }
-      return [...prev, v];
-    })
-    .option('--tls-cert <file>', 'serve HTTPS with this certificate (with --tls-key)')
-    .option('--tls-key <file>', 'private key for --tls-cert')
-    .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
-    .option('--trust-proxy', 'take the client address from X-Forwarded-For')
-    .option(
-      '--max-db-size <size>',
-      'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',
-      sizeArg('--max-db-size', 1_000_000, Number.MAX_SAFE_INTEGER, 'at least 1MB'),
-    )
-    // No commander default: the server's (10,000) applies, and the contract's zod stays out of `svc --version`.
-    .option('--max-messages <n|off>', 'caught messages kept; the oldest go first (default: 10000)', parseMaxMessages)
-    .option('--max-age <duration|off>', 'remove caught mail, /v1 messages and events older than this: 7d, 12h, 30m, seconds (default: off)', parseMaxAge)
-    .option('--json', 'log as JSON lines on stdout')
-    .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
-    .option('--yes', 'with --reset: do not ask')
-    .action(async (flags: ServeFlags) => {
-      if (flags.yes && !flags.reset) throw new UsageError('--yes goes with --reset');
-      if (flags.reset && flags.memory) throw new UsageError('--reset empties a data directory; with --memory nothing is kept to reset');
-      return serveRun(flags, await processIO());
-    });
+  return (
+    new Command('serve')
+      .description(
+        'Run the whole service locally: the /v1 API, an SMTP sink that catches every message, and the sandbox.',
+      )
+      .option('--host <host>', 'address to bind', '127.0.0.1')
+      .option('--port <n>', 'HTTP port (0 picks a free one)', intArg('--port', 0, 65535), 4010)
+      .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
+      .option(
+        '--max-message-size <size>',
+        'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',
+        sizeArg('--max-message-size', 1, LARGEST_MESSAGE, 'from 1 byte to 500MiB'),
+      )
+      .option(
+        '--smtp-max-connections <n>',
+        'SMTP connections open at once; more are refused with 421 (default: 100)',
+        intArg('--smtp-max-connections', 1, 100_000),
+      )
+      .option('--data-dir <dir>', 'where the SQLite database and secrets live (default: the user data directory)')
+      .option('--memory', 'keep everything in memory; nothing on disk')
+      .addOption(new Option('--clock <mode>', 'service clock').choices(['real', 'manual']).default('real'))
+      .addOption(
+        new Option('--dns <mode>', 'where domain records are looked up')
+          .choices(['sandbox', 'system'])
+          .default('sandbox'),
+      )
+      .option(
+        '--dns-server <host[:port]>',
+        'resolver for --dns system (repeatable)',
+        (v: string, prev: string[] = []) => [...prev, v],
+      )
+      .option('--open-signup', 'open registration (no invite needed)')
+      .option('--no-seed', 'do not create the demo account in a fresh data directory')
+      .option(
+        '--send-rate <n>',
+        'sending rate limit per workspace, requests per second',
+        intArg('--send-rate', 1, 1_000_000),
+        50,
+      )
+      .option('--relay <url>', 'smtp:// or smtps:// smarthost that live-mode mail is also relayed to', (v: string) => {
+        if (!/^smtps?:\/\/[^/]+/.test(v))
+          throw new InvalidArgumentError('give an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587');
+        return v;
+      })
+      .option(
+        '--block-pattern <regex>',
+        'refuse messages matching this pattern with 451 (repeatable)',
+        (v: string, prev: string[] = []) => {
+          try {
+            new RegExp(v, 'i');
+          } catch {
+            throw new InvalidArgumentError(`${v} is not a valid regular expression.`);
+          }
+          return [...prev, v];
+        },
+      )
+      .option('--tls-cert <file>', 'serve HTTPS with this certificate (with --tls-key)')
+      .option('--tls-key <file>', 'private key for --tls-cert')
+      .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
+      .option('--trust-proxy', 'take the client address from X-Forwarded-For')
+      .option(
+        '--max-db-size <size>',
+        'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',
+        sizeArg('--max-db-size', 1_000_000, Number.MAX_SAFE_INTEGER, 'at least 1MB'),
+      )
+      // No commander default: the server's (10,000) applies, and the contract's zod stays out of `svc --version`.
+      .option('--max-messages <n|off>', 'caught messages kept; the oldest go first (default: 10000)', parseMaxMessages)
+      .option(
+        '--max-age <duration|off>',
+        'remove caught mail, /v1 messages and events older than this: 7d, 12h, 30m, seconds (default: off)',
+        parseMaxAge,
+      )
+      .option('--json', 'log as JSON lines on stdout')
+      .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
+      .option('--yes', 'with --reset: do not ask')
+      .action(async (flags: ServeFlags) => {
+        if (flags.yes && !flags.reset) throw new UsageError('--yes goes with --reset');
+        if (flags.reset && flags.memory)
+          throw new UsageError('--reset empties a data directory; with --memory nothing is kept to reset');
+        return serveRun(flags, await processIO());
+      })
+  );
 }

@@ -45,7 +45,10 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
     if (!bearer) fail('missing_credentials', `This operation takes ${TAKES[req.auth]}, as "Authorization: Bearer …".`);
     if (bearer!.startsWith('svc_')) return keys.authenticate(bearer!);
     if (bearer!.startsWith(ADMIN_TOKEN_PREFIX)) {
-      fail('invalid_token', `This is the sandbox admin token: it opens /sandbox routes and the inbox page only. /v1 takes an API key or a session access token; this operation takes ${TAKES[req.auth]}.`);
+      fail(
+        'invalid_token',
+        `This is the sandbox admin token: it opens /sandbox routes and the inbox page only. /v1 takes an API key or a session access token; this operation takes ${TAKES[req.auth]}.`,
+      );
     }
     const claims = await verifyAccessToken(secrets.jwtKey, bearer!, clock.now());
     return { kind: 'session', userId: claims.sub, workspaceId: claims.ws ?? null, sid: claims.sid };
@@ -55,13 +58,19 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
     async authorize(req: Requirement, bearer: string | null, ip: string): Promise<Caller> {
       const p = await principalOf(req, bearer);
       if (req.auth === 'session' && p.kind === 'key') {
-        fail('session_required', 'This operation manages the account and takes a session, not an API key; sign in with `svc login`.');
+        fail(
+          'session_required',
+          'This operation manages the account and takes a session, not an API key; sign in with `svc login`.',
+        );
       }
       if (req.auth === 'key' && p.kind === 'session') {
         fail('api_key_required', 'This operation takes an API key, not a session; create one with `svc keys create`.');
       }
       if (p.kind === 'key' && !ipAllowed(ip, p.ipAllowlist ?? [])) {
-        fail('ip_not_allowed', `This API key may not be used from ${ip}; call from an address on its allowlist, or use another key.`);
+        fail(
+          'ip_not_allowed',
+          `This API key may not be used from ${ip}; call from an address on its allowlist, or use another key.`,
+        );
       }
       const { ipAllowlist: _drop, ...principal } = p as Principal & { ipAllowlist?: string[] };
       if (!req.workspace) return { principal, workspace: null, role: null };
@@ -70,10 +79,17 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
       let role: Role | null = null;
       if (principal.kind === 'session') {
         if (!principal.workspaceId) {
-          fail('workspace_required', 'This session has no workspace selected; sign in choosing one with `svc login --workspace WS`.');
+          fail(
+            'workspace_required',
+            'This session has no workspace selected; sign in choosing one with `svc login --workspace WS`.',
+          );
         }
         const m = accounts.membership(principal.userId, principal.workspaceId!);
-        if (!m) fail('not_a_member', 'You are no longer a member of this workspace; sign in again with `svc login` to choose another.');
+        if (!m)
+          fail(
+            'not_a_member',
+            'You are no longer a member of this workspace; sign in again with `svc login` to choose another.',
+          );
         workspace = m;
         role = m!.role;
       } else {
@@ -81,10 +97,16 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
       }
       if (!workspace) throw new ServiceError('invalid_api_key', 'The API key belongs to no workspace.');
       if (workspace.status !== 'active') {
-        fail('workspace_suspended', `This workspace is ${workspace.status}; API calls are refused until its operator reactivates it.`);
+        fail(
+          'workspace_suspended',
+          `This workspace is ${workspace.status}; API calls are refused until its operator reactivates it.`,
+        );
       }
       if (principal.kind === 'key' && req.scope && !principal.scopes.includes(req.scope)) {
-        fail('insufficient_scope', `This API key lacks the ${req.scope} scope; use a key that has it (\`svc keys create --scope ${req.scope}\`).`);
+        fail(
+          'insufficient_scope',
+          `This API key lacks the ${req.scope} scope; use a key that has it (\`svc keys create --scope ${req.scope}\`).`,
+        );
       }
       if (principal.kind === 'session' && req.role === 'admin' && role === 'member') {
         fail('forbidden', 'Your role in this workspace (member) may read but not change this; ask an owner or admin.');

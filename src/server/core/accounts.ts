@@ -56,9 +56,13 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
 
   function inviteRequired(): never {
     // Identical for a missing, wrong, expired or used code: nothing tells which.
-    throw new ServiceError('invite_required', 'Registration is invite-only: sign up with a valid invite code, or join the waitlist (waitlist_url) to be invited.', {
-      members: { waitlist_url: config.waitlistUrl },
-    });
+    throw new ServiceError(
+      'invite_required',
+      'Registration is invite-only: sign up with a valid invite code, or join the waitlist (waitlist_url) to be invited.',
+      {
+        members: { waitlist_url: config.waitlistUrl },
+      },
+    );
   }
 
   function uniqueSlug(name: string): string {
@@ -75,7 +79,12 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
   function createWorkspace(userId: string, name: string, role: Role): MemberWorkspaceRow {
     const now = clock.now();
     const w: WorkspaceRow = {
-      id: newId('ws'), name, slug: uniqueSlug(name), status: 'active', pinned_version: SERVICE_VERSION, created_at: now,
+      id: newId('ws'),
+      name,
+      slug: uniqueSlug(name),
+      status: 'active',
+      pinned_version: SERVICE_VERSION,
+      created_at: now,
     };
     store.insertWorkspace(w);
     store.addMember(userId, w.id, role, now);
@@ -87,8 +96,12 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     const token = secretToken('vt_', 192);
     const now = clock.now();
     store.insertVerificationToken({
-      token_hash: hash(token), user_id: user.id, email: user.email, created_at: now,
-      expires_at: now + VERIFICATION_TTL, used_at: null,
+      token_hash: hash(token),
+      user_id: user.id,
+      email: user.email,
+      created_at: now,
+      expires_at: now + VERIFICATION_TTL,
+      used_at: null,
     });
     const link = `${config.publicOrigin}/verify-email?token=${encodeURIComponent(token)}`;
     jobs.enqueue('system_mail', {
@@ -104,14 +117,29 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     });
   }
 
-  async function issueSession(user: UserRow, workspace: MemberWorkspaceRow | null, familyId = newId('sid')): Promise<Session> {
+  async function issueSession(
+    user: UserRow,
+    workspace: MemberWorkspaceRow | null,
+    familyId = newId('sid'),
+  ): Promise<Session> {
     const now = clock.now();
     const refresh = secretToken('rt_', 256);
     store.insertRefreshToken({
-      id: newId('rtk'), token_hash: hash(refresh), family_id: familyId, user_id: user.id,
-      workspace_id: workspace?.id ?? null, created_at: now, expires_at: now + REFRESH_TTL, used_at: null, revoked_at: null,
+      id: newId('rtk'),
+      token_hash: hash(refresh),
+      family_id: familyId,
+      user_id: user.id,
+      workspace_id: workspace?.id ?? null,
+      created_at: now,
+      expires_at: now + REFRESH_TTL,
+      used_at: null,
+      revoked_at: null,
     });
-    const { token, exp } = await signAccessToken(secrets.jwtKey, { sub: user.id, ws: workspace?.id, sid: familyId }, now);
+    const { token, exp } = await signAccessToken(
+      secrets.jwtKey,
+      { sub: user.id, ws: workspace?.id, sid: familyId },
+      now,
+    );
     const all = store.workspacesOf(user.id);
     return {
       access_token: token,
@@ -160,8 +188,13 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
           });
         }
         const user: UserRow = {
-          id: newId('usr'), email: input.email, name: input.name ?? null, locale: input.locale ?? null,
-          password_hash: passwordHash, email_verified_at: null, created_at: clock.now(),
+          id: newId('usr'),
+          email: input.email,
+          name: input.name ?? null,
+          locale: input.locale ?? null,
+          password_hash: passwordHash,
+          email_verified_at: null,
+          created_at: clock.now(),
         };
         store.insertUser(user);
         const workspace = createWorkspace(user.id, input.workspace_name, 'owner');
@@ -193,7 +226,8 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     /** POST /auth/refresh: single use, rotating; reuse of a rotated token revokes the family. */
     async refresh(input: { refresh_token: string; workspace_id?: string }): Promise<Session> {
       const now = clock.now();
-      const invalid = () => fail('invalid_refresh_token', 'The refresh token is unknown, expired or already used; sign in again.');
+      const invalid = () =>
+        fail('invalid_refresh_token', 'The refresh token is unknown, expired or already used; sign in again.');
       const row = store.refreshTokenByHash(hash(input.refresh_token));
       if (!row || row.revoked_at != null || row.expires_at <= now) invalid();
       if (row!.used_at != null) {
@@ -201,8 +235,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
         invalid();
       }
       const user = store.userById(row!.user_id) ?? invalid();
-      const workspace =
-        pickWorkspace(user.id, input.workspace_id ?? row!.workspace_id) ?? null;
+      const workspace = pickWorkspace(user.id, input.workspace_id ?? row!.workspace_id) ?? null;
       if (!store.useRefreshToken(row!.id, now)) {
         // Lost a race with another use of the same token: that is reuse too.
         store.revokeFamily(row!.family_id, now);
@@ -222,7 +255,9 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     exists: (userId: string): boolean => store.userById(userId) !== undefined,
 
     me(userId: string, workspaceId: string | null): { user: User; workspace?: Workspace } {
-      const user = store.userById(userId) ?? fail('invalid_token', 'The account of this session no longer exists; sign in with another.');
+      const user =
+        store.userById(userId) ??
+        fail('invalid_token', 'The account of this session no longer exists; sign in with another.');
       const m = workspaceId ? store.membership(userId, workspaceId) : undefined;
       return { user: toUser(user, m?.role), ...(m ? { workspace: toWorkspace(m, m.role) } : {}) };
     },
@@ -245,9 +280,13 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       const h = hash(token);
       const row = store.verificationToken(h);
       if (!row || row.expires_at <= now) {
-        fail('verification_token_invalid', 'The verification token is unknown or expired; ask for a new email with `svc verify-email --resend`.', {
-          errors: [{ path: 'token', code: 'invalid', message: 'unknown or expired' }],
-        });
+        fail(
+          'verification_token_invalid',
+          'The verification token is unknown or expired; ask for a new email with `svc verify-email --resend`.',
+          {
+            errors: [{ path: 'token', code: 'invalid', message: 'unknown or expired' }],
+          },
+        );
       }
       if (row!.used_at != null) {
         return { verified: true, email: row!.email, note: 'This address was already confirmed with this token.' };
@@ -256,7 +295,11 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
         store.useVerificationToken(h, now);
         store.markEmailVerified(row!.user_id, now);
       });
-      return { verified: true, email: row!.email, note: 'Email confirmed; live sending is unlocked for the workspaces you own.' };
+      return {
+        verified: true,
+        email: row!.email,
+        note: 'Email confirmed; live sending is unlocked for the workspaces you own.',
+      };
     },
 
     /** POST /auth/resend-verification: the same 202 whether or not the address still needs confirming. */
@@ -277,11 +320,20 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
         throw invalidField('expires_at', 'must be in the future (on the service clock)');
       }
       const row = {
-        id: newId('inv'), code_hash: hash(code), max_uses: opts.max_uses ?? 1, uses: 0,
-        expires_at: opts.expires_at ? Date.parse(opts.expires_at) : null, created_at: now,
+        id: newId('inv'),
+        code_hash: hash(code),
+        max_uses: opts.max_uses ?? 1,
+        uses: 0,
+        expires_at: opts.expires_at ? Date.parse(opts.expires_at) : null,
+        created_at: now,
       };
       store.insertInvite(row);
-      return { id: row.id, code, max_uses: row.max_uses, expires_at: row.expires_at == null ? null : iso(row.expires_at) };
+      return {
+        id: row.id,
+        code,
+        max_uses: row.max_uses,
+        expires_at: row.expires_at == null ? null : iso(row.expires_at),
+      };
     },
 
     /** Sandbox: adds an existing user to a new workspace; an email no user has is a 422 naming `email`. */
@@ -305,8 +357,13 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       const passwordHash = await hashPassword(password);
       return store.transaction(() => {
         const user: UserRow = {
-          id: newId('usr'), email, name: 'Sandbox Owner', locale: null, password_hash: passwordHash,
-          email_verified_at: clock.now(), created_at: clock.now(),
+          id: newId('usr'),
+          email,
+          name: 'Sandbox Owner',
+          locale: null,
+          password_hash: passwordHash,
+          email_verified_at: clock.now(),
+          created_at: clock.now(),
         };
         store.insertUser(user);
         const workspace = createWorkspace(user.id, workspaceName, 'owner');

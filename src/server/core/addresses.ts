@@ -23,7 +23,8 @@ export function parseAddress(input: string): ParsedAddress | null {
   if (angle) {
     name = angle[1]!.trim();
     addr = angle[2]!.trim();
-    if (name.startsWith('"') && name.endsWith('"') && name.length >= 2) name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+    if (name.startsWith('"') && name.endsWith('"') && name.length >= 2)
+      name = name.slice(1, -1).replace(/\\(.)/g, '$1');
     else if (/[<>"]/.test(name)) return null;
     if (!name) name = null;
   }

@@ -54,14 +54,26 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
     const bounce = box ? BOUNCES[box] : undefined;
     if ((box === 'softbounce' || box === 'defer') && attempt === 1) {
       const next = now + DEFER_DELAY;
-      emails.emit(m, 'email.deferred', {
-        smtp_code: '452', reason: 'Mailbox temporarily unavailable (simulated); the provider will retry.', next_attempt_at: iso(next),
-      }, recipient);
+      emails.emit(
+        m,
+        'email.deferred',
+        {
+          smtp_code: '452',
+          reason: 'Mailbox temporarily unavailable (simulated); the provider will retry.',
+          next_attempt_at: iso(next),
+        },
+        recipient,
+      );
       jobs.enqueue('outcome', { message_id: m.id, recipient, attempt: 2 }, next);
       return;
     }
     if (bounce) {
-      emails.emit(m, 'email.bounced', { bounce: { class: bounce.class, subtype: bounce.subtype, smtp_code: bounce.smtp_code } }, recipient);
+      emails.emit(
+        m,
+        'email.bounced',
+        { bounce: { class: bounce.class, subtype: bounce.subtype, smtp_code: bounce.smtp_code } },
+        recipient,
+      );
       if (bounce.suppress) store.suppress(m.workspace_id, recipient, 'hard_bounce', now);
       raise(m, 'bounced');
       return;
@@ -140,7 +152,8 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
     failed(id: string, reason: string): Promise<void> {
       return commit(() => {
         const m = store.get(id);
-        if (m && store.raise(id, ['queued', 'sending'], 'failed', clock.now())) emails.emit(m, 'email.failed', { reason });
+        if (m && store.raise(id, ['queued', 'sending'], 'failed', clock.now()))
+          emails.emit(m, 'email.failed', { reason });
       });
     },
 

@@ -66,7 +66,12 @@ export interface Deps {
 }
 
 /** Builds the job enqueuer: a durable row now, a kick to the queue's scheduler once the caller's transaction has committed. */
-export function jobsFor(store: JobStore, clock: Clock, kick: (queue: string) => void, retire: (queue: string) => void = () => {}): Jobs {
+export function jobsFor(
+  store: JobStore,
+  clock: Clock,
+  kick: (queue: string) => void,
+  retire: (queue: string) => void = () => {},
+): Jobs {
   return {
     enqueue(kind, payload, runAt, queue = DEFAULT_QUEUE) {
       const now = clock.now();

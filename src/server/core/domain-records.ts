@@ -1,4 +1,11 @@
-import type { DnsRecord, DomainPurpose, Finding, FindingStatus, RecordKind, RecordType } from '../../contract/domains.js';
+import type {
+  DnsRecord,
+  DomainPurpose,
+  Finding,
+  FindingStatus,
+  RecordKind,
+  RecordType,
+} from '../../contract/domains.js';
 import type { DnsAnswer, LookupType, ProviderHosts } from './deps.js';
 
 /** Provider host names customers' records point at (locally under `svc.test`). */
@@ -34,8 +41,20 @@ export interface RecordInputs {
 /** The record set of a domain, exactly as decided for each purpose (docs/api.md#domains). */
 export function recordSet(d: RecordInputs, hosts: ProviderHosts): ExpectedRecord[] {
   const out: ExpectedRecord[] = [
-    { kind: 'ownership', type: 'TXT', host: `_svc-verification.${d.name}`, value: `svc-verification=${d.ownershipToken}`, required: true },
-    { kind: 'dkim', type: 'TXT', host: `${d.dkimSelector}._domainkey.${d.name}`, value: `v=DKIM1; k=rsa; p=${d.dkimPublicKey}`, required: true },
+    {
+      kind: 'ownership',
+      type: 'TXT',
+      host: `_svc-verification.${d.name}`,
+      value: `svc-verification=${d.ownershipToken}`,
+      required: true,
+    },
+    {
+      kind: 'dkim',
+      type: 'TXT',
+      host: `${d.dkimSelector}._domainkey.${d.name}`,
+      value: `v=DKIM1; k=rsa; p=${d.dkimPublicKey}`,
+      required: true,
+    },
   ];
   if (d.purpose.includes('sending')) {
     const mf = `${d.mailFrom}.${d.name}`;
@@ -44,7 +63,8 @@ export function recordSet(d: RecordInputs, hosts: ProviderHosts): ExpectedRecord
       { kind: 'mail_from_spf', type: 'TXT', host: mf, value: `v=spf1 include:${hosts.spf} ~all`, required: true },
       { kind: 'dmarc', type: 'TXT', host: `_dmarc.${d.name}`, value: 'v=DMARC1; p=none;', required: false },
     );
-    if (d.trackingHost) out.push({ kind: 'tracking', type: 'CNAME', host: d.trackingHost, value: hosts.tracking, required: true });
+    if (d.trackingHost)
+      out.push({ kind: 'tracking', type: 'CNAME', host: d.trackingHost, value: hosts.tracking, required: true });
   }
   if (d.purpose.includes('mailbox')) {
     for (const [i, mx] of hosts.mailboxMx.entries()) {
@@ -52,9 +72,27 @@ export function recordSet(d: RecordInputs, hosts: ProviderHosts): ExpectedRecord
     }
     out.push(
       { kind: 'spf', type: 'TXT', host: d.name, value: `v=spf1 include:${hosts.spf} ~all`, required: true },
-      { kind: 'autodiscover', type: 'CNAME', host: `autodiscover.${d.name}`, value: hosts.autodiscover, required: false },
-      { kind: 'tls_rpt', type: 'TXT', host: `_smtp._tls.${d.name}`, value: `v=TLSRPTv1; rua=mailto:${hosts.tlsRpt}`, required: false },
-      { kind: 'mta_sts', type: 'TXT', host: `_mta-sts.${d.name}`, value: `v=STSv1; id=${d.ownershipToken.slice(0, 16)}`, required: false },
+      {
+        kind: 'autodiscover',
+        type: 'CNAME',
+        host: `autodiscover.${d.name}`,
+        value: hosts.autodiscover,
+        required: false,
+      },
+      {
+        kind: 'tls_rpt',
+        type: 'TXT',
+        host: `_smtp._tls.${d.name}`,
+        value: `v=TLSRPTv1; rua=mailto:${hosts.tlsRpt}`,
+        required: false,
+      },
+      {
+        kind: 'mta_sts',
+        type: 'TXT',
+        host: `_mta-sts.${d.name}`,
+        value: `v=STSv1; id=${d.ownershipToken.slice(0, 16)}`,
+        required: false,
+      },
     );
   }
   return out;
@@ -90,7 +128,9 @@ export function judge(r: ExpectedRecord, answers: DnsAnswer[]): Finding {
     if (a.state === 'propagating') return { status: 'propagating' };
     if (a.state === 'none') return { status: 'missing' };
     if (a.state === 'error') return { status: 'error', error: a.error };
-    return a.values.some((v) => matches(r, v)) ? { status: 'ok', observed: a.values } : { status: 'mismatch', observed: a.values };
+    return a.values.some((v) => matches(r, v))
+      ? { status: 'ok', observed: a.values }
+      : { status: 'mismatch', observed: a.values };
   });
   const base = { kind: r.kind, host: r.host, type: r.type as RecordType, required: r.required, expected };
   const statuses = new Set(per.map((p) => p.status));

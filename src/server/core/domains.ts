@@ -4,7 +4,12 @@ import { domainToASCII } from 'node:url';
 import { promisify } from 'node:util';
 import { parse as parseDomain } from 'tldts';
 import type {
-  CreateDomainRequest, Domain, DomainPurpose, Finding, UpdateDomainRequest, VerifiedDomain,
+  CreateDomainRequest,
+  Domain,
+  DomainPurpose,
+  Finding,
+  UpdateDomainRequest,
+  VerifiedDomain,
 } from '../../contract/domains.js';
 import { DAY, HOUR, MINUTE, iso } from '../../lib/clock.js';
 import { base62, newId } from '../../lib/ids.js';
@@ -20,7 +25,12 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 export const DKIM_SELECTOR = 'svc1';
 const FAIL_AFTER = 72 * HOUR;
 /** Re-checks of a pending (or degraded) domain, as offsets from when it entered that state. */
-export const PENDING_CHECK_OFFSETS = [5 * MINUTE, 15 * MINUTE, HOUR, ...Array.from({ length: 71 }, (_, i) => (i + 2) * HOUR)];
+export const PENDING_CHECK_OFFSETS = [
+  5 * MINUTE,
+  15 * MINUTE,
+  HOUR,
+  ...Array.from({ length: 71 }, (_, i) => (i + 2) * HOUR),
+];
 const VERIFIED_CHECK_INTERVAL = DAY;
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -38,7 +48,8 @@ export function normalizeDomainName(input: string): string {
   if (ascii.length > 253) bad('it is longer than 253 characters');
   const labels = ascii.split('.');
   if (labels.length < 2) bad('it has no parent domain (a bare top-level domain)');
-  if (!labels.every((l) => LABEL.test(l))) bad('each label must be 1–63 letters, digits or hyphens, not starting or ending with a hyphen');
+  if (!labels.every((l) => LABEL.test(l)))
+    bad('each label must be 1–63 letters, digits or hyphens, not starting or ending with a hyphen');
   const parsed = parseDomain(ascii, { allowPrivateDomains: true });
   if (parsed.isIp) bad('it is an IP address, not a domain name');
   if (!parsed.domain || parsed.publicSuffix === ascii) bad('it is a public suffix that anyone can register under');
@@ -99,18 +110,37 @@ export function createDomains(
     };
   }
 
-  function expectedFor(d: Pick<DomainRow, 'name' | 'purpose' | 'mail_from_subdomain' | 'tracking_host' | 'ownership_token' | 'dkim_selector' | 'dkim_public_key'>) {
+  function expectedFor(
+    d: Pick<
+      DomainRow,
+      | 'name'
+      | 'purpose'
+      | 'mail_from_subdomain'
+      | 'tracking_host'
+      | 'ownership_token'
+      | 'dkim_selector'
+      | 'dkim_public_key'
+    >,
+  ) {
     return recordSet(
       {
-        name: d.name, purpose: JSON.parse(d.purpose), mailFrom: d.mail_from_subdomain, trackingHost: d.tracking_host,
-        ownershipToken: d.ownership_token, dkimSelector: d.dkim_selector, dkimPublicKey: d.dkim_public_key,
+        name: d.name,
+        purpose: JSON.parse(d.purpose),
+        mailFrom: d.mail_from_subdomain,
+        trackingHost: d.tracking_host,
+        ownershipToken: d.ownership_token,
+        dkimSelector: d.dkim_selector,
+        dkimPublicKey: d.dkim_public_key,
       },
       config.providerHosts,
     );
   }
 
   function found(workspaceId: string, id: string): DomainRow {
-    return store.byId(workspaceId, id) ?? fail('not_found', 'No domain of this workspace has this id; `svc domains list` shows them.');
+    return (
+      store.byId(workspaceId, id) ??
+      fail('not_found', 'No domain of this workspace has this id; `svc domains list` shows them.')
+    );
   }
 
   /** Schedules the next background check of a domain according to its status (nothing for failed/disabled). */
@@ -143,7 +173,8 @@ export function createDomains(
     if (d.status !== 'disabled') {
       if (verified) status = 'verified';
       else if (d.status === 'verified' && broken) status = 'degraded';
-      else if ((d.status === 'pending' || d.status === 'degraded') && now - d.status_since >= FAIL_AFTER) status = 'failed';
+      else if ((d.status === 'pending' || d.status === 'degraded') && now - d.status_since >= FAIL_AFTER)
+        status = 'failed';
     }
     const changed = status !== d.status;
     const next: DomainRow = {
@@ -157,8 +188,12 @@ export function createDomains(
     deps.db.transaction(() => {
       if (changed) next.check_generation = restartChecks(next, now);
       store.update(d.id, {
-        status: next.status, status_since: next.status_since, last_checked_at: now, verified_at: next.verified_at,
-        records: next.records, check_generation: next.check_generation,
+        status: next.status,
+        status_since: next.status_since,
+        last_checked_at: now,
+        verified_at: next.verified_at,
+        records: next.records,
+        check_generation: next.check_generation,
       });
       if (changed && (status === 'verified' || status === 'degraded')) {
         events.emit(d.workspace_id, `domain.${status}`, { domain_id: d.id, name: d.name, status, findings });
@@ -193,14 +228,27 @@ export function createDomains(
       });
       const now = clock.now();
       const base = {
-        name, purpose: JSON.stringify(purpose), mail_from_subdomain: 'bounces', tracking_host: null,
-        ownership_token: base62(32), dkim_selector: DKIM_SELECTOR, dkim_public_key: (publicKey as Buffer).toString('base64'),
+        name,
+        purpose: JSON.stringify(purpose),
+        mail_from_subdomain: 'bounces',
+        tracking_host: null,
+        ownership_token: base62(32),
+        dkim_selector: DKIM_SELECTOR,
+        dkim_public_key: (publicKey as Buffer).toString('base64'),
       };
       const row: DomainRow = {
-        id: newId('dom'), workspace_id: workspaceId, status: 'pending', ...base,
+        id: newId('dom'),
+        workspace_id: workspaceId,
+        status: 'pending',
+        ...base,
         dkim_private_key: encryptPrivateKey(secrets, privateKey as string),
         records: JSON.stringify({ expected: expectedFor(base), findings: null } satisfies StoredRecords),
-        created_at: now, status_since: now, verified_at: null, last_checked_at: null, check_generation: 0, deleted_at: null,
+        created_at: now,
+        status_since: now,
+        verified_at: null,
+        last_checked_at: null,
+        check_generation: 0,
+        deleted_at: null,
       };
       deps.db.transaction(() => {
         if (store.byName(workspaceId, name)) fail('domain_exists', `${name} is already a domain of this workspace.`);
@@ -215,7 +263,10 @@ export function createDomains(
       const d = found(workspaceId, id);
       const mailFrom = input.mail_from_subdomain?.toLowerCase() ?? d.mail_from_subdomain;
       if (!LABEL.test(mailFrom)) {
-        throw invalidField('mail_from_subdomain', 'must be one DNS label: letters, digits and hyphens, 1–63 characters');
+        throw invalidField(
+          'mail_from_subdomain',
+          'must be one DNS label: letters, digits and hyphens, 1–63 characters',
+        );
       }
       let tracking = d.tracking_host;
       if (input.tracking_host !== undefined) {
@@ -228,15 +279,24 @@ export function createDomains(
       const purpose = input.purpose ? [...new Set(input.purpose)] : JSON.parse(d.purpose);
       const now = clock.now();
       const next: DomainRow = {
-        ...d, purpose: JSON.stringify(purpose), mail_from_subdomain: mailFrom, tracking_host: tracking,
-        status: d.status === 'disabled' ? 'disabled' : 'pending', status_since: now,
+        ...d,
+        purpose: JSON.stringify(purpose),
+        mail_from_subdomain: mailFrom,
+        tracking_host: tracking,
+        status: d.status === 'disabled' ? 'disabled' : 'pending',
+        status_since: now,
       };
       next.records = JSON.stringify({ expected: expectedFor(next), findings: null } satisfies StoredRecords);
       deps.db.transaction(() => {
         next.check_generation = restartChecks(next, now);
         store.update(id, {
-          purpose: next.purpose, mail_from_subdomain: mailFrom, tracking_host: tracking, status: next.status,
-          status_since: now, records: next.records, check_generation: next.check_generation,
+          purpose: next.purpose,
+          mail_from_subdomain: mailFrom,
+          tracking_host: tracking,
+          status: next.status,
+          status_since: now,
+          records: next.records,
+          check_generation: next.check_generation,
         });
       })();
       return { ...toDomain(next), records_changed: true };
@@ -251,7 +311,10 @@ export function createDomains(
       if (keys || waiting) {
         fail(
           'domain_in_use',
-          `${[keys ? `${keys} active API key(s) may send only from ${d.name}` : '', waiting ? `${waiting} message(s) from it are queued or scheduled` : '']
+          `${[
+            keys ? `${keys} active API key(s) may send only from ${d.name}` : '',
+            waiting ? `${waiting} message(s) from it are queued or scheduled` : '',
+          ]
             .filter(Boolean)
             .join('; ')}. Revoke the keys (\`svc keys revoke ID\`) and cancel or wait for the messages first.`,
         );
@@ -292,7 +355,11 @@ export function createDomains(
     signingKey(domainId: string) {
       const d = store.get(domainId);
       if (!d) return undefined;
-      return { domainName: d.name, keySelector: d.dkim_selector, privateKey: decryptPrivateKey(secrets, d.dkim_private_key) };
+      return {
+        domainName: d.name,
+        keySelector: d.dkim_selector,
+        privateKey: decryptPrivateKey(secrets, d.dkim_private_key),
+      };
     },
 
     /** Sandbox: writes the domain's expected records (some kinds, or all) into the sandbox zone. */
@@ -319,9 +386,9 @@ export function createDomains(
     const required = findings.filter((f) => f.required);
     const verified = required.every((f) => f.status === 'ok');
     const propagating =
-      !required.some((f) => f.status === 'missing' || f.status === 'mismatch') && required.some((f) => f.status === 'propagating');
+      !required.some((f) => f.status === 'missing' || f.status === 'mismatch') &&
+      required.some((f) => f.status === 'propagating');
     return { ...toDomain(d), verified, propagating, findings };
   }
 }
 export type Domains = ReturnType<typeof createDomains>;
-

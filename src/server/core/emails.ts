@@ -17,12 +17,22 @@ import type { Events } from './events.js';
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
 const EICAR_BYTES = Buffer.from(EICAR, 'latin1');
-const RESERVED_HEADERS = new Set(
-  ['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding',
-    'dkim-signature', 'return-path',
-    // The service's own header (tags travel in it); a custom one would forge them.
-    'x-svc-tags'],
-);
+const RESERVED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'dkim-signature',
+  'return-path',
+  // The service's own header (tags travel in it); a custom one would forge them.
+  'x-svc-tags',
+]);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
 /**
  * Padded base64 (RFC 4648 section 4). A length check and one character class rather than a repeated group: attachments run
@@ -43,10 +53,14 @@ export interface StoredAttachment {
 }
 
 /** One item of a batch: accepted (its id and status) or refused (the Problem shaped by the caller). */
-export type BatchItem = { status: number; id: string; message_status: string } | { status: number; error: Record<string, unknown> };
+export type BatchItem =
+  | { status: number; id: string; message_status: string }
+  | { status: number; error: Record<string, unknown> };
 
 /** What a send came to: one message accepted, or a batch whose items were each accepted or refused. */
-export type Sent = { kind: 'accepted'; id: string; body: MessageAccepted } | { kind: 'partial'; body: { data: BatchItem[] } };
+export type Sent =
+  | { kind: 'accepted'; id: string; body: MessageAccepted }
+  | { kind: 'partial'; body: { data: BatchItem[] } };
 
 /** What the caller keeps of its answer to a send under an Idempotency-Key, to give it again on a replay. */
 export interface StoredAnswer {
@@ -98,7 +112,8 @@ export function createEmails(
     }
     const attachments: StoredAttachment[] = (input.attachments ?? []).map((a, i) => {
       const path = `attachments.${i}`;
-      if (/[/\\]/.test(a.filename) || /[\u0000-\u001f]/.test(a.filename)) bad(`${path}.filename`, 'must not contain / or \\ or control characters');
+      if (/[/\\]/.test(a.filename) || /[\u0000-\u001f]/.test(a.filename))
+        bad(`${path}.filename`, 'must not contain / or \\ or control characters');
       if ((a.content === undefined) === (a.url === undefined)) bad(path, 'give exactly one of content and url');
       if (a.content !== undefined && !isBase64(a.content)) bad(`${path}.content`, 'must be valid base64');
       if (a.url !== undefined) {
@@ -112,8 +127,10 @@ export function createEmails(
           bad(`${path}.url`, 'must be https (http only to a loopback host)');
         }
       }
-      if (a.content_id !== undefined && /[\s<>]/.test(a.content_id)) bad(`${path}.content_id`, 'must not contain spaces or angle brackets');
-      if (a.content_type !== undefined && /[\r\n]/.test(a.content_type)) bad(`${path}.content_type`, 'must not contain CR or LF');
+      if (a.content_id !== undefined && /[\s<>]/.test(a.content_id))
+        bad(`${path}.content_id`, 'must not contain spaces or angle brackets');
+      if (a.content_type !== undefined && /[\r\n]/.test(a.content_type))
+        bad(`${path}.content_type`, 'must not contain CR or LF');
       return {
         filename: a.filename,
         ...(a.content !== undefined ? { content: a.content } : {}),
@@ -136,24 +153,35 @@ export function createEmails(
       throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
     }
     if (input.template_id !== undefined) {
-      fail('template_not_found', `No template ${input.template_id.slice(0, 64)}: templates are not served yet; send html or text.`, {
-        errors: [{ path: 'template_id', code: 'not_found', message: 'unknown template' }],
-      });
+      fail(
+        'template_not_found',
+        `No template ${input.template_id.slice(0, 64)}: templates are not served yet; send html or text.`,
+        {
+          errors: [{ path: 'template_id', code: 'not_found', message: 'unknown template' }],
+        },
+      );
     }
     const defined = (l: (ParsedAddress | null)[]) => l as ParsedAddress[];
     return {
-      from: from!, to: defined(lists.to), cc: defined(lists.cc), bcc: defined(lists.bcc), reply_to: defined(lists.reply_to),
-      attachments, scheduledAt,
+      from: from!,
+      to: defined(lists.to),
+      cc: defined(lists.cc),
+      bcc: defined(lists.bcc),
+      reply_to: defined(lists.reply_to),
+      attachments,
+      scheduledAt,
     };
   }
 
   /** GTUBE in subject/text/html, EICAR in an attachment, or an operator pattern → 451; nothing is stored. */
   function abuseFilter(input: SendEmailRequest, attachments: StoredAttachment[]) {
     const texts = [input.subject ?? '', input.text ?? '', input.html ?? ''];
-    const blocked = (why: string) => fail('content_blocked', `The message was refused by the abuse filter: ${why}. Remove it and send again.`);
+    const blocked = (why: string) =>
+      fail('content_blocked', `The message was refused by the abuse filter: ${why}. Remove it and send again.`);
     if (texts.some((t) => t.includes(GTUBE))) blocked('it contains the GTUBE spam test string');
     for (const a of attachments) {
-      if (a.content && includesAcross(decodePieces(a.content), EICAR_BYTES)) blocked(`attachment ${a.filename} contains the EICAR test virus`);
+      if (a.content && includesAcross(decodePieces(a.content), EICAR_BYTES))
+        blocked(`attachment ${a.filename} contains the EICAR test virus`);
     }
     for (const p of deps.blockPatterns) {
       if (texts.some((t) => p.test(t))) blocked('it matches a blocked pattern of this server');
@@ -173,7 +201,12 @@ export function createEmails(
   }
 
   /** Emits a message event into the outbox and the message's timeline. */
-  function emit(m: MessageRow, type: string, extra: Record<string, unknown> = {}, to: string | string[] = allRecipients(m)) {
+  function emit(
+    m: MessageRow,
+    type: string,
+    extra: Record<string, unknown> = {},
+    to: string | string[] = allRecipients(m),
+  ) {
     events.emit(m.workspace_id, type, { ...eventBase(m), to, ...extra }, m.id);
   }
 
@@ -184,7 +217,10 @@ export function createEmails(
     abuseFilter(input, f.attachments);
     const domain = deps.domains.statusByName(key.workspaceId, f.from.domain);
     if (key.domainId && domain?.id !== key.domainId) {
-      fail('domain_not_allowed', `This API key may only send from its own domain, not ${f.from.domain}; send from that domain or use another key.`);
+      fail(
+        'domain_not_allowed',
+        `This API key may only send from its own domain, not ${f.from.domain}; send from that domain or use another key.`,
+      );
     }
     if (!domain || (domain.status !== 'verified' && domain.status !== 'degraded')) {
       const fix = domain
@@ -195,21 +231,36 @@ export function createEmails(
       });
     }
     if (key.mode === 'live' && !deps.accounts.ownerOf(key.workspaceId)?.email_verified_at) {
-      fail('live_sending_locked', 'Live sending unlocks once the workspace owner confirms their email address (`svc verify-email TOKEN`); use a test key until then.');
+      fail(
+        'live_sending_locked',
+        'Live sending unlocks once the workspace owner confirms their email address (`svc verify-email TOKEN`); use a test key until then.',
+      );
     }
     const status = f.scheduledAt != null && f.scheduledAt > now ? 'scheduled' : 'queued';
     const row: MessageRow = {
-      id: newId('msg'), workspace_id: key.workspaceId, key_id: key.keyId, mode: key.mode, domain_id: domain!.id, status,
-      from_header: input.from.trim(), from_email: f.from.address,
-      to_addrs: f.to.map((a) => a.address), cc_addrs: f.cc.map((a) => a.address),
-      bcc_addrs: f.bcc.map((a) => a.address), reply_to: input.reply_to ?? [],
-      subject: input.subject ?? '', html: input.html ?? null, text: input.text ?? null,
+      id: newId('msg'),
+      workspace_id: key.workspaceId,
+      key_id: key.keyId,
+      mode: key.mode,
+      domain_id: domain!.id,
+      status,
+      from_header: input.from.trim(),
+      from_email: f.from.address,
+      to_addrs: f.to.map((a) => a.address),
+      cc_addrs: f.cc.map((a) => a.address),
+      bcc_addrs: f.bcc.map((a) => a.address),
+      reply_to: input.reply_to ?? [],
+      subject: input.subject ?? '',
+      html: input.html ?? null,
+      text: input.text ?? null,
       // The attachments' bytes are stored apart, decoded (storeMessage); the row keeps what describes them.
       attachments: f.attachments.map(({ content: _, ...described }) => described),
       headers: input.headers ?? {},
       tags: input.tags ?? [],
       tracking: { opens: input.tracking?.opens ?? false, clicks: input.tracking?.clicks ?? true },
-      scheduled_at: status === 'scheduled' ? f.scheduledAt : null, created_at: now, updated_at: now,
+      scheduled_at: status === 'scheduled' ? f.scheduledAt : null,
+      created_at: now,
+      updated_at: now,
     };
     storeMessage(row, f.attachments, now);
     return { id: row.id, status, created_at: iso(now) };
@@ -244,12 +295,21 @@ export function createEmails(
   });
 
   const replayOrProduce = deps.db.transaction(
-    (workspaceId: string, key: string, hash: string, produce: () => Fresh, record: (outcome: Fresh) => StoredAnswer): SendOutcome => {
+    (
+      workspaceId: string,
+      key: string,
+      hash: string,
+      produce: () => Fresh,
+      record: (outcome: Fresh) => StoredAnswer,
+    ): SendOutcome => {
       const now = clock.now();
       const prior = store.idempotency(workspaceId, key);
       if (prior && prior.created_at + IDEMPOTENCY_WINDOW > now) {
         if (prior.request_hash !== hash) {
-          fail('idempotency_conflict', 'This Idempotency-Key was used with a different request body in the last 24 hours; use a new key.');
+          fail(
+            'idempotency_conflict',
+            'This Idempotency-Key was used with a different request body in the last 24 hours; use a new key.',
+          );
         }
         const body = JSON.parse(prior.body);
         const stored: StoredAnswer = { status: prior.status, headers: JSON.parse(prior.headers) };
@@ -261,8 +321,13 @@ export function createEmails(
       const answer = record(result);
       if (answer.status >= 200 && answer.status < 300) {
         store.saveIdempotency({
-          workspace_id: workspaceId, key, request_hash: hash, status: answer.status, body: JSON.stringify(result.body),
-          headers: JSON.stringify(answer.headers), created_at: now,
+          workspace_id: workspaceId,
+          key,
+          request_hash: hash,
+          status: answer.status,
+          body: JSON.stringify(result.body),
+          headers: JSON.stringify(answer.headers),
+          created_at: now,
         });
       }
       return result;
@@ -272,9 +337,17 @@ export function createEmails(
   function toMessage(m: MessageRow): Message {
     const timeline = events.timeline(m.id).map(({ id: _id, ...entry }) => entry);
     return {
-      id: m.id, status: m.status as Message['status'], plane: 'transactional', from: m.from_header,
-      to: m.to_addrs, cc: m.cc_addrs, bcc: m.bcc_addrs, subject: m.subject,
-      tags: m.tags as Tag[], scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at), created_at: iso(m.created_at),
+      id: m.id,
+      status: m.status as Message['status'],
+      plane: 'transactional',
+      from: m.from_header,
+      to: m.to_addrs,
+      cc: m.cc_addrs,
+      bcc: m.bcc_addrs,
+      subject: m.subject,
+      tags: m.tags as Tag[],
+      scheduled_at: m.scheduled_at == null ? null : iso(m.scheduled_at),
+      created_at: iso(m.created_at),
       events: timeline,
     };
   }
@@ -295,10 +368,16 @@ export function createEmails(
       record: (outcome: Fresh) => StoredAnswer,
     ): Promise<SendOutcome> {
       return deps.commit(() =>
-        idempotent(key.workspaceId, idempotencyKey, { op: 'sendEmail', body: input }, () => {
-          const accepted = accept(key, input);
-          return { kind: 'accepted', id: accepted.id, body: accepted, replayed: false };
-        }, record),
+        idempotent(
+          key.workspaceId,
+          idempotencyKey,
+          { op: 'sendEmail', body: input },
+          () => {
+            const accepted = accept(key, input);
+            return { kind: 'accepted', id: accepted.id, body: accepted, replayed: false };
+          },
+          record,
+        ),
       );
     },
 
@@ -311,36 +390,52 @@ export function createEmails(
       problemOf: (err: ServiceError) => Record<string, unknown>,
       record: (outcome: Fresh) => StoredAnswer,
     ): Promise<SendOutcome> {
-      return deps.commit(() => idempotent(key.workspaceId, idempotencyKey, { op: 'sendBatch', body: items }, () => {
-        const data = items.map((item): BatchItem => {
-          try {
-            const m = accept(key, validateItem(item));
-            return { status: 202, id: m.id, message_status: m.status };
-          } catch (err) {
-            if (!(err instanceof ServiceError)) throw err;
-            const error = problemOf(err);
-            return { status: error.status as number, error };
-          }
-        });
-        return { kind: 'partial', body: { data }, replayed: false };
-      }, record));
+      return deps.commit(() =>
+        idempotent(
+          key.workspaceId,
+          idempotencyKey,
+          { op: 'sendBatch', body: items },
+          () => {
+            const data = items.map((item): BatchItem => {
+              try {
+                const m = accept(key, validateItem(item));
+                return { status: 202, id: m.id, message_status: m.status };
+              } catch (err) {
+                if (!(err instanceof ServiceError)) throw err;
+                const error = problemOf(err);
+                return { status: error.status as number, error };
+              }
+            });
+            return { kind: 'partial', body: { data }, replayed: false };
+          },
+          record,
+        ),
+      );
     },
 
     /** GET /emails/{id} */
     get(workspaceId: string, id: string): Message {
-      return toMessage(store.byId(workspaceId, id) ?? fail('not_found', 'No message of this workspace has this id; use the id the send answered with.'));
+      return toMessage(
+        store.byId(workspaceId, id) ??
+          fail('not_found', 'No message of this workspace has this id; use the id the send answered with.'),
+      );
     },
 
     /** POST /emails/{id}/cancel: only from queued or scheduled; one atomic update decides a race with a worker. */
     cancel(workspaceId: string, id: string) {
-      const m = store.byId(workspaceId, id) ?? fail('not_found', 'No message of this workspace has this id; use the id the send answered with.');
+      const m =
+        store.byId(workspaceId, id) ??
+        fail('not_found', 'No message of this workspace has this id; use the id the send answered with.');
       const now = clock.now();
       if (store.transition(m.id, 'queued', 'cancelled', now) || store.transition(m.id, 'scheduled', 'cancelled', now)) {
         return { id: m.id, status: 'cancelled' as const };
       }
       const current = store.get(m.id)!;
       if (current.status === 'cancelled') return { id: m.id, status: 'cancelled' as const };
-      return fail('message_not_cancellable', `The message is ${current.status}: it was already handed to the provider, and only queued or scheduled messages can be cancelled.`);
+      return fail(
+        'message_not_cancellable',
+        `The message is ${current.status}: it was already handed to the provider, and only queued or scheduled messages can be cancelled.`,
+      );
     },
 
     toMessage,

@@ -26,9 +26,13 @@ export const fail = (code: ErrorCode, detail?: string, extra?: ServiceError['ext
 
 /** `after` named no item of the list (deleted, another tenant's, or never one): 400, rather than a silent empty page. */
 export function unknownCursor(): never {
-  throw new ServiceError('invalid_request', 'No item of this list has the id given in `after`; list again without it.', {
-    errors: [{ path: 'after', code: 'not_found', message: 'no item of this list has this id' }],
-  });
+  throw new ServiceError(
+    'invalid_request',
+    'No item of this list has the id given in `after`; list again without it.',
+    {
+      errors: [{ path: 'after', code: 'not_found', message: 'no item of this list has this id' }],
+    },
+  );
 }
 
 /** A 422 `validation_failed` naming one field. */

@@ -8,14 +8,25 @@ import { unknownCursor } from './errors.js';
 
 /** An event as listed and as delivered to webhooks (docs/api.md#events; the delivery body of docs/api.md#delivery). */
 export function toEvent(row: EventRow): Event {
-  return { id: row.id, type: row.type, created_at: iso(row.created_at), api_version: row.api_version, data: JSON.parse(row.data) };
+  return {
+    id: row.id,
+    type: row.type,
+    created_at: iso(row.created_at),
+    api_version: row.api_version,
+    data: JSON.parse(row.data),
+  };
 }
 
 /**
  * The events outbox: raising events (inside the transaction of the change that caused them, which also enqueues their
  * webhook deliveries through `fanout`) and reading them as a stream, with a long poll.
  */
-export function createEvents(deps: { store: EventStore; clock: Clock; changes: Changes; fanout: (row: EventRow) => void }) {
+export function createEvents(deps: {
+  store: EventStore;
+  clock: Clock;
+  changes: Changes;
+  fanout: (row: EventRow) => void;
+}) {
   const { store, changes } = deps;
 
   function page(workspaceId: string, afterSeq: number, q: EventsQuery) {
@@ -43,8 +54,13 @@ export function createEvents(deps: { store: EventStore; clock: Clock; changes: C
 
     emit(workspaceId: string, type: string, data: Record<string, unknown>, messageId: string | null = null): string {
       const row: Omit<EventRow, 'seq'> = {
-        id: newId('evt'), workspace_id: workspaceId, type, message_id: messageId, data: JSON.stringify(data),
-        api_version: SERVICE_VERSION, created_at: deps.clock.now(),
+        id: newId('evt'),
+        workspace_id: workspaceId,
+        type,
+        message_id: messageId,
+        data: JSON.stringify(data),
+        api_version: SERVICE_VERSION,
+        created_at: deps.clock.now(),
       };
       const seq = store.insert(row);
       deps.fanout({ ...row, seq });

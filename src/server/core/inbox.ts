@@ -2,7 +2,12 @@
 // delete. A message's body is parsed and its DKIM signature verified when it is first read, then kept.
 import { simpleParser, type Attachment } from 'mailparser';
 import type {
-  CaughtMessage, CaughtMessageEvent, CaughtMessageSummary, InboxEvent, WebhookAttempt, WebhookDelivery,
+  CaughtMessage,
+  CaughtMessageEvent,
+  CaughtMessageSummary,
+  InboxEvent,
+  WebhookAttempt,
+  WebhookDelivery,
 } from '../../contract/sandbox.js';
 import { iso, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -67,7 +72,10 @@ export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
  * Attempts (oldest first) as each event's deliveries: grouped by endpoint, endpoints in the order of their first
  * attempt, then by delivery (a redelivery after the original); `urls` names the endpoints that still exist.
  */
-export function deliveriesByEvent(attempts: WebhookAttempt[], urls: Map<string, string>): Map<string, WebhookDelivery[]> {
+export function deliveriesByEvent(
+  attempts: WebhookAttempt[],
+  urls: Map<string, string>,
+): Map<string, WebhookDelivery[]> {
   const byEvent = new Map<string, Map<string, Map<number, WebhookDelivery>>>();
   for (const a of attempts) {
     let endpoints = byEvent.get(a.event_id);
@@ -75,12 +83,26 @@ export function deliveriesByEvent(attempts: WebhookAttempt[], urls: Map<string, 
     let deliveries = endpoints.get(a.endpoint_id);
     if (!deliveries) endpoints.set(a.endpoint_id, (deliveries = new Map()));
     let d = deliveries.get(a.delivery_id);
-    if (!d) deliveries.set(a.delivery_id, (d = { delivery_id: a.delivery_id, endpoint_id: a.endpoint_id, url: urls.get(a.endpoint_id) ?? null, attempts: [] }));
+    if (!d)
+      deliveries.set(
+        a.delivery_id,
+        (d = {
+          delivery_id: a.delivery_id,
+          endpoint_id: a.endpoint_id,
+          url: urls.get(a.endpoint_id) ?? null,
+          attempts: [],
+        }),
+      );
     d.attempts.push(a);
   }
   const out = new Map<string, WebhookDelivery[]>();
   for (const [eventId, endpoints] of byEvent) {
-    out.set(eventId, [...endpoints.values()].flatMap((deliveries) => [...deliveries.values()].sort((x, y) => x.delivery_id - y.delivery_id)));
+    out.set(
+      eventId,
+      [...endpoints.values()].flatMap((deliveries) =>
+        [...deliveries.values()].sort((x, y) => x.delivery_id - y.delivery_id),
+      ),
+    );
   }
   return out;
 }
@@ -214,10 +236,15 @@ export function createInbox(deps: InboxDeps) {
     /** GET /sandbox/messages: newest first, filtered and searched, paged by the last id seen. */
     list(q: { to?: string; workspace_id?: string; since?: string; limit?: number; after?: string; q?: string }) {
       const limit = q.limit ?? 20;
-      const rows = store.list({
-        to: q.to, workspaceId: q.workspace_id, since: q.since ? Date.parse(q.since) : undefined, limit, after: q.after,
-        search: q.q ? (parseSearch(q.q) ?? undefined) : undefined,
-      }) ?? unknownCursor();
+      const rows =
+        store.list({
+          to: q.to,
+          workspaceId: q.workspace_id,
+          since: q.since ? Date.parse(q.since) : undefined,
+          limit,
+          after: q.after,
+          search: q.q ? (parseSearch(q.q) ?? undefined) : undefined,
+        }) ?? unknownCursor();
       return { data: rows.slice(0, limit).map(summaryOf), has_more: rows.length > limit };
     },
 
@@ -251,7 +278,9 @@ export function createInbox(deps: InboxDeps) {
     async attachment(id: string, n: string): Promise<{ index: number; attachment: Attachment }> {
       const r = row(id);
       const index = /^\d{1,4}$/.test(n) ? Number(n) : -1;
-      const attachment = (await parseFull(r.raw)).attachments[index] ?? fail('not_found', `This message has no attachment ${n}; they are numbered from 0.`);
+      const attachment =
+        (await parseFull(r.raw)).attachments[index] ??
+        fail('not_found', `This message has no attachment ${n}; they are numbered from 0.`);
       return { index, attachment };
     },
 
@@ -282,9 +311,14 @@ export function createInbox(deps: InboxDeps) {
     },
 
     /** Where the live stream starts: the newest caught message, event and webhook attempt. */
-    positions: () => ({ caught: store.lastSeq(), event: store.lastEventSeq(), attempt: deps.attempts?.lastAttemptId() ?? 0 }),
+    positions: () => ({
+      caught: store.lastSeq(),
+      event: store.lastEventSeq(),
+      attempt: deps.attempts?.lastAttemptId() ?? 0,
+    }),
     /** Messages caught after `seq`, oldest first, as listed. */
-    caughtAfter: (seq: number, limit: number) => store.caughtAfter(seq, limit).map((r) => ({ seq: r.seq, summary: summaryOf(r) })),
+    caughtAfter: (seq: number, limit: number) =>
+      store.caughtAfter(seq, limit).map((r) => ({ seq: r.seq, summary: summaryOf(r) })),
     /** The `/v1` messages with an event after the event `seq` (the live status badges). */
     statusChangesAfter: (seq: number, limit: number) => store.statusChangesAfter(seq, limit),
     /** The webhook attempts recorded after attempt `id`, in order, with their events. */

@@ -54,9 +54,20 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   const webhooks = createWebhooks({ ...deps, store: webhookStore, events: eventStore, accounts: accountStore });
   const events = createEvents({ store: eventStore, clock: deps.clock, changes: deps.changes, fanout: webhooks.fanout });
   const messageStore = createMessageStore(deps.db);
-  const domains = createDomains({ ...deps, store: domainStore, events, windows, waitingFromDomain: messageStore.waitingFromDomain });
+  const domains = createDomains({
+    ...deps,
+    store: domainStore,
+    events,
+    windows,
+    waitingFromDomain: messageStore.waitingFromDomain,
+  });
   const emails = createEmails({
-    ...deps, store: messageStore, domains: domainStore, accounts: accountStore, events, blockPatterns: opts.blockPatterns,
+    ...deps,
+    store: messageStore,
+    domains: domainStore,
+    accounts: accountStore,
+    events,
+    blockPatterns: opts.blockPatterns,
   });
   const delivery = createDelivery({ ...deps, store: messageStore, domains: domainStore, emails });
   const tracking = createTracking({ ...deps, store: messageStore, emails });
@@ -81,7 +92,19 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     },
   });
   return {
-    accounts, keys, access, events, domains, zone, emails, delivery, tracking, sendRate, webhooks, retention, inbox,
+    accounts,
+    keys,
+    access,
+    events,
+    domains,
+    zone,
+    emails,
+    delivery,
+    tracking,
+    sendRate,
+    webhooks,
+    retention,
+    inbox,
     /** How domain records are looked up: the sandbox zone or real DNS. */
     resolver: deps.resolver,
   };

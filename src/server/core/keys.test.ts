@@ -26,7 +26,14 @@ let ws: string;
 
 function addWorkspace(): string {
   const id = newId('ws');
-  accounts.insertWorkspace({ id, name: id, slug: id.toLowerCase(), status: 'active', pinned_version: '2026-08-01', created_at: clock.now() } as never);
+  accounts.insertWorkspace({
+    id,
+    name: id,
+    slug: id.toLowerCase(),
+    status: 'active',
+    pinned_version: '2026-08-01',
+    created_at: clock.now(),
+  } as never);
   return id;
 }
 
@@ -34,9 +41,12 @@ beforeEach(() => {
   db = openDb({ memory: true }).db;
   clock = manualClock(Date.UTC(2026, 7, 1, 12, 0, 0));
   const deps = {
-    db, clock, log: silentLogger,
+    db,
+    clock,
+    log: silentLogger,
     secrets: { jwtKey: new Uint8Array(randomBytes(32)), hashKey: randomBytes(32) },
-    config: {}, jobs: { enqueue() {} },
+    config: {},
+    jobs: { enqueue() {} },
   } as unknown as Deps;
   accounts = createAccountStore(db);
   keys = createKeys({ ...deps, store: createKeyStore(db) });
@@ -67,7 +77,11 @@ async function asyncCodeOf(p: Promise<unknown>): Promise<string | undefined> {
 
 describe('keys.create', () => {
   it('makes keys in the decided format and stores only a keyed hash and the display prefix', () => {
-    const k = keys.create(ws, null, { name: 'k', scopes: ['emails:send', 'emails:send', 'domains:read'], mode: 'live' });
+    const k = keys.create(ws, null, {
+      name: 'k',
+      scopes: ['emails:send', 'emails:send', 'domains:read'],
+      mode: 'live',
+    });
     expect(k.key).toMatch(API_KEY_PATTERN);
     expect(k.key.startsWith('svc_live_')).toBe(true);
     expect(k.prefix).toBe(k.key.slice(0, 13));
@@ -86,8 +100,11 @@ describe('keys.create', () => {
     const err = (() => {
       try {
         keys.create(ws, null, {
-          name: 'k', scopes: ['emails:send'], ip_allowlist: ['10.0.0.0/8', 'nope', '1.2.3.4/40'],
-          expires_at: new Date(clock.now()).toISOString(), domain_id: 'dom_x',
+          name: 'k',
+          scopes: ['emails:send'],
+          ip_allowlist: ['10.0.0.0/8', 'nope', '1.2.3.4/40'],
+          expires_at: new Date(clock.now()).toISOString(),
+          domain_id: 'dom_x',
         });
       } catch (e) {
         return e as ServiceError;
@@ -95,7 +112,12 @@ describe('keys.create', () => {
       throw new Error('expected a refusal');
     })();
     expect(err.code).toBe('validation_failed');
-    expect(err.extra.errors!.map((e) => e.path).sort()).toEqual(['domain_id', 'expires_at', 'ip_allowlist.1', 'ip_allowlist.2']);
+    expect(err.extra.errors!.map((e) => e.path).sort()).toEqual([
+      'domain_id',
+      'expires_at',
+      'ip_allowlist.1',
+      'ip_allowlist.2',
+    ]);
     expect(db.prepare('SELECT COUNT(*) AS n FROM api_keys').get()).toEqual({ n: 0 });
   });
 });
@@ -104,7 +126,14 @@ describe('keys.authenticate', () => {
   it('authenticates a key to its workspace, mode, scopes and allowlist', () => {
     const k = keys.create(ws, null, { name: 'k', scopes: ['domains:read'], ip_allowlist: ['10.0.0.0/8'] });
     const p = keys.authenticate(k.key);
-    expect(p).toMatchObject({ kind: 'key', keyId: k.id, workspaceId: ws, mode: 'test', scopes: ['domains:read'], ipAllowlist: ['10.0.0.0/8'] });
+    expect(p).toMatchObject({
+      kind: 'key',
+      keyId: k.id,
+      workspaceId: ws,
+      mode: 'test',
+      scopes: ['domains:read'],
+      ipAllowlist: ['10.0.0.0/8'],
+    });
   });
 
   it('refuses unknown, altered and malformed keys with invalid_api_key', () => {
@@ -129,7 +158,11 @@ describe('keys.authenticate', () => {
   });
 
   it('refuses a key from the instant it expires', () => {
-    const k = keys.create(ws, null, { name: 'k', scopes: ['domains:read'], expires_at: new Date(clock.now() + 3600_000).toISOString() });
+    const k = keys.create(ws, null, {
+      name: 'k',
+      scopes: ['domains:read'],
+      expires_at: new Date(clock.now() + 3600_000).toISOString(),
+    });
     clock.advance(3600_000 - 1);
     expect(codeOf(() => keys.authenticate(k.key))).toBeUndefined();
     clock.advance(1);
@@ -186,14 +219,27 @@ describe('parseCidr', () => {
     expect(r![1]).toBe(bits);
   });
 
-  it.each(['', 'nope', '10.0.0.0/33', '2001:db8::/129', '300.1.1.1', '10.0.0.0/', '/8', '10.0.0.0/8/8', 'example.test', '1.2.3.4 ',
+  it.each([
+    '',
+    'nope',
+    '10.0.0.0/33',
+    '2001:db8::/129',
+    '300.1.1.1',
+    '10.0.0.0/',
+    '/8',
+    '10.0.0.0/8/8',
+    'example.test',
+    '1.2.3.4 ',
     // Legacy IPv4 forms ipaddr.js would read as other addresses (octal, short, integer): refused, not reinterpreted.
-    '010.0.0.0/8', '010.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '1.2.3.04'])(
-    'refuses %j',
-    (entry) => {
-      expect(parseCidr(entry)).toBeNull();
-    },
-  );
+    '010.0.0.0/8',
+    '010.0.0.1',
+    '127.1',
+    '0x7f.0.0.1',
+    '2130706433',
+    '1.2.3.04',
+  ])('refuses %j', (entry) => {
+    expect(parseCidr(entry)).toBeNull();
+  });
 });
 
 describe('ipAllowed', () => {
@@ -230,7 +276,11 @@ describe('access.authorize with an API key', () => {
   const sessionOp = { auth: 'session', workspace: true } as const;
 
   it('lets an allowed address through and refuses others with ip_not_allowed', async () => {
-    const k = keys.create(ws, null, { name: 'k', scopes: ['emails:send', 'domains:read'], ip_allowlist: ['127.0.0.0/8', '2001:db8::/32'] });
+    const k = keys.create(ws, null, {
+      name: 'k',
+      scopes: ['emails:send', 'domains:read'],
+      ip_allowlist: ['127.0.0.0/8', '2001:db8::/32'],
+    });
     const caller = await access.authorize(keyOp, k.key, LOOPBACK);
     expect(caller.principal).toMatchObject({ kind: 'key', keyId: k.id });
     expect(caller.principal).not.toHaveProperty('ipAllowlist');

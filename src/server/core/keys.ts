@@ -1,6 +1,12 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
-import { KEY_PREFIX_LENGTH, type ApiKey, type CreateApiKeyRequest, type CreatedApiKey, type Scope } from '../../contract/keys.js';
+import {
+  KEY_PREFIX_LENGTH,
+  type ApiKey,
+  type CreateApiKeyRequest,
+  type CreatedApiKey,
+  type Scope,
+} from '../../contract/keys.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { base62, newId } from '../../lib/ids.js';
 import type { ApiKeyRecord, KeyStore } from '../store/keys.js';
@@ -76,7 +82,13 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
   const usable = (presented: string, now: number): ApiKeyRecord | undefined => {
     const h = keyedHash(secrets, presented);
     const row = store.byHash(h);
-    if (!row || !safeEqual(row.key_hash, h) || row.revoked_at != null || (row.expires_at != null && row.expires_at <= now)) return undefined;
+    if (
+      !row ||
+      !safeEqual(row.key_hash, h) ||
+      row.revoked_at != null ||
+      (row.expires_at != null && row.expires_at <= now)
+    )
+      return undefined;
     return row;
   };
 
@@ -86,26 +98,48 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
       const now = clock.now();
       const errors: { path: string; code: string; message: string }[] = [];
       if (input.domain_id !== undefined && !store.domainInWorkspace(workspaceId, input.domain_id)) {
-        errors.push({ path: 'domain_id', code: 'not_found', message: 'names no domain of this workspace; `svc domains list` shows them' });
+        errors.push({
+          path: 'domain_id',
+          code: 'not_found',
+          message: 'names no domain of this workspace; `svc domains list` shows them',
+        });
       }
       (input.ip_allowlist ?? []).forEach((entry, i) => {
         if (!parseCidr(entry)) {
-          errors.push({ path: `ip_allowlist.${i}`, code: 'invalid', message: `"${entry}" is not an IPv4/IPv6 address or CIDR` });
+          errors.push({
+            path: `ip_allowlist.${i}`,
+            code: 'invalid',
+            message: `"${entry}" is not an IPv4/IPv6 address or CIDR`,
+          });
         }
       });
       const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
       if (expiresAt != null && expiresAt <= now) {
         errors.push({ path: 'expires_at', code: 'in_past', message: 'must be in the future' });
       }
-      if (errors.length) throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+      if (errors.length)
+        throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
+          errors,
+        });
 
       const mode = input.mode ?? 'test';
       const key = `svc_${mode}_${base62(32)}`;
       const row: ApiKeyRecord = {
-        id: newId('key'), workspace_id: workspaceId, name: input.name, prefix: key.slice(0, KEY_PREFIX_LENGTH),
-        last4: key.slice(-4), key_hash: keyedHash(secrets, key), mode, scopes: [...new Set(input.scopes)],
-        domain_id: input.domain_id ?? null, ip_allowlist: input.ip_allowlist ?? [], created_by: userId,
-        created_at: now, last_used_at: null, expires_at: expiresAt, revoked_at: null,
+        id: newId('key'),
+        workspace_id: workspaceId,
+        name: input.name,
+        prefix: key.slice(0, KEY_PREFIX_LENGTH),
+        last4: key.slice(-4),
+        key_hash: keyedHash(secrets, key),
+        mode,
+        scopes: [...new Set(input.scopes)],
+        domain_id: input.domain_id ?? null,
+        ip_allowlist: input.ip_allowlist ?? [],
+        created_by: userId,
+        created_at: now,
+        last_used_at: null,
+        expires_at: expiresAt,
+        revoked_at: null,
       };
       store.insert(row);
       return { ...toApiKey(row), key };
@@ -118,7 +152,8 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
 
     /** DELETE /api-keys/{id}: immediate; already revoked → still 204; another tenant's → 404. */
     revoke(workspaceId: string, id: string): void {
-      if (!store.byId(workspaceId, id)) fail('not_found', 'No API key of this workspace has this id; `svc keys list` shows them.');
+      if (!store.byId(workspaceId, id))
+        fail('not_found', 'No API key of this workspace has this id; `svc keys list` shows them.');
       store.revoke(workspaceId, id, clock.now());
     },
 
@@ -127,13 +162,21 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
       const now = clock.now();
       const row = usable(presented, now);
       if (!row) {
-        throw new ServiceError('invalid_api_key', 'The API key is unknown, revoked or expired; create a new one with `svc keys create`.');
+        throw new ServiceError(
+          'invalid_api_key',
+          'The API key is unknown, revoked or expired; create a new one with `svc keys create`.',
+        );
       }
       // last_used_at is written at most once a minute per key: skip the write when the row already says so.
       if (row.last_used_at == null || row.last_used_at <= now - MINUTE) store.touch(row.id, now, MINUTE);
       return {
-        kind: 'key', keyId: row.id, workspaceId: row.workspace_id, mode: row.mode, scopes: row.scopes as Scope[],
-        domainId: row.domain_id, ipAllowlist: row.ip_allowlist,
+        kind: 'key',
+        keyId: row.id,
+        workspaceId: row.workspace_id,
+        mode: row.mode,
+        scopes: row.scopes as Scope[],
+        domainId: row.domain_id,
+        ipAllowlist: row.ip_allowlist,
       };
     },
 

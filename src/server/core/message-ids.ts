@@ -16,7 +16,9 @@ export function systemMessageIdHeader(): string {
 }
 
 /** Whose a Message-ID header is: a `/v1` message's (with its id), the service's own mail's, or neither's. */
-export function readMessageIdHeader(header: string): { kind: 'message'; messageId: string } | { kind: 'system' } | null {
+export function readMessageIdHeader(
+  header: string,
+): { kind: 'message'; messageId: string } | { kind: 'system' } | null {
   const m = MESSAGE.exec(header);
   if (m) return { kind: 'message', messageId: m[1]! };
   return SYSTEM.test(header) ? { kind: 'system' } : null;

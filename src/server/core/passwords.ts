@@ -18,14 +18,22 @@ function breachedPasswords(): Promise<Set<string>> {
 /** Length is the only composition rule; a password on the breach list is refused (case-insensitively). */
 export async function checkPasswordRules(password: string): Promise<void> {
   if ([...password].length < MIN_PASSWORD_LENGTH) {
-    throw new ServiceError('password_too_short', `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`, {
-      errors: [{ path: 'password', code: 'too_short', message: `at least ${MIN_PASSWORD_LENGTH} characters` }],
-    });
+    throw new ServiceError(
+      'password_too_short',
+      `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`,
+      {
+        errors: [{ path: 'password', code: 'too_short', message: `at least ${MIN_PASSWORD_LENGTH} characters` }],
+      },
+    );
   }
   if ((await breachedPasswords()).has(password.toLowerCase())) {
-    throw new ServiceError('password_breached', 'This password appears in a list of breached passwords; choose another.', {
-      errors: [{ path: 'password', code: 'breached', message: 'found in a known breach' }],
-    });
+    throw new ServiceError(
+      'password_breached',
+      'This password appears in a list of breached passwords; choose another.',
+      {
+        errors: [{ path: 'password', code: 'breached', message: 'found in a known breach' }],
+      },
+    );
   }
 }
 

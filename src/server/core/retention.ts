@@ -41,7 +41,10 @@ const RATE_EVENTS_KEPT = DAY;
  * `/v1` messages and events older than it too. Webhook attempts go once nothing shows them, idempotency records
  * once their 24 hours are over, rate windows after a day.
  */
-export function createRetention(deps: Pick<Deps, 'commit' | 'clock' | 'jobs' | 'log'> & { store: RetentionStore }, policy: RetentionPolicy) {
+export function createRetention(
+  deps: Pick<Deps, 'commit' | 'clock' | 'jobs' | 'log'> & { store: RetentionStore },
+  policy: RetentionPolicy,
+) {
   const { store, clock, commit, jobs } = deps;
   // A pass is asked for early after this many catches, so the sink overshoots its limit by 5 % at most between passes.
   const slack = policy.maxMessages == null ? Infinity : Math.max(1, Math.ceil(policy.maxMessages / 20));

@@ -44,6 +44,9 @@ export async function verifyAccessToken(key: Uint8Array, token: string, nowMs: n
     if (payload.ws !== undefined && typeof payload.ws !== 'string') throw new Error('claims');
     return payload as unknown as AccessClaims;
   } catch {
-    throw new ServiceError('invalid_token', 'The access token is invalid or expired; sign in again with `svc login`, or refresh the session.');
+    throw new ServiceError(
+      'invalid_token',
+      'The access token is invalid or expired; sign in again with `svc login`, or refresh the session.',
+    );
   }
 }

@@ -10,10 +10,13 @@ import type { Emails } from './emails.js';
  */
 export function createTracking(deps: Deps & { store: MessageStore; emails: Emails }) {
   const { secrets, store, emails, db } = deps;
-  const sign = (payload: string) => createHmac('sha256', secrets.hashKey).update(`track:${payload}`).digest('base64url').slice(0, 22);
+  const sign = (payload: string) =>
+    createHmac('sha256', secrets.hashKey).update(`track:${payload}`).digest('base64url').slice(0, 22);
 
   function token(messageId: string, url?: string): string {
-    const payload = Buffer.from(JSON.stringify(url ? { m: messageId, u: url } : { m: messageId })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify(url ? { m: messageId, u: url } : { m: messageId })).toString(
+      'base64url',
+    );
     return `${payload}.${sign(payload)}`;
   }
 
@@ -40,10 +43,13 @@ export function createTracking(deps: Deps & { store: MessageStore; emails: Email
     instrument(html: string, messageId: string, base: string, opts: { opens: boolean; clicks: boolean }): string {
       let out = html;
       if (opts.clicks) {
-        out = out.replace(/(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi, (_, pre: string, q: string, url: string) => {
-          const target = url.replace(/&amp;/g, '&');
-          return `${pre}${q}${base}/t/c/${token(messageId, target)}${q}`;
-        });
+        out = out.replace(
+          /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi,
+          (_, pre: string, q: string, url: string) => {
+            const target = url.replace(/&amp;/g, '&');
+            return `${pre}${q}${base}/t/c/${token(messageId, target)}${q}`;
+          },
+        );
       }
       if (opts.opens) {
         const pixel = `<img src="${base}/t/o/${token(messageId)}" width="1" height="1" alt="" style="display:none">`;

@@ -59,8 +59,16 @@ const BODY_CACHE = 20_000;
 
 function toAttempt(a: AttemptRow): WebhookAttempt {
   return {
-    delivery_id: a.delivery_id, endpoint_id: a.endpoint_id, event_id: a.event_id, event_type: a.event_type, attempt: a.attempt, at: iso(a.at), status_code: a.status_code, error: a.error,
-    duration_ms: a.duration_ms, ok: a.ok === 1,
+    delivery_id: a.delivery_id,
+    endpoint_id: a.endpoint_id,
+    event_id: a.event_id,
+    event_type: a.event_type,
+    attempt: a.attempt,
+    at: iso(a.at),
+    status_code: a.status_code,
+    error: a.error,
+    duration_ms: a.duration_ms,
+    ok: a.ok === 1,
   };
 }
 
@@ -75,12 +83,19 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
   let byId: Map<string, EndpointRow & { types: Set<string> | null }> | null = null;
   const active = new Map<string, (EndpointRow & { types: Set<string> | null })[]>();
   const endpoints = () => {
-    if (!byId) byId = new Map(store.endpoints().map((e) => [e.id, { ...e, types: e.events == null ? null : new Set(e.events) }]));
+    if (!byId)
+      byId = new Map(
+        store.endpoints().map((e) => [e.id, { ...e, types: e.events == null ? null : new Set(e.events) }]),
+      );
     return byId;
   };
   const activeOf = (workspaceId: string) => {
     let list = active.get(workspaceId);
-    if (!list) active.set(workspaceId, (list = [...endpoints().values()].filter((e) => e.workspace_id === workspaceId && e.status === 'active')));
+    if (!list)
+      active.set(
+        workspaceId,
+        (list = [...endpoints().values()].filter((e) => e.workspace_id === workspaceId && e.status === 'active')),
+      );
     return list;
   };
   // Every change to an endpoint or its attempts is signalled (`webhooks`) for the inbox page, after the commit.
@@ -103,8 +118,14 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
   function view(e: EndpointRow): WebhookEndpoint {
     const overlap = e.previous_secret_expires_at != null && e.previous_secret_expires_at > clock.now();
     return {
-      id: e.id, workspace_id: e.workspace_id, url: e.url, events: e.events, secret: e.secret,
-      status: e.status, created_at: iso(e.created_at), disabled_at: e.disabled_at == null ? null : iso(e.disabled_at),
+      id: e.id,
+      workspace_id: e.workspace_id,
+      url: e.url,
+      events: e.events,
+      secret: e.secret,
+      status: e.status,
+      created_at: iso(e.created_at),
+      disabled_at: e.disabled_at == null ? null : iso(e.disabled_at),
       previous_secret_expires_at: overlap ? iso(e.previous_secret_expires_at!) : null,
       recent_attempts: store.recentAttempts(e.id, RECENT_ATTEMPTS).map(toAttempt),
     };
@@ -160,17 +181,31 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         // reported below
       }
       if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-        throw invalidField('url', 'must be an absolute http:// or https:// URL, such as http://127.0.0.1:3000/webhooks');
+        throw invalidField(
+          'url',
+          'must be an absolute http:// or https:// URL, such as http://127.0.0.1:3000/webhooks',
+        );
       }
       return commit(() => {
         if (!deps.accounts.workspaceById(input.workspace_id)) fail('not_found', 'No workspace has this id.');
         if (store.countEndpoints(input.workspace_id) >= MAX_ENDPOINTS) {
-          fail('endpoint_limit_reached', `A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; remove one first.`);
+          fail(
+            'endpoint_limit_reached',
+            `A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; remove one first.`,
+          );
         }
         const row: EndpointRow = {
-          id: newId('whk'), workspace_id: input.workspace_id, url: input.url,
-          events: input.events ? [...new Set(input.events)] : null, secret: newWebhookSecret(), previous_secret: null,
-          previous_secret_expires_at: null, status: 'active', created_at: clock.now(), disabled_at: null, last_success_at: null,
+          id: newId('whk'),
+          workspace_id: input.workspace_id,
+          url: input.url,
+          events: input.events ? [...new Set(input.events)] : null,
+          secret: newWebhookSecret(),
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          status: 'active',
+          created_at: clock.now(),
+          disabled_at: null,
+          last_success_at: null,
         };
         store.insertEndpoint(row);
         changed();
@@ -183,7 +218,10 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
     /** GET /sandbox/webhooks: the endpoints (of one workspace, or all) and the names of their workspaces. */
     listing(workspaceId?: string) {
       const data = store.endpoints(workspaceId).map(view);
-      const workspaces = [...new Set(data.map((e) => e.workspace_id))].map((id) => ({ id, name: deps.accounts.workspaceById(id)?.name ?? id }));
+      const workspaces = [...new Set(data.map((e) => e.workspace_id))].map((id) => ({
+        id,
+        name: deps.accounts.workspaceById(id)?.name ?? id,
+      }));
       return { data, workspaces };
     },
 
@@ -219,8 +257,10 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         let targets: EndpointRow[];
         if (endpointId) {
           const e = store.endpoint(endpointId);
-          if (!e || e.workspace_id !== event.workspace_id) fail('not_found', "No webhook endpoint of this event's workspace has this id.");
-          if (e!.status !== 'active') fail('conflict', 'This endpoint is disabled; enable it first (POST /sandbox/webhooks/{id}/enable).');
+          if (!e || e.workspace_id !== event.workspace_id)
+            fail('not_found', "No webhook endpoint of this event's workspace has this id.");
+          if (e!.status !== 'active')
+            fail('conflict', 'This endpoint is disabled; enable it first (POST /sandbox/webhooks/{id}/enable).');
           targets = [e!];
         } else {
           targets = activeOf(event.workspace_id).filter((e) => e.types == null || e.types.has(event.type));
@@ -241,7 +281,8 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       }
       const now = clock.now();
       const secrets = [e.secret];
-      if (e.previous_secret && e.previous_secret_expires_at != null && e.previous_secret_expires_at > now) secrets.push(e.previous_secret);
+      if (e.previous_secret && e.previous_secret_expires_at != null && e.previous_secret_expires_at > now)
+        secrets.push(e.previous_secret);
       return { deliveryId, delivery, url: e.url, eventType: event.type, body: event.body, secrets, at: now };
     },
 
@@ -255,8 +296,15 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       const { delivery } = plan;
       const ok = outcome.error === null;
       store.insertAttempt({
-        delivery_id: plan.deliveryId, endpoint_id: delivery.endpoint_id, event_id: delivery.event_id, event_type: plan.eventType,
-        attempt: delivery.attempt, at: plan.at, status_code: outcome.status, error: outcome.error, duration_ms: outcome.durationMs,
+        delivery_id: plan.deliveryId,
+        endpoint_id: delivery.endpoint_id,
+        event_id: delivery.event_id,
+        event_type: plan.eventType,
+        attempt: delivery.attempt,
+        at: plan.at,
+        status_code: outcome.status,
+        error: outcome.error,
+        duration_ms: outcome.durationMs,
         ok: ok ? 1 : 0,
       });
       deps.changes.notify('webhooks');
@@ -273,7 +321,10 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         return;
       }
       if (delivery.attempt < RETRY_OFFSETS.length) {
-        return { retryAt: first + RETRY_OFFSETS[delivery.attempt]!, payload: { ...delivery, attempt: delivery.attempt + 1, first_attempt_at: first } };
+        return {
+          retryAt: first + RETRY_OFFSETS[delivery.attempt]!,
+          payload: { ...delivery, attempt: delivery.attempt + 1, first_attempt_at: first },
+        };
       }
       // The stored time, not the cached one: it may have been written by another process before a restart.
       const lastSuccess = store.endpoint(e.id)?.last_success_at ?? null;

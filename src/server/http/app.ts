@@ -16,8 +16,15 @@ import { ServiceError, storageFull } from '../core/errors.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { problemResponse } from './problem.js';
 import { validate } from './validate.js';
-import { ClientGone, createBodyBudget, DEFAULT_BODY_LIMITS, readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
-
+import {
+  ClientGone,
+  createBodyBudget,
+  DEFAULT_BODY_LIMITS,
+  readIncoming,
+  tooLarge,
+  type BodyBudget,
+  type BodyLimits,
+} from './body.js';
 
 export interface Reply {
   status?: number;
@@ -42,9 +49,13 @@ export interface RequestContext<E> {
   signal: AbortSignal;
 }
 
-export type V1Handlers = { [N in EndpointName]: (ctx: RequestContext<(typeof endpoints)[N]>) => Promise<Reply | void> | Reply | void };
+export type V1Handlers = {
+  [N in EndpointName]: (ctx: RequestContext<(typeof endpoints)[N]>) => Promise<Reply | void> | Reply | void;
+};
 export type SandboxHandlers = {
-  [N in SandboxEndpointName]: (ctx: RequestContext<(typeof sandboxEndpoints)[N]>) => Promise<Reply | void> | Reply | void;
+  [N in SandboxEndpointName]: (
+    ctx: RequestContext<(typeof sandboxEndpoints)[N]>,
+  ) => Promise<Reply | void> | Reply | void;
 };
 
 export interface AppDeps {
@@ -52,7 +63,11 @@ export interface AppDeps {
   trustProxy: boolean;
   /** The server's public origin, where every Problem's `docs_url` points (known once the port is bound). */
   origin(): string;
-  authorize(req: Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>, bearer: string | null, ip: string): Promise<Caller>;
+  authorize(
+    req: Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>,
+    bearer: string | null,
+    ip: string,
+  ): Promise<Caller>;
   /** Checks the sandbox admin credential: the admin token as a bearer, or the inbox page's cookie (constant time). */
   isAdmin(bearer: string | null, req: Request): boolean;
   v1: V1Handlers;
@@ -124,7 +139,8 @@ function bodyReader<T>(
 
 /** The body as text: JSON travels as UTF-8 (RFC 8259 section 8.1), and decoding a stray byte as U+FFFD would change the request silently. */
 function utf8(bytes: Buffer): string {
-  if (!isUtf8(bytes)) throw new ServiceError('invalid_json', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.');
+  if (!isUtf8(bytes))
+    throw new ServiceError('invalid_json', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.');
   return bytes.toString('utf8');
 }
 
@@ -134,7 +150,10 @@ function parseJsonBody(c: Context, text: string, schema: z.ZodType | undefined):
   if (text.length === 0 && schema?.safeParse({}).success) return validate(schema, {}, 'body');
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new ServiceError('unsupported_content_type', 'Send the request body as JSON with "Content-Type: application/json".');
+    throw new ServiceError(
+      'unsupported_content_type',
+      'Send the request body as JSON with "Content-Type: application/json".',
+    );
   }
   let value: unknown;
   try {
@@ -177,7 +196,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const version = c.req.header(VERSION_HEADER);
     if (version !== undefined && version !== SERVICE_VERSION) {
       c.res = problemResponse(
-        new ServiceError('unsupported_version', `Service-Version "${version.slice(0, 40)}" is not supported; send ${SERVICE_VERSION} or leave the header out.`),
+        new ServiceError(
+          'unsupported_version',
+          `Service-Version "${version.slice(0, 40)}" is not supported; send ${SERVICE_VERSION} or leave the header out.`,
+        ),
         requestId,
         deps.origin(),
       );
@@ -193,18 +215,29 @@ export function createApp(deps: AppDeps): Hono<Env> {
     // is not waited for, and the connection is not reused. Nor is any while the server shuts down: a client that
     // asks again at once (a long poll) would otherwise keep the server up on its open connection.
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const hasBody = Number(incoming?.headers['content-length'] ?? 0) > 0 || incoming?.headers['transfer-encoding'] !== undefined;
+    const hasBody =
+      Number(incoming?.headers['content-length'] ?? 0) > 0 || incoming?.headers['transfer-encoding'] !== undefined;
     if ((incoming && hasBody && !incoming.readableEnded) || deps.stopping?.()) {
       c.res.headers.set('Connection', 'close');
     }
     deps.log.info('request', {
-      request_id: requestId, method: c.req.method, path: c.req.path, status: c.res.status,
+      request_id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
       ms: Math.round(performance.now() - started),
     });
   });
 
   function register<
-    E extends { method: string; path: string; body?: z.ZodType; maxBody?: number; query?: z.ZodType; success: readonly [number, unknown] },
+    E extends {
+      method: string;
+      path: string;
+      body?: z.ZodType;
+      maxBody?: number;
+      query?: z.ZodType;
+      success: readonly [number, unknown];
+    },
   >(
     fullPath: string,
     e: E,
@@ -227,7 +260,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
         const body = (read ? await read.body : parseJsonBody(c, '', e.body)) as BodyOf<E>;
         const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
         const reply = await handler({
-          body, query, params: c.req.param() as Record<string, string>, caller, ip, requestId, headers: c.req.raw.headers,
+          body,
+          query,
+          params: c.req.param() as Record<string, string>,
+          caller,
+          ip,
+          requestId,
+          headers: c.req.raw.headers,
           get signal() {
             return c.req.raw.signal;
           },
@@ -240,7 +279,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
   }
 
   for (const [name, e] of Object.entries(endpoints) as [EndpointName, Endpoint][]) {
-    register(`/v1${e.path}`, e, (c, ip) => (e.auth === 'none' ? Promise.resolve(ANONYMOUS) : deps.authorize(e, bearerOf(c), ip)), deps.v1[name] as never);
+    register(
+      `/v1${e.path}`,
+      e,
+      (c, ip) => (e.auth === 'none' ? Promise.resolve(ANONYMOUS) : deps.authorize(e, bearerOf(c), ip)),
+      deps.v1[name] as never,
+    );
   }
   for (const [name, e] of Object.entries(sandboxEndpoints)) {
     register(
@@ -249,7 +293,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
       async (c) => {
         const bearer = bearerOf(c);
         if (!deps.isAdmin(bearer, c.req.raw)) {
-          const how = 'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
+          const how =
+            'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
           if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
           throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);
         }
@@ -265,24 +310,30 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
     if (allowed.length) {
       return problemResponse(
-        new ServiceError('method_not_allowed', `${c.req.method} is not allowed on this path; use ${allowed.join(' or ')}.`),
+        new ServiceError(
+          'method_not_allowed',
+          `${c.req.method} is not allowed on this path; use ${allowed.join(' or ')}.`,
+        ),
         requestId,
         deps.origin(),
         { Allow: allowed.join(', ') },
       );
     }
     return problemResponse(
-      new ServiceError('not_found', `No route ${c.req.method} ${c.req.path.slice(0, 200)}; the API is under /v1 and GET /v1/openapi.json lists it.`),
+      new ServiceError(
+        'not_found',
+        `No route ${c.req.method} ${c.req.path.slice(0, 200)}; the API is under /v1 and GET /v1/openapi.json lists it.`,
+      ),
       requestId,
       deps.origin(),
     );
   });
 
   app.onError((err, c) => {
-    const requestId = (c.get('requestId')) ?? newId('req');
+    const requestId = c.get('requestId') ?? newId('req');
     if (err instanceof ServiceError) {
       const headers: Record<string, string> = {};
-      if (err.code === 'missing_credentials' || err.code.startsWith('invalid_') && ERR_401.has(err.code)) {
+      if (err.code === 'missing_credentials' || (err.code.startsWith('invalid_') && ERR_401.has(err.code))) {
         headers['WWW-Authenticate'] = 'Bearer';
       }
       return problemResponse(err, requestId, deps.origin(), headers);
@@ -294,9 +345,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     if (isDiskFull(err)) {
       deps.log.warn('write refused: no room', { request_id: requestId, full: deps.storage });
-      return problemResponse(storageFull(deps.storage ?? 'the disk holding the data is full'), requestId, deps.origin());
+      return problemResponse(
+        storageFull(deps.storage ?? 'the disk holding the data is full'),
+        requestId,
+        deps.origin(),
+      );
     }
-    deps.log.error('unhandled error', { request_id: requestId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    deps.log.error('unhandled error', {
+      request_id: requestId,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
     return problemResponse(
       new ServiceError('internal_error', 'Something went wrong on our side; quote the request id if you report it.'),
       requestId,

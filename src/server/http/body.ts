@@ -31,7 +31,10 @@ function sizeOf(limit: number): string {
 }
 
 export function tooLarge(limit: number): ServiceError {
-  return new ServiceError('payload_too_large', `The request body is larger than this operation takes (${sizeOf(limit)}).`);
+  return new ServiceError(
+    'payload_too_large',
+    `The request body is larger than this operation takes (${sizeOf(limit)}).`,
+  );
 }
 
 /** The server-wide count of body bytes held in memory. */
@@ -93,7 +96,13 @@ export function readIncoming(
     // A body that trickles in (a byte every few seconds) never stalls long enough for the idle limit: it is answered
     // 408 at this deadline while the client is still there, rather than dropped by node's own request timeout.
     const deadline = setTimeout(
-      () => finish(new ServiceError('request_timeout', `The request body did not arrive within ${deadlineMs / 1000} s; send it again in one go.`)),
+      () =>
+        finish(
+          new ServiceError(
+            'request_timeout',
+            `The request body did not arrive within ${deadlineMs / 1000} s; send it again in one go.`,
+          ),
+        ),
       deadlineMs,
     );
     const finish = (err: Error | null) => {
@@ -107,7 +116,13 @@ export function readIncoming(
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(
-        () => finish(new ServiceError('invalid_request', `The request body stopped arriving (nothing for ${idleMs / 1000} s); send it again in one go.`)),
+        () =>
+          finish(
+            new ServiceError(
+              'invalid_request',
+              `The request body stopped arriving (nothing for ${idleMs / 1000} s); send it again in one go.`,
+            ),
+          ),
         idleMs,
       );
     };

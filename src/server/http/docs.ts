@@ -63,7 +63,10 @@ export function docsRoutes(app: Hono<any>): void {
   app.get(`${DOCS_PATH}/:code`, (c) => {
     const code = c.req.param('code');
     if (!Object.hasOwn(ERROR_CODES, code)) {
-      throw new ServiceError('not_found', `No error code "${code.slice(0, 64)}"; every code is listed at ${DOCS_PATH}.`);
+      throw new ServiceError(
+        'not_found',
+        `No error code "${code.slice(0, 64)}"; every code is listed at ${DOCS_PATH}.`,
+      );
     }
     return c.html(codePage(code as ErrorCode));
   });

@@ -23,7 +23,12 @@ export function problemBody(err: ServiceError, requestId: string, origin: string
   };
 }
 
-export function problemResponse(err: ServiceError, requestId: string, origin: string, headers: Record<string, string> = {}): Response {
+export function problemResponse(
+  err: ServiceError,
+  requestId: string,
+  origin: string,
+  headers: Record<string, string> = {},
+): Response {
   const body = problemBody(err, requestId, origin);
   return new Response(JSON.stringify(body), {
     status: body.status,

@@ -9,12 +9,18 @@ const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
 /** The click redirect and the open pixel that tracked links and images point at. */
 export function trackingRoutes(app: Hono, core: Core, trustProxy: boolean): void {
   app.get('/t/c/:token', (c) => {
-    const url = core.tracking.click(c.req.param('token'), { user_agent: c.req.header('user-agent') ?? null, ip: clientIp(c, trustProxy) });
+    const url = core.tracking.click(c.req.param('token'), {
+      user_agent: c.req.header('user-agent') ?? null,
+      ip: clientIp(c, trustProxy),
+    });
     if (!url) throw new ServiceError('not_found', 'This tracking link is not valid.');
     return c.redirect(url, 302);
   });
   app.get('/t/o/:token', (c) => {
-    core.tracking.open(c.req.param('token'), { user_agent: c.req.header('user-agent') ?? null, ip: clientIp(c, trustProxy) });
+    core.tracking.open(c.req.param('token'), {
+      user_agent: c.req.header('user-agent') ?? null,
+      ip: clientIp(c, trustProxy),
+    });
     return new Response(new Uint8Array(PIXEL), {
       headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, max-age=0' },
     });

@@ -21,7 +21,9 @@ describe('validation errors', () => {
     const wording = { error: 'must be an array of at most 3 addresses' };
     const schema = z.strictObject({ reply_to: z.array(z.string(), wording).max(3, wording).optional() });
     const r = refusal(schema, { reply_to: 'ada@example.org' });
-    expect(r.errors).toEqual([{ path: 'reply_to', code: 'invalid_type', message: 'must be an array of at most 3 addresses' }]);
+    expect(r.errors).toEqual([
+      { path: 'reply_to', code: 'invalid_type', message: 'must be an array of at most 3 addresses' },
+    ]);
     expect(r.detail).toBe('reply_to: must be an array of at most 3 addresses');
   });
 
@@ -29,7 +31,9 @@ describe('validation errors', () => {
     const schema = z.strictObject({ a: z.string().min(5).regex(/^\d+$/, 'must be digits'), b: z.string().min(5) });
     const r = refusal(schema, { a: 'x', b: 'y' });
     expect(r.errors!.map((e) => `${e.path}: ${e.message}`)).toEqual([
-      'a: must be at least 5 characters', 'a: must be digits', 'b: must be at least 5 characters',
+      'a: must be at least 5 characters',
+      'a: must be digits',
+      'b: must be at least 5 characters',
     ]);
   });
 });

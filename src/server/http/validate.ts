@@ -44,7 +44,8 @@ function plainWords(issue: z.core.$ZodRawIssue): string | undefined {
     }
     case 'too_small': {
       const min = Number(issue.minimum);
-      if (issue.origin === 'string') return min === 1 ? 'must not be empty' : `must be at least ${plural(min, 'character')}`;
+      if (issue.origin === 'string')
+        return min === 1 ? 'must not be empty' : `must be at least ${plural(min, 'character')}`;
       if (issue.origin === 'array' || issue.origin === 'set') return `must have at least ${plural(min, 'item')}`;
       return issue.inclusive ? `must be at least ${min}` : `must be more than ${min}`;
     }
@@ -136,7 +137,9 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
 export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query'): z.output<T> {
   if (where === 'body' && nestsDeeperThan(value, MAX_BODY_DEPTH)) {
     const message = `must not nest objects and arrays more than ${MAX_BODY_DEPTH} levels deep`;
-    throw new ServiceError('invalid_request', `(body): ${message}`, { errors: [{ path: '(body)', code: 'too_deep', message }] });
+    throw new ServiceError('invalid_request', `(body): ${message}`, {
+      errors: [{ path: '(body)', code: 'too_deep', message }],
+    });
   }
   // The fields of each strict object that refused a key, to suggest the nearest one.
   const fieldsAt = new Map<string, string[]>();
@@ -191,7 +194,10 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
       add({ path, code: issue.code, message: issue.message });
     }
   }
-  const summary = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
+  const summary = errors
+    .slice(0, 5)
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ');
   const more = total > 5 ? ` (and ${total - 5} more)` : '';
   // A malformed query value (e.g. `limit=0`, `limit=abc`) is 400 `invalid_request` (docs/api.md#errors, docs/api.md#pagination).
   const code = shape || where === 'query' ? 'invalid_request' : 'validation_failed';

@@ -62,7 +62,10 @@ export function sandboxAuth(adminToken: string): SandboxAuth {
       if (bearer != null) return safeEqual(bearer, adminToken);
       if (!hasCookie(req)) return false;
       if (!sameOrigin(req)) {
-        throw new ServiceError('forbidden', 'The inbox cookie works only on requests from the inbox page itself; other callers use "Authorization: Bearer <admin_token>".');
+        throw new ServiceError(
+          'forbidden',
+          'The inbox cookie works only on requests from the inbox page itself; other callers use "Authorization: Bearer <admin_token>".',
+        );
       }
       return true;
     },

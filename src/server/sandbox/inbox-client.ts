@@ -161,7 +161,8 @@ export function inboxClient(): void {
 
   // ---- formatting -------------------------------------------------------------------------------------------
 
-  const serviceNow = () => (state.clock.mode === 'real' ? state.clock.now + (Date.now() - state.clock.at) : state.clock.now);
+  const serviceNow = () =>
+    state.clock.mode === 'real' ? state.clock.now + (Date.now() - state.clock.at) : state.clock.now;
   const exact = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
   function relative(iso: string): string {
     const s = Math.round((serviceNow() - Date.parse(iso)) / 1000);
@@ -175,7 +176,8 @@ export function inboxClient(): void {
   }
   const time = (iso: string) => h('time', { datetime: iso, title: exact(iso), 'data-relative': true }, relative(iso));
   const refreshTimes = () => {
-    for (const t of document.querySelectorAll<HTMLTimeElement>('time[data-relative]')) t.textContent = relative(t.dateTime);
+    for (const t of document.querySelectorAll<HTMLTimeElement>('time[data-relative]'))
+      t.textContent = relative(t.dateTime);
   };
   function size(n: number): string {
     if (n < 1024) return `${n} B`;
@@ -285,7 +287,12 @@ export function inboxClient(): void {
       h(
         'span',
         { class: 'preview' },
-        h('span', { class: 'to' }, h('span', { class: 'vh' }, '. '), `To ${recipients.length ? recipients.join(', ') : '(no recipient)'}`),
+        h(
+          'span',
+          { class: 'to' },
+          h('span', { class: 'vh' }, '. '),
+          `To ${recipients.length ? recipients.join(', ') : '(no recipient)'}`,
+        ),
         m.preview ? ` — ${m.preview}` : null,
       ),
     );
@@ -293,7 +300,8 @@ export function inboxClient(): void {
   }
 
   const rowLinks = () => [...rowsEl.querySelectorAll<HTMLAnchorElement>('a.row')];
-  const focusedRowId = () => (document.activeElement as HTMLElement | null)?.closest?.('a.row')?.getAttribute('data-id') ?? null;
+  const focusedRowId = () =>
+    (document.activeElement as HTMLElement | null)?.closest?.('a.row')?.getAttribute('data-id') ?? null;
 
   /** The empty list: what matches nothing, or, while nothing is caught, how to send a first message. */
   function emptyList(): Node {
@@ -309,7 +317,10 @@ export function inboxClient(): void {
     rowsEl.replaceChildren(...(state.rows.length ? state.rows.map(rowOf) : [emptyList()]));
     older.disabled = !state.hasMore;
     newer.disabled = state.after === null;
-    if (focused) rowLinks().find((a) => a.dataset.id === focused)?.focus();
+    if (focused)
+      rowLinks()
+        .find((a) => a.dataset.id === focused)
+        ?.focus();
     if (state.newMail === 0 && note.querySelector('button[data-newest]')) say('');
   }
 
@@ -335,7 +346,10 @@ export function inboxClient(): void {
   function moveFocus(step: number) {
     const links = rowLinks();
     if (!links.length) return;
-    const at = links.findIndex((a) => a === document.activeElement || (document.activeElement === document.body && a.dataset.id === state.openId));
+    const at = links.findIndex(
+      (a) =>
+        a === document.activeElement || (document.activeElement === document.body && a.dataset.id === state.openId),
+    );
     const next = links[Math.max(0, Math.min(links.length - 1, at < 0 ? 0 : at + step))]!;
     next.focus();
     next.scrollIntoView({ block: 'nearest' });
@@ -349,11 +363,15 @@ export function inboxClient(): void {
     let refocus: string | null = null;
     if (focused && gone(focused)) {
       const i = links.findIndex((a) => a.dataset.id === focused);
-      refocus = [...links.slice(i + 1), ...links.slice(0, i).reverse()].find((a) => !gone(a.dataset.id!))?.dataset.id ?? null;
+      refocus =
+        [...links.slice(i + 1), ...links.slice(0, i).reverse()].find((a) => !gone(a.dataset.id!))?.dataset.id ?? null;
     }
     state.rows = state.rows.filter((r) => !gone(r.id));
     renderList();
-    if (refocus) rowLinks().find((a) => a.dataset.id === refocus)?.focus();
+    if (refocus)
+      rowLinks()
+        .find((a) => a.dataset.id === refocus)
+        ?.focus();
     else if (focused && gone(focused)) rowsEl.focus();
     if (state.openId && gone(state.openId)) {
       state.open = null;
@@ -444,7 +462,10 @@ export function inboxClient(): void {
     document.body.classList.remove('reading');
     view.replaceChildren(placeholder());
     markCurrent();
-    if (was) rowLinks().find((a) => a.dataset.id === was)?.focus();
+    if (was)
+      rowLinks()
+        .find((a) => a.dataset.id === was)
+        ?.focus();
   }
 
   async function openMessage(id: string, push: boolean) {
@@ -461,7 +482,13 @@ export function inboxClient(): void {
       m = await api('GET', messagePath(id));
     } catch (err) {
       if (state.openId === id) {
-        view.replaceChildren(h('p', { class: 'empty' }, err instanceof ApiError && err.status === 404 ? 'This message no longer exists.' : (err as Error).message));
+        view.replaceChildren(
+          h(
+            'p',
+            { class: 'empty' },
+            err instanceof ApiError && err.status === 404 ? 'This message no longer exists.' : (err as Error).message,
+          ),
+        );
       }
       return;
     }
@@ -471,10 +498,13 @@ export function inboxClient(): void {
     renderView();
     if (narrow.matches) el('view-h').focus();
     if (!m.read) {
-      api<Summary>('POST', `${messagePath(id)}/read`).then((s) => {
-        replaceRow(s);
-        if (state.open === m) setRead(m, s.read);
-      }, () => {});
+      api<Summary>('POST', `${messagePath(id)}/read`).then(
+        (s) => {
+          replaceRow(s);
+          if (state.open === m) setRead(m, s.read);
+        },
+        () => {},
+      );
     }
   }
 
@@ -492,7 +522,10 @@ export function inboxClient(): void {
       ['Size', size(m.size)],
       ['Message-ID', headerValue(m, 'message-id')],
       ['Envelope', `MAIL FROM ${m.envelope.mail_from ?? '<>'} · RCPT TO ${m.envelope.rcpt_to.join(', ')}`],
-      ['Status', m.status ? h('span', {}, badge(m.status), m.workspace ? ` · workspace ${m.workspace.name}` : '') : null],
+      [
+        'Status',
+        m.status ? h('span', {}, badge(m.status), m.workspace ? ` · workspace ${m.workspace.name}` : '') : null,
+      ],
       [
         'DKIM',
         h(
@@ -551,10 +584,17 @@ export function inboxClient(): void {
     const bytes = new Uint8Array(await res.arrayBuffer());
     const shown = new TextDecoder().decode(bytes.subarray(0, RAW_SHOWN));
     const nodes: Node[] = [
-      h('p', {}, h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml`, class: 'button' }, 'Download .eml')),
+      h(
+        'p',
+        {},
+        h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml`, class: 'button' }, 'Download .eml'),
+      ),
       h('pre', { class: 'raw', 'aria-label': 'Message source' }, shown),
     ];
-    if (bytes.length > RAW_SHOWN) nodes.push(h('p', { class: 'empty' }, `The first ${size(RAW_SHOWN)} of ${size(bytes.length)}; download it for the rest.`));
+    if (bytes.length > RAW_SHOWN)
+      nodes.push(
+        h('p', { class: 'empty' }, `The first ${size(RAW_SHOWN)} of ${size(bytes.length)}; download it for the rest.`),
+      );
     return nodes;
   }
 
@@ -587,10 +627,27 @@ export function inboxClient(): void {
     const list = h('div', { role: 'tablist', 'aria-label': 'Message content' });
     const panels = TABS.map(([k, label]) => {
       const on = k === state.tab;
-      const button = h('button', { type: 'button', role: 'tab', id: `tab-${k}`, 'aria-controls': `panel-${k}`, 'aria-selected': String(on), tabindex: on ? '0' : '-1' }, label);
+      const button = h(
+        'button',
+        {
+          type: 'button',
+          role: 'tab',
+          id: `tab-${k}`,
+          'aria-controls': `panel-${k}`,
+          'aria-selected': String(on),
+          tabindex: on ? '0' : '-1',
+        },
+        label,
+      );
       button.addEventListener('click', () => void selectTab(k, false));
       list.append(button);
-      return h('div', { role: 'tabpanel', id: `panel-${k}`, 'aria-labelledby': `tab-${k}`, tabindex: '0', hidden: !on });
+      return h('div', {
+        role: 'tabpanel',
+        id: `panel-${k}`,
+        'aria-labelledby': `tab-${k}`,
+        tabindex: '0',
+        hidden: !on,
+      });
     });
     list.addEventListener('keydown', (e) => {
       const i = TABS.findIndex(([k]) => k === state.tab);
@@ -615,7 +672,11 @@ export function inboxClient(): void {
           h(
             'li',
             {},
-            h('a', { href: `${messagePath(m.id)}/attachments/${n}`, download: a.filename ?? `attachment-${n}` }, a.filename ?? `attachment ${n}`),
+            h(
+              'a',
+              { href: `${messagePath(m.id)}/attachments/${n}`, download: a.filename ?? `attachment-${n}` },
+              a.filename ?? `attachment ${n}`,
+            ),
             ` · ${a.content_type} · ${size(a.size)}${a.content_id ? ' · inline' : ''}`,
           ),
         ),
@@ -655,13 +716,17 @@ export function inboxClient(): void {
         h(
           'li',
           { 'data-endpoint-id': endpointId },
-          deliveries[0]!.url ? h('code', { class: 'url' }, deliveries[0]!.url) : h('span', {}, `removed endpoint ${endpointId}`),
+          deliveries[0]!.url
+            ? h('code', { class: 'url' }, deliveries[0]!.url)
+            : h('span', {}, `removed endpoint ${endpointId}`),
           ...deliveries.flatMap((d, n) => [
             deliveries.length > 1 ? h('span', { class: 'nth' }, `delivery ${n + 1} of ${deliveries.length}`) : null,
             h(
               'ol',
               { class: 'attempts', 'data-delivery-id': String(d.delivery_id) },
-              ...d.attempts.map((a) => attemptOf(a, h('time', { datetime: a.at, title: exact(a.at) }, a.at.slice(11, 19)), false)),
+              ...d.attempts.map((a) =>
+                attemptOf(a, h('time', { datetime: a.at, title: exact(a.at) }, a.at.slice(11, 19)), false),
+              ),
             ),
           ]),
         ),
@@ -670,12 +735,25 @@ export function inboxClient(): void {
   }
 
   function redeliverButton(e: TimelineEvent): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'small', 'data-redeliver': e.id }, 'Redeliver', h('span', { class: 'vh' }, ` ${e.type}`));
+    const button = h(
+      'button',
+      { type: 'button', class: 'small', 'data-redeliver': e.id },
+      'Redeliver',
+      h('span', { class: 'vh' }, ` ${e.type}`),
+    );
     button.addEventListener('click', async () => {
       try {
-        const r = await api<{ endpoint_ids: string[] }>('POST', `/sandbox/events/${encodeURIComponent(e.id)}/redeliver`, {});
+        const r = await api<{ endpoint_ids: string[] }>(
+          'POST',
+          `/sandbox/events/${encodeURIComponent(e.id)}/redeliver`,
+          {},
+        );
         const n = r.endpoint_ids.length;
-        say(n ? `Delivering ${e.type} again to ${n} endpoint${n === 1 ? '' : 's'}.` : `No active webhook endpoint takes ${e.type} events.`);
+        say(
+          n
+            ? `Delivering ${e.type} again to ${n} endpoint${n === 1 ? '' : 's'}.`
+            : `No active webhook endpoint takes ${e.type} events.`,
+        );
       } catch (err) {
         say((err as Error).message);
       }
@@ -721,7 +799,16 @@ export function inboxClient(): void {
         'ul',
         {},
         m.message_id
-          ? h('li', {}, 'API (with an API key): ', h('a', { href: `/v1/emails/${encodeURIComponent(m.message_id)}` }, h('code', {}, `GET /v1/emails/${m.message_id}`)))
+          ? h(
+              'li',
+              {},
+              'API (with an API key): ',
+              h(
+                'a',
+                { href: `/v1/emails/${encodeURIComponent(m.message_id)}` },
+                h('code', {}, `GET /v1/emails/${m.message_id}`),
+              ),
+            )
           : null,
         h('li', {}, 'Command line: ', h('code', {}, `svc inbox show ${m.id}`)),
       ),
@@ -740,7 +827,9 @@ export function inboxClient(): void {
     back.addEventListener('click', () => closeView());
     const toggle = h('button', { type: 'button', id: 'toggle-read' }, m.read ? 'Mark unread' : 'Mark read');
     toggle.addEventListener('click', async () => {
-      const s = await api<Summary>('POST', `${messagePath(m.id)}/${m.read ? 'unread' : 'read'}`).catch((err: Error) => void say(err.message));
+      const s = await api<Summary>('POST', `${messagePath(m.id)}/${m.read ? 'unread' : 'read'}`).catch(
+        (err: Error) => void say(err.message),
+      );
       if (!s) return;
       replaceRow(s);
       if (state.open === m) setRead(m, s.read);
@@ -753,7 +842,13 @@ export function inboxClient(): void {
         { class: 'view-head' },
         back,
         h('h2', { id: 'view-h', tabindex: '-1' }, m.subject ?? '(no subject)'),
-        h('div', { class: 'actions' }, toggle, h('a', { class: 'button', href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download .eml'), del),
+        h(
+          'div',
+          { class: 'actions' },
+          toggle,
+          h('a', { class: 'button', href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download .eml'),
+          del,
+        ),
       ),
       metaOf(m),
       ...[attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
@@ -775,7 +870,9 @@ export function inboxClient(): void {
       Object.assign(m, { status: fresh.status, events: fresh.events, read: fresh.read });
       el('meta').replaceWith(metaOf(m));
       const timeline = timelineOf(m);
-      const focused = (document.activeElement as HTMLElement | null)?.closest?.('#timeline [data-redeliver]')?.getAttribute('data-redeliver');
+      const focused = (document.activeElement as HTMLElement | null)
+        ?.closest?.('#timeline [data-redeliver]')
+        ?.getAttribute('data-redeliver');
       if (timeline) document.getElementById('timeline')?.replaceWith(timeline);
       if (focused) timeline?.querySelector<HTMLElement>(`[data-redeliver="${CSS.escape(focused)}"]`)?.focus();
     }, 100);
@@ -807,7 +904,9 @@ export function inboxClient(): void {
     const buttons = [...moves.querySelectorAll('button')];
     for (const b of buttons) b.disabled = true;
     try {
-      const moved = await api<{ now: string; ran: number }>('POST', '/sandbox/clock', { advance_seconds: Number(button.dataset.advance) });
+      const moved = await api<{ now: string; ran: number }>('POST', '/sandbox/clock', {
+        advance_seconds: Number(button.dataset.advance),
+      });
       setClock({ now: moved.now, mode: 'manual' });
       say(`Clock moved to ${exact(moved.now)}; ${moved.ran} job${moved.ran === 1 ? '' : 's'} ran.`);
     } catch (err) {
@@ -828,9 +927,17 @@ export function inboxClient(): void {
       return;
     }
     // Only what the panel shows is kept: not the endpoints' secrets.
-    const endpoints = list.data.map(({ id, workspace_id, url, events, status, disabled_at, recent_attempts }): Endpoint => ({
-      id, workspace_id, url, events, status, disabled_at, recent_attempts,
-    }));
+    const endpoints = list.data.map(
+      ({ id, workspace_id, url, events, status, disabled_at, recent_attempts }): Endpoint => ({
+        id,
+        workspace_id,
+        url,
+        events,
+        status,
+        disabled_at,
+        recent_attempts,
+      }),
+    );
     state.endpoints = { endpoints, workspaces: list.workspaces };
     renderWebhooks();
     webhooksPanel.hidden = false;
@@ -859,7 +966,14 @@ export function inboxClient(): void {
 
   function endpointOf(e: Endpoint): HTMLLIElement {
     const disabled = e.status === 'disabled_by_failures';
-    const enableButton = disabled ? h('button', { type: 'button', class: 'small', 'data-enable': e.id }, 'Enable', h('span', { class: 'vh' }, ` ${e.url}`)) : null;
+    const enableButton = disabled
+      ? h(
+          'button',
+          { type: 'button', class: 'small', 'data-enable': e.id },
+          'Enable',
+          h('span', { class: 'vh' }, ` ${e.url}`),
+        )
+      : null;
     enableButton?.addEventListener('click', () => void enable(e));
     const attempts = e.recent_attempts.slice(0, PANEL_ATTEMPTS);
     return h(
@@ -873,7 +987,16 @@ export function inboxClient(): void {
         ' ',
         h('span', { class: 'filter' }, e.events ? e.events.join(', ') : 'all events'),
       ),
-      disabled ? h('p', { class: 'state' }, 'Disabled ', e.disabled_at ? time(e.disabled_at) : '', ' after seven failed attempts. ', enableButton) : null,
+      disabled
+        ? h(
+            'p',
+            { class: 'state' },
+            'Disabled ',
+            e.disabled_at ? time(e.disabled_at) : '',
+            ' after seven failed attempts. ',
+            enableButton,
+          )
+        : null,
       attempts.length
         ? h(
             'ol',
@@ -904,12 +1027,27 @@ export function inboxClient(): void {
             ),
           )
         : [
-            h('p', {}, 'No webhook endpoints. Add one with ', h('code', {}, 'svc sandbox webhooks add --workspace ID --url URL'), '.'),
-            h('p', {}, 'Or take the events on your machine without one: ', h('code', {}, 'svc webhooks listen --forward-to URL'), '.'),
+            h(
+              'p',
+              {},
+              'No webhook endpoints. Add one with ',
+              h('code', {}, 'svc sandbox webhooks add --workspace ID --url URL'),
+              '.',
+            ),
+            h(
+              'p',
+              {},
+              'Or take the events on your machine without one: ',
+              h('code', {}, 'svc webhooks listen --forward-to URL'),
+              '.',
+            ),
           ]),
     );
     if (focused) document.querySelector<HTMLElement>(`#webhooks [data-enable="${CSS.escape(focused)}"]`)?.focus();
-    else if (focusedEndpoint) document.querySelector<HTMLElement>(`#webhooks li.endpoint[data-endpoint-id="${CSS.escape(focusedEndpoint)}"]`)?.focus();
+    else if (focusedEndpoint)
+      document
+        .querySelector<HTMLElement>(`#webhooks li.endpoint[data-endpoint-id="${CSS.escape(focusedEndpoint)}"]`)
+        ?.focus();
   }
 
   // ---- live -------------------------------------------------------------------------------------------------
@@ -947,7 +1085,8 @@ export function inboxClient(): void {
     });
     source.addEventListener('status', (e) => {
       const change = JSON.parse((e as MessageEvent).data) as { message_id: string; status: string };
-      for (const r of state.rows.filter((x) => x.message_id === change.message_id)) replaceRow({ ...r, status: change.status });
+      for (const r of state.rows.filter((x) => x.message_id === change.message_id))
+        replaceRow({ ...r, status: change.status });
       if (state.open?.message_id === change.message_id) refreshOpen();
     });
     source.addEventListener('deleted', (e) => {

@@ -79,7 +79,8 @@ function firstSendTemplate(origin: string, f: FirstSend): string {
 
 function shell(workspaces: { id: string; name: string }[], webhooks: boolean, firstSend: string): string {
   const options = workspaces.map((w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}</option>`).join('');
-  const clip = '<svg class="clip" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
+  const clip =
+    '<svg class="clip" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
   return page(
     'Inbox · svc',
     `<a class="skip" href="#rows">Skip to the messages</a>
@@ -186,7 +187,10 @@ document.getElementById('go').onclick = async () => {
       // Sign-in from the printed URL: the cookie is set and the token leaves the address bar (and the history).
       if (!auth.isToken(token)) return html(c, SIGN_IN, 401);
       setCookie(c, ADMIN_COOKIE, auth.cookie, {
-        httpOnly: true, sameSite: 'Strict', path: '/', secure: new URL(c.req.url).protocol === 'https:',
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        secure: new URL(c.req.url).protocol === 'https:',
       });
       const rest = new URL(c.req.url);
       rest.searchParams.delete('token');
@@ -202,7 +206,11 @@ document.getElementById('go').onclick = async () => {
   app.get('/', inbox);
   app.get('/messages/:id', inbox);
 
-  app.get('/inbox.js', (c) => c.body(SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
-  app.get('/inbox.css', (c) => c.body(INBOX_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
+  app.get('/inbox.js', (c) =>
+    c.body(SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
+  app.get('/inbox.css', (c) =>
+    c.body(INBOX_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
   app.get('/sandbox/stream', (c) => deps.stream.handle(c));
 }

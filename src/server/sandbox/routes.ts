@@ -35,7 +35,10 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
     }),
     getAttachment: async ({ params }) => {
       const { index, attachment: a } = await inbox.attachment(params.id!, params.n!);
-      return { raw: { body: new Uint8Array(a.content), contentType: mediaType(a.contentType) }, headers: attachmentHeaders(a, index) };
+      return {
+        raw: { body: new Uint8Array(a.content), contentType: mediaType(a.contentType) },
+        headers: attachmentHeaders(a, index),
+      };
     },
     deleteMessage: ({ params }) => inbox.remove(params.id!),
     deleteMessages: () => inbox.clear(),
@@ -48,9 +51,13 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
       if (body.to !== undefined) {
         const target = Date.parse(body.to);
         if (target < c.now()) {
-          throw new ServiceError('validation_failed', 'to: the clock only moves forward; give a time after the current service time.', {
-            errors: [{ path: 'to', code: 'in_past', message: 'earlier than the current service time' }],
-          });
+          throw new ServiceError(
+            'validation_failed',
+            'to: the clock only moves forward; give a time after the current service time.',
+            {
+              errors: [{ path: 'to', code: 'in_past', message: 'earlier than the current service time' }],
+            },
+          );
         }
         c.set(target);
       } else {
@@ -72,6 +79,9 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
     },
     rotateWebhookSecret: async ({ params }) => ({ body: await webhooks.rotateSecret(params.id!) }),
     enableWebhook: async ({ params }) => ({ body: await webhooks.enable(params.id!) }),
-    redeliverEvent: async ({ params, body }) => ({ status: 202, body: await webhooks.redeliver(params.id!, body.endpoint_id) }),
+    redeliverEvent: async ({ params, body }) => ({
+      status: 202,
+      body: await webhooks.redeliver(params.id!, body.endpoint_id),
+    }),
   };
 }

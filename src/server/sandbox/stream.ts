@@ -90,7 +90,11 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
     lastSeq = at.caught;
     lastEventSeq = at.event;
     lastAttemptId = at.attempt;
-    const unsubscribe = [changes.subscribe('sink', onCaught), changes.subscribe('events', onEvents), changes.subscribe('webhooks', onWebhooks)];
+    const unsubscribe = [
+      changes.subscribe('sink', onCaught),
+      changes.subscribe('events', onEvents),
+      changes.subscribe('webhooks', onWebhooks),
+    ];
     const keepalive = setInterval(() => send(': keep-alive\n\n'), KEEPALIVE_MS);
     keepalive.unref();
     stopWatching = () => {
@@ -116,7 +120,10 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
     },
     handle(c) {
       if (!deps.auth.admits(bearerOf(c.req.raw), c.req.raw)) {
-        throw new ServiceError('missing_credentials', 'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".');
+        throw new ServiceError(
+          'missing_credentials',
+          'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".',
+        );
       }
       if (closed) throw new ServiceError('conflict', 'The server is shutting down.');
       let self: ReadableStreamDefaultController<Uint8Array>;

@@ -6,23 +6,33 @@ import { parseHeaders } from './headers.js';
 
 async function build(mail: Mail.Options): Promise<Buffer> {
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-  return ((await t.sendMail({ from: 'alice@example.test', to: 'bob@example.test', subject: 's', ...mail })) as unknown as { message: Buffer })
-    .message;
+  return (
+    (await t.sendMail({ from: 'alice@example.test', to: 'bob@example.test', subject: 's', ...mail })) as unknown as {
+      message: Buffer;
+    }
+  ).message;
 }
 
 const glance = (raw: Buffer) => glanceBody(raw, parseHeaders(raw).lines);
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('glanceBody', () => {
   it('reads a plain text body, quoted-printable and UTF-8', async () => {
-    const text = 'Grüße aus Köln — your order 1042 has shipped.\nA second line that is long enough to be wrapped by the quoted-printable encoder of nodemailer, surely.';
+    const text =
+      'Grüße aus Köln — your order 1042 has shipped.\nA second line that is long enough to be wrapped by the quoted-printable encoder of nodemailer, surely.';
     const g = glance(await build({ text }));
     expect(g).toEqual({ text, hasAttachments: false });
   });
 
   it('prefers the text part of an alternative, and reads the HTML when there is none', async () => {
-    expect(glance(await build({ text: 'the text part', html: '<p>the <b>html</b> part</p>' })).text).toBe('the text part');
-    const html = '<html><head><title>T</title><style>p{color:red}</style></head><body><p>Order&nbsp;1042 &amp; more</p><p>Second&#8212;para</p></body></html>';
+    expect(glance(await build({ text: 'the text part', html: '<p>the <b>html</b> part</p>' })).text).toBe(
+      'the text part',
+    );
+    const html =
+      '<html><head><title>T</title><style>p{color:red}</style></head><body><p>Order&nbsp;1042 &amp; more</p><p>Second&#8212;para</p></body></html>';
     expect(glance(await build({ html })).text).toBe('Order 1042 & more\nSecond—para');
   });
 
@@ -35,10 +45,16 @@ describe('glanceBody', () => {
     const attached = await build({
       text: 'See the report.',
       html: '<p>See the <i>report</i>.</p>',
-      attachments: [{ filename: 'report.csv', content: 'a,b\n1,2\n' }, { filename: 'logo.png', content: PNG, cid: 'logo@x' }],
+      attachments: [
+        { filename: 'report.csv', content: 'a,b\n1,2\n' },
+        { filename: 'logo.png', content: PNG, cid: 'logo@x' },
+      ],
     });
     expect(glance(attached)).toEqual({ text: 'See the report.', hasAttachments: true });
-    const pdf = await build({ text: 'x', attachments: [{ filename: 'a.pdf', content: Buffer.from('%PDF-1.4'), contentDisposition: 'inline' }] });
+    const pdf = await build({
+      text: 'x',
+      attachments: [{ filename: 'a.pdf', content: Buffer.from('%PDF-1.4'), contentDisposition: 'inline' }],
+    });
     expect(glance(pdf).hasAttachments).toBe(true);
   });
 
@@ -79,7 +95,9 @@ describe('glanceBody', () => {
 
 describe('htmlText and previewOf', () => {
   it('drops scripts, comments and tags, and collapses white space', () => {
-    expect(htmlText('<script>alert(1)</script><!-- c --><div>a</div>\n\n<div>b &lt;c&gt; &#x41;</div>')).toBe('a\nb <c> A');
+    expect(htmlText('<script>alert(1)</script><!-- c --><div>a</div>\n\n<div>b &lt;c&gt; &#x41;</div>')).toBe(
+      'a\nb <c> A',
+    );
   });
   it('a preview is one line of at most 200 characters, or null', () => {
     expect(previewOf('Hello\n\n  there')).toBe('Hello there');

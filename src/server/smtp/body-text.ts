@@ -158,7 +158,10 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
         for (let at = raw.indexOf(delimiter, from); at >= 0 && at < end; at = raw.indexOf(delimiter, at + 1)) {
           const next = raw[at + delimiter.length];
           const startsLine = at === start || raw[at - 1] === 0x0a;
-          if (startsLine && (next === undefined || next === 0x0d || next === 0x0a || next === 0x2d || next === 0x20 || next === 0x09)) {
+          if (
+            startsLine &&
+            (next === undefined || next === 0x0d || next === 0x0a || next === 0x2d || next === 0x20 || next === 0x09)
+          ) {
             return at;
           }
         }
@@ -195,7 +198,11 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
   if (bodyAt >= 0) walk(bodyAt, raw.length, fields, 0);
   const found = html as { start: number; end: number; fields: Fields } | null;
   const text =
-    plain !== null ? (plain as string).replace(/\r\n/g, '\n').trim() : found ? htmlText(decodePart(raw, found.start, found.end, found.fields)) : '';
+    plain !== null
+      ? (plain as string).replace(/\r\n/g, '\n').trim()
+      : found
+        ? htmlText(decodePart(raw, found.start, found.end, found.fields))
+        : '';
   return { text: text.slice(0, MAX_TEXT), hasAttachments };
 }
 

@@ -56,11 +56,16 @@ describe('compose thread', () => {
     const small = c.compose(request({ text: 'small, queued behind the big one' }));
     // Its attachment's memory went to the thread with it: it goes back to the queue too (its delivery reads it again).
     // 256 KiB: larger than Node's buffer pool (8 KiB on Node 20, 64 KiB on Node 24), so the memory is its own to hand over.
-    const handedOver = c.compose({ ...request({ text: 'x', attachments: [{ filename: 'a.bin' }] }), pieces: [[Buffer.alloc(256 * 1024, 1)]] });
+    const handedOver = c.compose({
+      ...request({ text: 'x', attachments: [{ filename: 'a.bin' }] }),
+      pieces: [[Buffer.alloc(256 * 1024, 1)]],
+    });
     await expect(big).rejects.toBeInstanceOf(ComposeThreadDied);
     await expect(handedOver).rejects.toBeInstanceOf(ComposeThreadDied);
     expect((await small).toString()).toContain('small, queued behind the big one');
-    expect(logged).toContain('compose thread exited while building a message; its delivery will be tried again on a new thread');
+    expect(logged).toContain(
+      'compose thread exited while building a message; its delivery will be tried again on a new thread',
+    );
     expect(c.threads).toBe(2);
     expect((await c.compose(request({ text: 'and after' }))).toString()).toContain('and after');
     expect(c.threads).toBe(2);
@@ -71,7 +76,13 @@ describe('compose thread', () => {
     const bytes = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 5 }, (_, i) => (i * 7 + (i >> 11)) % 256));
     const attachment = { filename: 'export.bin', contentType: 'application/octet-stream' };
     // Pieces in memory of their own (handed over) and a small one (copied).
-    const pieces = [[Buffer.from(bytes.subarray(0, 2_000_001)), Buffer.from(bytes.subarray(2_000_001, bytes.length - 100)), Buffer.from(bytes.subarray(-100))]];
+    const pieces = [
+      [
+        Buffer.from(bytes.subarray(0, 2_000_001)),
+        Buffer.from(bytes.subarray(2_000_001, bytes.length - 100)),
+        Buffer.from(bytes.subarray(-100)),
+      ],
+    ];
     const expected = await composeSigned(request({ text: 'Export', attachments: [{ ...attachment, content: bytes }] }));
     const got = await c.compose({ ...request({ text: 'Export', attachments: [attachment] }), pieces });
     expect(got.equals(expected)).toBe(true);
@@ -79,9 +90,9 @@ describe('compose thread', () => {
 
   it('an error building a message is that message’s own error, and the thread carries on', async () => {
     const c = composer();
-    await expect(c.compose(request({ text: 'x', attachments: [{ filename: 'a', path: '/nonexistent/file' }] }))).rejects.toThrow(
-      /ENOENT|no such file/,
-    );
+    await expect(
+      c.compose(request({ text: 'x', attachments: [{ filename: 'a', path: '/nonexistent/file' }] })),
+    ).rejects.toThrow(/ENOENT|no such file/);
     expect((await c.compose(request({ text: 'fine' }))).toString()).toContain('fine');
     expect(c.threads).toBe(1);
   });

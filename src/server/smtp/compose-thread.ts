@@ -17,12 +17,17 @@ function build({ id, req }: { id: number; req: ComposeRequest }): Promise<void> 
       // A signed message is a view into memory of its own, starting just after the room left for its signature: that
       // memory moves without a copy. A small message may live in Node's shared pool, which is not its to give away.
       const whole = new Uint8Array(raw.buffer, 0, raw.buffer.byteLength);
-      const own = ownsMemory(whole) && raw.byteOffset + raw.byteLength === whole.byteLength && raw.byteLength * 2 > whole.byteLength;
+      const own =
+        ownsMemory(whole) &&
+        raw.byteOffset + raw.byteLength === whole.byteLength &&
+        raw.byteLength * 2 > whole.byteLength;
       const bytes = own ? raw : new Uint8Array(raw);
       parentPort!.postMessage({ id, raw: bytes }, [bytes.buffer as ArrayBuffer]);
       // A big message's attachment pieces, handed to this thread, are garbage now: collected at once (when V8's
       // collector is exposed, as `svc serve`'s binary does) rather than whenever this mostly idle thread next would.
       if (raw.length >= BIG_MESSAGE_BYTES) void globalThis.gc?.({ type: 'major', execution: 'async' });
     })
-    .catch((err: unknown) => parentPort!.postMessage({ id, error: err instanceof Error ? err.message || err.name : String(err) }));
+    .catch((err: unknown) =>
+      parentPort!.postMessage({ id, error: err instanceof Error ? err.message || err.name : String(err) }),
+    );
 }

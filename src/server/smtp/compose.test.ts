@@ -22,7 +22,21 @@ const nodemailerBuild = (mail: Mail.Options) => new MailComposer(fixed(mail)).co
 
 /** A deterministic mix of ASCII, whitespace at line ends, dots, long lines, Latin-1, CJK and emoji. */
 function mixedText(seed: number, length: number): string {
-  const pieces = ['word ', 'a.b ', '\r\n', '\n', '.\r\n', ' \t\r\n', 'x'.repeat(90), 'Grüße ', '日本語 ', '🙂', '=3D ', '\t', 'end '];
+  const pieces = [
+    'word ',
+    'a.b ',
+    '\r\n',
+    '\n',
+    '.\r\n',
+    ' \t\r\n',
+    'x'.repeat(90),
+    'Grüße ',
+    '日本語 ',
+    '🙂',
+    '=3D ',
+    '\t',
+    'end ',
+  ];
   let s = '';
   let x = seed;
   while (s.length < length) {
@@ -36,8 +50,14 @@ const cases: [string, Mail.Options][] = [
   ['plain ASCII text', { text: 'Thanks for your order.' }],
   ['html and text alternatives', { text: 'Thanks.', html: '<p>Thanks for your order.</p>'.repeat(60) }],
   ['html only', { html: '<p>Hello</p>' }],
-  ['non-ASCII subject, text and html', { subject: 'Grüße, 日本 🙂', text: 'Grüße aus Köln 🙂', html: '<p>日本語のメール</p>' }],
-  ['long lines, trailing whitespace, leading dots', { text: `${'a'.repeat(200)} \r\n.start\r\nend\t\r\n\r\n`, html: `<p>${'b '.repeat(120)}</p>  \n` }],
+  [
+    'non-ASCII subject, text and html',
+    { subject: 'Grüße, 日本 🙂', text: 'Grüße aus Köln 🙂', html: '<p>日本語のメール</p>' },
+  ],
+  [
+    'long lines, trailing whitespace, leading dots',
+    { text: `${'a'.repeat(200)} \r\n.start\r\nend\t\r\n\r\n`, html: `<p>${'b '.repeat(120)}</p>  \n` },
+  ],
   ['text ending without a line break', { text: 'no newline at the end' }],
   ['text ending with a carriage return', { text: 'ends with CR\r' }],
   [
@@ -46,9 +66,22 @@ const cases: [string, Mail.Options][] = [
       text: 'See attached.',
       html: '<p><img src="cid:logo"></p>',
       attachments: [
-        { filename: 'receipt.pdf', content: Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256)), contentType: 'application/pdf' },
-        { filename: 'notes.txt', content: Buffer.from('line one\r\nline two   \r\nGrüße\r\n'), contentType: 'text/plain' },
-        { filename: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]), contentType: 'image/png', cid: 'logo' },
+        {
+          filename: 'receipt.pdf',
+          content: Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256)),
+          contentType: 'application/pdf',
+        },
+        {
+          filename: 'notes.txt',
+          content: Buffer.from('line one\r\nline two   \r\nGrüße\r\n'),
+          contentType: 'text/plain',
+        },
+        {
+          filename: 'logo.png',
+          content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]),
+          contentType: 'image/png',
+          cid: 'logo',
+        },
         { filename: 'empty.bin', content: Buffer.alloc(0), contentType: 'application/octet-stream' },
       ],
     },
@@ -83,7 +116,9 @@ describe('buildMime', () => {
   it('builds a message whose content is a stream with nodemailer itself', async () => {
     const mail = (): Mail.Options => ({
       text: 'Streamed attachment',
-      attachments: [{ filename: 'data.csv', content: Readable.from([Buffer.from('a,b\r\n1,2\r\n')]), contentType: 'text/csv' }],
+      attachments: [
+        { filename: 'data.csv', content: Readable.from([Buffer.from('a,b\r\n1,2\r\n')]), contentType: 'text/csv' },
+      ],
     });
     const mime = await buildMime(fixed(mail()));
     expect(mime.toString('latin1')).toBe((await nodemailerBuild(mail())).toString('latin1'));
@@ -92,7 +127,11 @@ describe('buildMime', () => {
 });
 
 describe('composeSigned', () => {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const key = { domainName: 'example.test', keySelector: 'svc1', privateKey };
   const T = 1_767_225_600;
 
@@ -121,7 +160,14 @@ describe('composeSigned', () => {
     };
     for (const sizes of [[], [57 * 100], [1], [2, 2, 2], [1000, 1, 57, 4000], [9_998, 1]]) {
       const mail = { ...whole, attachments: whole.attachments!.map((a) => ({ ...a, content: undefined })) };
-      const pieces = [split(bytes, sizes), split(csv, sizes.map((n) => n % 500)), []];
+      const pieces = [
+        split(bytes, sizes),
+        split(
+          csv,
+          sizes.map((n) => n % 500),
+        ),
+        [],
+      ];
       const signed = await composeSigned({ mail: fixed(mail), pieces, key, signTime: T });
       expect(signed.toString('latin1'), `pieces of ${sizes.join(', ')}`).toBe(expected);
     }

@@ -141,7 +141,8 @@ function writeBase64(pieces: Buffer[], out: Buffer, pos: number): number {
   return pos;
 }
 
-const lengthOf = (p: Part) => (Buffer.isBuffer(p) ? p.length : base64Length(p.base64.reduce((n, b) => n + b.length, 0)));
+const lengthOf = (p: Part) =>
+  Buffer.isBuffer(p) ? p.length : base64Length(p.base64.reduce((n, b) => n + b.length, 0));
 
 /**
  * Writes the parts into one Buffer with `room` bytes left free before them (where a signature goes without copying
@@ -269,7 +270,13 @@ export function createComposer(opts: ComposerOptions): Composer {
   // the thread, so they cannot be posted again.
   const pending = new Map<
     number,
-    { thread: Worker; req: ComposeRequest; handedOver: boolean; resolve: (b: Buffer) => void; reject: (e: Error) => void }
+    {
+      thread: Worker;
+      req: ComposeRequest;
+      handedOver: boolean;
+      resolve: (b: Buffer) => void;
+      reject: (e: Error) => void;
+    }
   >();
   let thread: Worker | null = null;
   let next = 0;
@@ -303,10 +310,13 @@ export function createComposer(opts: ComposerOptions): Composer {
         if (p.handedOver) p.reject(new ComposeThreadDied(code));
         else post(p.req, p.resolve, p.reject);
       }
-      opts.log.warn('compose thread exited while building a message; its delivery will be tried again on a new thread', {
-        exit_code: code,
-        moved_to_new_thread: waiting.length,
-      });
+      opts.log.warn(
+        'compose thread exited while building a message; its delivery will be tried again on a new thread',
+        {
+          exit_code: code,
+          moved_to_new_thread: waiting.length,
+        },
+      );
     });
     return t;
   }
@@ -317,7 +327,8 @@ export function createComposer(opts: ComposerOptions): Composer {
     // The pieces move to the thread without a copy (a structured clone would hold them twice until the next
     // collection on each side); anything else is copied.
     const transfer = new Set<ArrayBuffer>();
-    for (const list of req.pieces ?? []) for (const b of list ?? []) if (ownsMemory(b)) transfer.add(b.buffer as ArrayBuffer);
+    for (const list of req.pieces ?? [])
+      for (const b of list ?? []) if (ownsMemory(b)) transfer.add(b.buffer as ArrayBuffer);
     pending.set(id, { thread: t, req, handedOver: transfer.size > 0, resolve, reject });
     t.postMessage({ id, req }, [...transfer]);
   }

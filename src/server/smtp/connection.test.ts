@@ -51,7 +51,7 @@ describe('smtp-server as connection.ts knows it', () => {
   });
 });
 
-describe('the sink\'s connections', () => {
+describe("the sink's connections", () => {
   const cleanup: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     vi.useRealTimers();
@@ -162,7 +162,11 @@ describe('the sink\'s connections', () => {
       return writev.call(this, chunks, cb);
     };
     talk.write('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n');
-    const codes = [(await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3), (await talk.reply()).slice(0, 3)];
+    const codes = [
+      (await talk.reply()).slice(0, 3),
+      (await talk.reply()).slice(0, 3),
+      (await talk.reply()).slice(0, 3),
+    ];
     expect(codes).toEqual(['250', '250', '354']);
     expect(writes).toHaveLength(1);
     expect(writes[0]!.join('')).toMatch(/^250 .*\r\n250 .*\r\n354 .*\r\n$/);

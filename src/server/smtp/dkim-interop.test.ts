@@ -72,7 +72,10 @@ async function nodemailerSignature(raw: Buffer, ourField: string): Promise<{ b: 
   parser.end(raw);
   const { headers: canonical, fieldNames } = nodemailerSign.relaxedHeaders(await headers, tagsOf(ourField).h);
   const unsigned = ourField.replace(/b=[^;]*$/, 'b=');
-  const signatureField = nodemailerSign.relaxedHeaders([{ key: 'dkim-signature', line: unsigned }], 'dkim-signature').headers;
+  const signatureField = nodemailerSign.relaxedHeaders(
+    [{ key: 'dkim-signature', line: unsigned }],
+    'dkim-signature',
+  ).headers;
   const data = Buffer.from(canonical + signatureField.replace(/\r\n$/, ''), 'latin1');
   return { b: rsaSign('sha256', data, privateKey).toString('base64'), fieldNames };
 }
@@ -84,7 +87,15 @@ async function signWithMailauth(raw: Buffer, headerList: string): Promise<Buffer
   const options = {
     signTime: new Date(T * 1000),
     headerList,
-    signatureData: [{ signingDomain: DOMAIN, selector: SELECTOR, privateKey, algorithm: 'rsa-sha256', canonicalization: 'relaxed/relaxed' }],
+    signatureData: [
+      {
+        signingDomain: DOMAIN,
+        selector: SELECTOR,
+        privateKey,
+        algorithm: 'rsa-sha256',
+        canonicalization: 'relaxed/relaxed',
+      },
+    ],
   } as unknown as DKIMSignOptions;
   const { signatures, errors } = await mailauthSign(raw, options);
   expect(errors).toEqual([]);
@@ -137,17 +148,30 @@ const HARD_CASES: Case[] = [
   { file: 'dkim/crlf.eml', what: 'CRLF line ends' },
   // nodemailer's and mailauth's signers read a bare CR as a byte of the line, while on the way to any receiver
   // SMTP turns it into CRLF (nodemailer's DataStream does); dkimSign signs that form, which is what they are given.
-  { file: 'dkim/cr-only.eml', what: 'bare CR line ends and a stray CR', forOthers: (raw) => Buffer.from(raw.toString('latin1').replace(/\r(?!\n)/g, '\r\n'), 'latin1') },
+  {
+    file: 'dkim/cr-only.eml',
+    what: 'bare CR line ends and a stray CR',
+    forOthers: (raw) => Buffer.from(raw.toString('latin1').replace(/\r(?!\n)/g, '\r\n'), 'latin1'),
+  },
   { file: 'dkim/repeated-headers.eml', what: 'two Received, two X-Tag and two X-Svc-Tags fields' },
-  { file: 'dkim/folded-headers.eml', what: 'fields folded with spaces and tabs, a value starting on a continuation line, a tab before a colon' },
+  {
+    file: 'dkim/folded-headers.eml',
+    what: 'fields folded with spaces and tabs, a value starting on a continuation line, a tab before a colon',
+  },
   { file: 'dkim/long-lines.eml', what: 'body lines of 77, 899, 900 and 998 octets' },
-  { file: 'dkim/trailing-whitespace.eml', what: 'trailing spaces and tabs, whitespace-only and empty lines at the end of the body' },
+  {
+    file: 'dkim/trailing-whitespace.eml',
+    what: 'trailing spaces and tabs, whitespace-only and empty lines at the end of the body',
+  },
   { file: 'dkim/8bit-body.eml', what: '8-bit body bytes (ISO-8859-1, including A0, 85 and FF)' },
   { file: 'dkim/utf8-headers-raw.eml', what: 'raw UTF-8 in From, To and Subject' },
   { file: 'dkim/utf8-headers-encoded.eml', what: 'RFC 2047 encoded words (B and Q), folded between words' },
   { file: 'dkim/empty-body.eml', what: 'an empty body' },
   { file: 'dkim/crlf-only-body.eml', what: 'a body of only CRLFs' },
-  { file: 'dkim/multipart.eml', what: "nodemailer's multipart/mixed: text and HTML alternatives, two attachments, the text's own bare LFs" },
+  {
+    file: 'dkim/multipart.eml',
+    what: "nodemailer's multipart/mixed: text and HTML alternatives, two attachments, the text's own bare LFs",
+  },
 ];
 /** The sink's raw-mail fixtures too: a body without a final line break, no body at all, groups, … */
 const SINK_FIXTURES: Case[] = readdirSync(MAIL)
@@ -172,7 +196,11 @@ describe.each([...HARD_CASES, ...SINK_FIXTURES])('dkimSign on $file ($what)', ({
   });
 
   it('mailauth verifies the signed message: pass', async () => {
-    expect(ourField.startsWith('DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; s=svc1; t=1767225600;')).toBe(true);
+    expect(
+      ourField.startsWith(
+        'DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; s=svc1; t=1767225600;',
+      ),
+    ).toBe(true);
     expect(ours.h!.split(':')).toContain('from');
     expect(await verdicts(signed)).toEqual(['pass']);
   });
@@ -210,7 +238,11 @@ describe.each([...HARD_CASES, ...SINK_FIXTURES])('dkimSign on $file ($what)', ({
 describe('dkimSign and the header fields a message repeats', () => {
   it('signs the last X-Svc-Tags only (RFC 6376 section 5.4.2): a change to the first still passes, to the last fails', async () => {
     const signed = dkimSign(fixture('dkim/repeated-headers.eml'), key, T).toString('latin1');
-    expect(tagsOf(firstField(Buffer.from(signed, 'latin1'))).h!.split(':').filter((n) => n === 'x-svc-tags')).toHaveLength(1);
+    expect(
+      tagsOf(firstField(Buffer.from(signed, 'latin1')))
+        .h!.split(':')
+        .filter((n) => n === 'x-svc-tags'),
+    ).toHaveLength(1);
     const first = signed.replace('X-Svc-Tags: plan=free', 'X-Svc-Tags: plan=pro');
     const last = signed.replace('X-Svc-Tags: plan=pro; team=ops', 'X-Svc-Tags: plan=pro; team=dev');
     expect(first).not.toBe(signed);
@@ -223,7 +255,10 @@ describe('dkimSign and the header fields a message repeats', () => {
 describe('dkimSign and folding', () => {
   it("a signed field refolded on the way (its whitespace changed) still passes; with a fold's whitespace removed it fails", async () => {
     const signed = dkimSign(fixture('dkim/folded-headers.eml'), key, T).toString('latin1');
-    const refolded = signed.replace('To: one@dest.example,\r\n two@dest.example,\r\n\tthree', 'To:   one@dest.example,  two@dest.example,\r\n    three');
+    const refolded = signed.replace(
+      'To: one@dest.example,\r\n two@dest.example,\r\n\tthree',
+      'To:   one@dest.example,  two@dest.example,\r\n    three',
+    );
     expect(refolded).not.toBe(signed);
     expect(await verdicts(Buffer.from(refolded, 'latin1'))).toEqual(['pass']);
     const joined = signed.replace('two@dest.example,\r\n\tthree', 'two@dest.example,three');

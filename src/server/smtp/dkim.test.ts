@@ -15,7 +15,9 @@ const resolver = async (name: string, type: string) => {
   throw Object.assign(new Error(`ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
 };
 const verify = async (raw: Buffer) =>
-  ((await dkimVerify(raw, { resolver } as never)).results as { status: { result: string } }[]).map((r) => r.status.result);
+  ((await dkimVerify(raw, { resolver } as never)).results as { status: { result: string } }[]).map(
+    (r) => r.status.result,
+  );
 const key = { domainName: 'example.test', keySelector: 'svc1', privateKey };
 
 describe('dkimSign', () => {
@@ -29,14 +31,25 @@ describe('dkimSign', () => {
       html: '<p>Hello</p>  \n\n',
       headers: { 'X-Svc-Tags': 'plan=pro;  team=a' },
       attachments: [{ filename: 'a.txt', content: 'attached' }],
-    }).compile().build();
+    })
+      .compile()
+      .build();
     const signed = await dkimSign(mime, key);
-    expect(signed.toString().startsWith('DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; s=svc1;')).toBe(true);
+    expect(
+      signed.toString().startsWith('DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; s=svc1;'),
+    ).toBe(true);
     expect(await verify(signed)).toEqual(['pass']);
   });
 
   it('does not pass a message whose body was changed after signing', async () => {
-    const mime = await new MailComposer({ from: 'a@example.test', to: 'b@example.com', subject: 'Hi', text: 'Pay 10 EUR' }).compile().build();
+    const mime = await new MailComposer({
+      from: 'a@example.test',
+      to: 'b@example.com',
+      subject: 'Hi',
+      text: 'Pay 10 EUR',
+    })
+      .compile()
+      .build();
     const tampered = Buffer.from((await dkimSign(mime, key)).toString().replace('Pay 10 EUR', 'Pay 99 EUR'));
     expect(await verify(tampered)).not.toContain('pass');
   });

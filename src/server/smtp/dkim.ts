@@ -11,8 +11,21 @@ export interface DkimKey {
 
 /** Header fields signed when present (RFC 6376 section 5.4.1's recommendations). */
 const SIGNED_HEADERS = [
-  'from', 'sender', 'reply-to', 'subject', 'date', 'message-id', 'to', 'cc', 'mime-version', 'content-type',
-  'content-transfer-encoding', 'in-reply-to', 'references', 'list-unsubscribe', 'x-svc-tags',
+  'from',
+  'sender',
+  'reply-to',
+  'subject',
+  'date',
+  'message-id',
+  'to',
+  'cc',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'in-reply-to',
+  'references',
+  'list-unsubscribe',
+  'x-svc-tags',
 ];
 
 const CR = 0x0d;
@@ -71,7 +84,10 @@ export function relaxedBodyHash(body: Buffer): string {
     let stop = body.indexOf(CR, ws);
     if (stop < 0 || stop > end) stop = end;
     put(from, start);
-    text += body.toString('latin1', start, stop).replace(/[ \t]+/g, ' ').replace(/ $/, '');
+    text += body
+      .toString('latin1', start, stop)
+      .replace(/[ \t]+/g, ' ')
+      .replace(/ $/, '');
     from = stop;
   }
   put(from, end);
@@ -169,6 +185,7 @@ export function dkimField(msg: Buffer, key: DkimKey, nowSeconds: number): string
  */
 export function dkimSign(raw: Buffer, key: DkimKey, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
   let msg = crlfLines(raw);
-  if (msg.indexOf('\r\n\r\n') < 0) msg = Buffer.concat([msg, Buffer.from(msg.subarray(-2).toString('latin1') === '\r\n' ? '\r\n' : '\r\n\r\n')]);
+  if (msg.indexOf('\r\n\r\n') < 0)
+    msg = Buffer.concat([msg, Buffer.from(msg.subarray(-2).toString('latin1') === '\r\n' ? '\r\n' : '\r\n\r\n')]);
   return Buffer.concat([Buffer.from(dkimField(msg, key, nowSeconds), 'latin1'), msg]);
 }

@@ -41,28 +41,33 @@ describe('parseHeaders: the sink’s header-only parse', () => {
       expect(mine.lines.map((l) => `${l.name}:${l.value}`)).toEqual(
         full.headerLines.map((h) => {
           const i = h.line.indexOf(':');
-          return `${h.line.slice(0, i)}:${h.line.slice(i + 1).replace(/\r?\n[ \t]/g, ' ').trim()}`;
+          return `${h.line.slice(0, i)}:${h.line
+            .slice(i + 1)
+            .replace(/\r?\n[ \t]/g, ' ')
+            .trim()}`;
         }),
       );
     });
   }
 
   it('tells a signed header block from one without a DKIM-Signature, whatever the body says', () => {
-    const signed = 'DKIM-Signature: v=1; a=rsa-sha256; d=example.test; s=svc1; b=abc\r\nFrom: a@example.test\r\n\r\nHi\r\n';
+    const signed =
+      'DKIM-Signature: v=1; a=rsa-sha256; d=example.test; s=svc1; b=abc\r\nFrom: a@example.test\r\n\r\nHi\r\n';
     expect(parseHeaders(Buffer.from(signed)).signed).toBe(true);
     expect(parseHeaders(Buffer.from('From: a@example.test\r\n\r\nDKIM-Signature: in the body\r\n')).signed).toBe(false);
     for (const source of Object.values(MESSAGES)) expect(parseHeaders(Buffer.from(source)).signed).toBe(false);
   });
 
-    it('decodes what a person reads: encoded words, display names and groups', () => {
+  it('decodes what a person reads: encoded words, display names and groups', () => {
     const enc = parseHeaders(Buffer.from(MESSAGES['encoded-words']!));
     expect(enc.subject).toBe('Grüße aus Köln');
     expect(enc.from).toBe('"Élise" <elise@example.test>');
     expect(enc.messageId).toBe('<msg_2@example.test>');
     expect(parseHeaders(Buffer.from(MESSAGES.groups!)).to).toEqual(['x@example.com', 'y@example.com', 'z@example.com']);
-    expect(parseHeaders(Buffer.from(MESSAGES.folded!)).lines.filter((l) => l.name === 'X-Custom').map((l) => l.value)).toEqual([
-      'value',
-      'second',
-    ]);
+    expect(
+      parseHeaders(Buffer.from(MESSAGES.folded!))
+        .lines.filter((l) => l.name === 'X-Custom')
+        .map((l) => l.value),
+    ).toEqual(['value', 'second']);
   });
 });

@@ -64,7 +64,13 @@ export function parseHeaders(raw: Buffer): CaughtHeaders {
     signed: list.some((h) => h.key === 'dkim-signature'),
     lines: list.map((h) => {
       const i = h.line.indexOf(':');
-      return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]/g, ' ').trim() };
+      return {
+        name: h.line.slice(0, i),
+        value: h.line
+          .slice(i + 1)
+          .replace(/\r?\n[ \t]/g, ' ')
+          .trim(),
+      };
     }),
   };
 }

@@ -23,7 +23,8 @@ async function smtpServer(opts: { refuse?: string } = {}) {
       cb();
     },
     onRcptTo(address, _session, cb) {
-      if (address.address === opts.refuse) return cb(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      if (address.address === opts.refuse)
+        return cb(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
       cb();
     },
     onData(stream, session, cb) {

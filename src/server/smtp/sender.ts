@@ -62,7 +62,13 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
 
   function open(): void {
     const conn: Conn = {
-      smtp: new SMTPConnection({ host: opts.host, port: opts.port, secure: false, ignoreTLS: true, connectionTimeout: CONNECT_TIMEOUT_MS }),
+      smtp: new SMTPConnection({
+        host: opts.host,
+        port: opts.port,
+        secure: false,
+        ignoreTLS: true,
+        connectionTimeout: CONNECT_TIMEOUT_MS,
+      }),
       ready: false,
       busy: true,
       sent: 0,
@@ -97,32 +103,36 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
     // The size is declared (SIZE, RFC 1870) so the sink can hold the message in one Buffer as it arrives. A big one
     // goes in slices: nodemailer's dot-stuffing copies a whole chunk it has to change, and it can be tens of MB.
     const message = raw.length > SLICE_BYTES ? Readable.from(slices(raw), { objectMode: false }) : raw;
-    conn.smtp.send({ ...envelope, size: raw.length }, message, (err: (Error & { code?: string; responseCode?: number }) | null) => {
-      conn.sent++;
-      if (!err) {
-        conn.busy = false;
-        item.resolve();
-        return pump();
-      }
-      if ((err.code === 'EENVELOPE' || err.code === 'EMESSAGE') && err.responseCode !== 421) {
-        // The server refused this message; the connection itself is fine once its session is reset.
-        item.reject(err);
-        conn.smtp.reset((resetErr) => {
-          if (resetErr) drop(conn);
-          else conn.busy = false;
-          pump();
-        });
-        return;
-      }
-      drop(conn);
-      if (reused && !item.retried && (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL')) {
-        item.retried = true;
-        queue.unshift(item);
-      } else {
-        item.reject(err);
-      }
-      pump();
-    });
+    conn.smtp.send(
+      { ...envelope, size: raw.length },
+      message,
+      (err: (Error & { code?: string; responseCode?: number }) | null) => {
+        conn.sent++;
+        if (!err) {
+          conn.busy = false;
+          item.resolve();
+          return pump();
+        }
+        if ((err.code === 'EENVELOPE' || err.code === 'EMESSAGE') && err.responseCode !== 421) {
+          // The server refused this message; the connection itself is fine once its session is reset.
+          item.reject(err);
+          conn.smtp.reset((resetErr) => {
+            if (resetErr) drop(conn);
+            else conn.busy = false;
+            pump();
+          });
+          return;
+        }
+        drop(conn);
+        if (reused && !item.retried && (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL')) {
+          item.retried = true;
+          queue.unshift(item);
+        } else {
+          item.reject(err);
+        }
+        pump();
+      },
+    );
   }
 
   function pump(): void {

@@ -154,7 +154,9 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
         clearTimeout(deadline);
         if (timedOut) return;
         if (stream.sizeExceeded || size > maxBytes) {
-          const err = Object.assign(new Error(`Message exceeds the ${maxBytes}-byte limit of this sink`), { responseCode: 552 });
+          const err = Object.assign(new Error(`Message exceeds the ${maxBytes}-byte limit of this sink`), {
+            responseCode: 552,
+          });
           return callback(err);
         }
         ingest(deps, raw.bytes(), envelope).then(

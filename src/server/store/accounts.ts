@@ -69,14 +69,18 @@ export function createAccountStore(db: Db) {
          VALUES (@id, @name, @slug, @status, @pinned_version, @created_at)`,
       ).run(w);
     },
-    workspaceById: (id: string) => db.prepare('SELECT * FROM workspaces WHERE id = ?').get(id) as WorkspaceRow | undefined,
+    workspaceById: (id: string) =>
+      db.prepare('SELECT * FROM workspaces WHERE id = ?').get(id) as WorkspaceRow | undefined,
     slugTaken: (slug: string) => db.prepare('SELECT 1 FROM workspaces WHERE slug = ?').get(slug) !== undefined,
     setWorkspaceStatus(id: string, status: WorkspaceRow['status']): boolean {
       return db.prepare('UPDATE workspaces SET status = ? WHERE id = ?').run(status, id).changes === 1;
     },
     addMember(userId: string, workspaceId: string, role: MemberWorkspaceRow['role'], at: number): void {
       db.prepare('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES (?, ?, ?, ?)').run(
-        userId, workspaceId, role, at,
+        userId,
+        workspaceId,
+        role,
+        at,
       );
     },
     membership: (userId: string, workspaceId: string) =>
@@ -96,9 +100,9 @@ export function createAccountStore(db: Db) {
     /** The role of the workspace's first member: the user it was created for. */
     firstMemberRole: (workspaceId: string) =>
       (
-        db.prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY created_at, rowid LIMIT 1').get(workspaceId) as
-          | { role: MemberWorkspaceRow['role'] }
-          | undefined
+        db
+          .prepare('SELECT role FROM memberships WHERE workspace_id = ? ORDER BY created_at, rowid LIMIT 1')
+          .get(workspaceId) as { role: MemberWorkspaceRow['role'] } | undefined
       )?.role,
     ownerOf: (workspaceId: string) =>
       db
@@ -117,7 +121,9 @@ export function createAccountStore(db: Db) {
     /** Whether an invite with this code hash is valid at `now` (unused uses left, not expired). */
     inviteValid: (codeHash: string, now: number): boolean =>
       db
-        .prepare('SELECT 1 FROM invites WHERE code_hash = ? AND uses < max_uses AND (expires_at IS NULL OR expires_at > ?)')
+        .prepare(
+          'SELECT 1 FROM invites WHERE code_hash = ? AND uses < max_uses AND (expires_at IS NULL OR expires_at > ?)',
+        )
         .get(codeHash, now) !== undefined,
     /** Uses one invite if it is valid at `now`; true when it was used. */
     useInvite(codeHash: string, now: number): boolean {
@@ -171,11 +177,15 @@ export function createAccountStore(db: Db) {
       ).run(t);
     },
     verificationToken: (hash: string) =>
-      db.prepare('SELECT * FROM verification_tokens WHERE token_hash = ?').get(hash) as VerificationTokenRow | undefined,
+      db.prepare('SELECT * FROM verification_tokens WHERE token_hash = ?').get(hash) as
+        | VerificationTokenRow
+        | undefined,
     useVerificationToken(hash: string, now: number): boolean {
       return (
         db
-          .prepare('UPDATE verification_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?')
+          .prepare(
+            'UPDATE verification_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?',
+          )
           .run(now, hash, now).changes === 1
       );
     },

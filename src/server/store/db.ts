@@ -29,7 +29,10 @@ export function openDb(opts: { dataDir?: string; memory?: boolean; maxBytes?: nu
   db.pragma('busy_timeout = 5000');
   // A cap on the file's size: a write past it fails as on a full disk (SQLITE_FULL). It is a setting of this
   // connection, not of the file, so it applies from this start on.
-  if (opts.maxBytes) db.pragma(`max_page_count = ${Math.max(1, Math.floor(opts.maxBytes / (db.pragma('page_size', { simple: true }) as number)))}`);
+  if (opts.maxBytes)
+    db.pragma(
+      `max_page_count = ${Math.max(1, Math.floor(opts.maxBytes / (db.pragma('page_size', { simple: true }) as number)))}`,
+    );
   const fresh = migrate(db) === 0;
   return { db, fresh };
 }
@@ -134,7 +137,9 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
   // Plain statements rather than db.transaction() wrappers: building a wrapper per item was a visible cost.
   // IMMEDIATE: the write lock is taken before the first read, so a transaction never has to upgrade a read.
   const [begin, commit, rollback] = ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'].map((sql) => db.prepare(sql));
-  const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) => db.prepare(sql));
+  const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) =>
+    db.prepare(sql),
+  );
   type Item = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
   let queue: Item[] = [];
   let lastCommit = -Infinity;
@@ -178,7 +183,9 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
   };
   type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
   /** One transaction of the items; when it could not commit, the error and the item that caused it (if one did). */
-  const run = (items: Item[]): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: number } => {
+  const run = (
+    items: Item[],
+  ): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: number } => {
     const results: Result[] = [];
     const atEnd: (() => void)[] = [];
     let current: number | undefined;

@@ -51,11 +51,12 @@ export function createDomainStore(db: Db) {
     },
     /** A live domain of the workspace (another tenant's or a deleted one is not found). */
     byId: (workspaceId: string, id: string) =>
-      db.prepare('SELECT * FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL').get(id, workspaceId) as
-        | DomainRow
-        | undefined,
+      db
+        .prepare('SELECT * FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL')
+        .get(id, workspaceId) as DomainRow | undefined,
     /** Any live domain by id, for workers. */
-    get: (id: string) => db.prepare('SELECT * FROM domains WHERE id = ? AND deleted_at IS NULL').get(id) as DomainRow | undefined,
+    get: (id: string) =>
+      db.prepare('SELECT * FROM domains WHERE id = ? AND deleted_at IS NULL').get(id) as DomainRow | undefined,
     /** What delivery needs of a domain (not its key material or record set). */
     sendingInfo: (id: string) =>
       db.prepare('SELECT name, mail_from_subdomain, tracking_host FROM domains WHERE id = ?').get(id) as
@@ -63,20 +64,23 @@ export function createDomainStore(db: Db) {
         | undefined,
     /** A live domain's id and status by name (what sending checks). */
     statusByName: (workspaceId: string, name: string) =>
-      db.prepare('SELECT id, status FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL').get(workspaceId, name) as
-        | Pick<DomainRow, 'id' | 'status'>
-        | undefined,
+      db
+        .prepare('SELECT id, status FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL')
+        .get(workspaceId, name) as Pick<DomainRow, 'id' | 'status'> | undefined,
     byName: (workspaceId: string, name: string) =>
-      db.prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL').get(workspaceId, name) as
-        | DomainRow
-        | undefined,
+      db
+        .prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL')
+        .get(workspaceId, name) as DomainRow | undefined,
     list: (workspaceId: string, limit: number, after?: string) =>
       newestFirst<DomainRow>(db, 'domains', { workspaceId, where: 'deleted_at IS NULL', limit, after }),
     /** Writes the changed columns of a domain. */
     update(id: string, fields: Partial<Omit<DomainRow, 'id' | 'workspace_id'>>): void {
       const keys = Object.keys(fields);
       if (!keys.length) return;
-      db.prepare(`UPDATE domains SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...fields, id });
+      db.prepare(`UPDATE domains SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({
+        ...fields,
+        id,
+      });
     },
     softDelete(id: string, at: number): void {
       db.prepare('UPDATE domains SET deleted_at = ? WHERE id = ?').run(at, id);
@@ -92,7 +96,9 @@ export function createDomainStore(db: Db) {
     },
 
     zoneGet(host: string, type: string): ZoneRecord | undefined {
-      const r = db.prepare('SELECT * FROM dns_zone WHERE host = ? AND type = ?').get(host.replace(/\.$/, ''), type) as ZoneRow | undefined;
+      const r = db.prepare('SELECT * FROM dns_zone WHERE host = ? AND type = ?').get(host.replace(/\.$/, ''), type) as
+        | ZoneRow
+        | undefined;
       return r && { host: r.host, type: r.type, values: JSON.parse(r.vals) as string[], state: r.state };
     },
     zonePut(host: string, type: string, values: string[], state: ZoneRecord['state']): void {

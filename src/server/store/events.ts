@@ -17,7 +17,9 @@ export function createEventStore(db: Db) {
   );
   return {
     insert(e: Omit<EventRow, 'seq'>): number {
-      return Number(insert.run(e.id, e.workspace_id, e.type, e.message_id, e.data, e.api_version, e.created_at).lastInsertRowid);
+      return Number(
+        insert.run(e.id, e.workspace_id, e.type, e.message_id, e.data, e.api_version, e.created_at).lastInsertRowid,
+      );
     },
     /** Oldest first after the event `after` (a stream). */
     list(workspaceId: string, opts: { limit: number; afterSeq?: number; types?: string[] }): EventRow[] {
@@ -36,7 +38,11 @@ export function createEventStore(db: Db) {
     ofMessage: (messageId: string) =>
       db.prepare('SELECT * FROM events WHERE message_id = ? ORDER BY seq').all(messageId) as EventRow[],
     seqOf: (workspaceId: string, id: string) =>
-      (db.prepare('SELECT seq FROM events WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as { seq: number } | undefined)?.seq,
+      (
+        db.prepare('SELECT seq FROM events WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as
+          | { seq: number }
+          | undefined
+      )?.seq,
   };
 }
 export type EventStore = ReturnType<typeof createEventStore>;

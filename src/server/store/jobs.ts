@@ -29,11 +29,17 @@ export function createJobStore(db: Db) {
     RETURNING *`);
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
-  const postpone = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE id = ?');
+  const postpone = db.prepare(
+    'UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE id = ?',
+  );
   // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
-  const defer = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?');
+  const defer = db.prepare(
+    'UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?',
+  );
   // ORDER BY + LIMIT walks the (queue, run_at) index to the first unclaimed job instead of scanning the table.
-  const next = db.prepare('SELECT run_at AS t FROM jobs WHERE queue = ? AND claimed_until IS NULL ORDER BY run_at LIMIT 1');
+  const next = db.prepare(
+    'SELECT run_at AS t FROM jobs WHERE queue = ? AND claimed_until IS NULL ORDER BY run_at LIMIT 1',
+  );
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
   return {
     /** Adds a job; call inside the transaction of the change that caused it. */
@@ -76,11 +82,14 @@ export function createJobStore(db: Db) {
     },
     /** The id of the job of this kind in the queue, added first if there is none (a recurring job, written once). */
     ensure(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE): number {
-      const found = db.prepare('SELECT id FROM jobs WHERE kind = ? AND queue = ? ORDER BY id LIMIT 1').get(kind, queue) as { id: number } | undefined;
+      const found = db
+        .prepare('SELECT id FROM jobs WHERE kind = ? AND queue = ? ORDER BY id LIMIT 1')
+        .get(kind, queue) as { id: number } | undefined;
       return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue).lastInsertRowid);
     },
     /** Makes a job that waits for a later time due at `now`; true when it did. */
-    hasten: (id: number, now: number): boolean => db.prepare('UPDATE jobs SET run_at = ? WHERE id = ? AND run_at > ?').run(now, id, now).changes === 1,
+    hasten: (id: number, now: number): boolean =>
+      db.prepare('UPDATE jobs SET run_at = ? WHERE id = ? AND run_at > ?').run(now, id, now).changes === 1,
     nextRunAt(queue = DEFAULT_QUEUE): number | null {
       return (next.get(queue) as { t: number } | undefined)?.t ?? null;
     },

@@ -22,12 +22,20 @@ interface ApiKeyRow {
 /** An API key as stored: its scopes and IP allowlist as lists (JSON text in their columns). */
 export type ApiKeyRecord = Omit<ApiKeyRow, 'scopes' | 'ip_allowlist'> & { scopes: string[]; ip_allowlist: string[] };
 
-const decode = (r: ApiKeyRow): ApiKeyRecord => ({ ...r, scopes: JSON.parse(r.scopes), ip_allowlist: JSON.parse(r.ip_allowlist) });
+const decode = (r: ApiKeyRow): ApiKeyRecord => ({
+  ...r,
+  scopes: JSON.parse(r.scopes),
+  ip_allowlist: JSON.parse(r.ip_allowlist),
+});
 
 export function createKeyStore(db: Db) {
   return {
     insert(key: ApiKeyRecord): void {
-      const k: ApiKeyRow = { ...key, scopes: JSON.stringify(key.scopes), ip_allowlist: JSON.stringify(key.ip_allowlist) };
+      const k: ApiKeyRow = {
+        ...key,
+        scopes: JSON.stringify(key.scopes),
+        ip_allowlist: JSON.stringify(key.ip_allowlist),
+      };
       db.prepare(
         `INSERT INTO api_keys (id, workspace_id, name, prefix, last4, key_hash, mode, scopes, domain_id, ip_allowlist,
            created_by, created_at, last_used_at, expires_at, revoked_at)
@@ -40,7 +48,9 @@ export function createKeyStore(db: Db) {
       return r && decode(r);
     },
     byId(workspaceId: string, id: string): ApiKeyRecord | undefined {
-      const r = db.prepare('SELECT * FROM api_keys WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as ApiKeyRow | undefined;
+      const r = db.prepare('SELECT * FROM api_keys WHERE id = ? AND workspace_id = ?').get(id, workspaceId) as
+        | ApiKeyRow
+        | undefined;
       return r && decode(r);
     },
     /** Newest first, revoked keys included. */
@@ -49,16 +59,22 @@ export function createKeyStore(db: Db) {
       return page && { rows: page.rows.map(decode), hasMore: page.hasMore };
     },
     revoke(workspaceId: string, id: string, at: number): void {
-      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL').run(at, id, workspaceId);
+      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL').run(
+        at,
+        id,
+        workspaceId,
+      );
     },
     /** Best effort, at most once a minute per key. */
     touch(id: string, at: number, minGap: number): void {
-      db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)').run(
-        at, id, at - minGap,
-      );
+      db.prepare(
+        'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
+      ).run(at, id, at - minGap);
     },
     domainInWorkspace: (workspaceId: string, domainId: string) =>
-      db.prepare('SELECT 1 FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL').get(domainId, workspaceId) !== undefined,
+      db
+        .prepare('SELECT 1 FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL')
+        .get(domainId, workspaceId) !== undefined,
   };
 }
 export type KeyStore = ReturnType<typeof createKeyStore>;

@@ -46,7 +46,16 @@ export interface IdempotencyRow {
   created_at: number;
 }
 
-const JSON_COLUMNS = ['to_addrs', 'cc_addrs', 'bcc_addrs', 'reply_to', 'attachments', 'headers', 'tags', 'tracking'] as const;
+const JSON_COLUMNS = [
+  'to_addrs',
+  'cc_addrs',
+  'bcc_addrs',
+  'reply_to',
+  'attachments',
+  'headers',
+  'tags',
+  'tracking',
+] as const;
 type StoredMessage = Omit<MessageRow, (typeof JSON_COLUMNS)[number]> & Record<(typeof JSON_COLUMNS)[number], string>;
 
 function encode(m: MessageRow): StoredMessage {
@@ -78,8 +87,12 @@ export function createMessageStore(db: Db) {
      ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
        body = excluded.body, headers = excluded.headers, created_at = excluded.created_at`,
   );
-  const putChunk = db.prepare('INSERT INTO attachment_chunks (message_id, attachment, chunk, bytes) VALUES (?, ?, ?, ?)');
-  const chunksOf = db.prepare('SELECT attachment, bytes FROM attachment_chunks WHERE message_id = ? ORDER BY attachment, chunk');
+  const putChunk = db.prepare(
+    'INSERT INTO attachment_chunks (message_id, attachment, chunk, bytes) VALUES (?, ?, ?, ?)',
+  );
+  const chunksOf = db.prepare(
+    'SELECT attachment, bytes FROM attachment_chunks WHERE message_id = ? ORDER BY attachment, chunk',
+  );
   // octet_length and length of a BLOB read a value's size from its record header, not its pages.
   const sizeOf = db
     .prepare(
@@ -95,7 +108,8 @@ export function createMessageStore(db: Db) {
   return {
     insert: (m: MessageRow) => void insert.run(encode(m)),
     /** Stores one piece of attachment `attachment` (its index in the row's attachments) of a message. */
-    insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) => void putChunk.run(id, attachment, chunk, bytes),
+    insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) =>
+      void putChunk.run(id, attachment, chunk, bytes),
     /** The stored pieces of a message's attachments, by attachment index, in order. */
     chunks(id: string): Map<number, Buffer[]> {
       const out = new Map<number, Buffer[]>();
@@ -114,7 +128,8 @@ export function createMessageStore(db: Db) {
     get: (id: string) => decode(byId.get(id) as StoredMessage | undefined),
     /** The workspace a message belongs to (the sink links caught mail with it). */
     workspaceOf: (id: string) =>
-      (db.prepare('SELECT workspace_id FROM messages WHERE id = ?').get(id) as { workspace_id: string } | undefined)?.workspace_id,
+      (db.prepare('SELECT workspace_id FROM messages WHERE id = ?').get(id) as { workspace_id: string } | undefined)
+        ?.workspace_id,
     byId: (workspaceId: string, id: string) => {
       const m = byId.get(id) as StoredMessage | undefined;
       return m && m.workspace_id === workspaceId ? decode(m) : undefined;
@@ -124,7 +139,9 @@ export function createMessageStore(db: Db) {
     /** Moves a message to `to` only if its current status is one of `from` (one statement, one winner). */
     raise: (id: string, from: string[], to: string, at: number) =>
       db
-        .prepare(`UPDATE messages SET status = ?, updated_at = ? WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`)
+        .prepare(
+          `UPDATE messages SET status = ?, updated_at = ? WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`,
+        )
         .run(to, at, id, ...from).changes === 1,
     waitingFromDomain: (domainId: string) =>
       (
@@ -137,7 +154,8 @@ export function createMessageStore(db: Db) {
     saveIdempotency: (r: IdempotencyRow) => void putIdem.run(r),
 
     isSuppressed: (workspaceId: string, email: string) => suppressed.get(workspaceId, email) !== undefined,
-    suppress: (workspaceId: string, email: string, reason: string, at: number) => void suppress.run(workspaceId, email, reason, at),
+    suppress: (workspaceId: string, email: string, reason: string, at: number) =>
+      void suppress.run(workspaceId, email, reason, at),
   };
 }
 export type MessageStore = ReturnType<typeof createMessageStore>;

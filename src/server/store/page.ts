@@ -18,9 +18,9 @@ export function newestFirst<T>(
   const scope = `workspace_id = ?${opts.where ? ` AND ${opts.where}` : ''}`;
   let rows: T[];
   if (opts.after) {
-    const anchor = db.prepare(`SELECT created_at, rowid AS seq FROM ${table} WHERE id = ? AND workspace_id = ?`).get(opts.after, opts.workspaceId) as
-      | { created_at: number; seq: number }
-      | undefined;
+    const anchor = db
+      .prepare(`SELECT created_at, rowid AS seq FROM ${table} WHERE id = ? AND workspace_id = ?`)
+      .get(opts.after, opts.workspaceId) as { created_at: number; seq: number } | undefined;
     if (!anchor) return null;
     rows = db
       .prepare(

@@ -74,7 +74,9 @@ export function createRetentionStore(db: Db) {
   const agedIdempotency = db.prepare(
     'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)',
   );
-  const agedRateEvents = db.prepare('DELETE FROM rate_events WHERE rowid IN (SELECT rowid FROM rate_events WHERE at < ? LIMIT ?)');
+  const agedRateEvents = db.prepare(
+    'DELETE FROM rate_events WHERE rowid IN (SELECT rowid FROM rate_events WHERE at < ? LIMIT ?)',
+  );
 
   return {
     /**
@@ -113,7 +115,8 @@ export function createRetentionStore(db: Db) {
       return ids.length;
     },
     /** Removes up to `limit` events of no message created before `before` (the same rules as a message's events). */
-    deleteAgedUnlinkedEvents: (before: number, limit: number): number => agedUnlinkedEvents.run({ before, limit }).changes,
+    deleteAgedUnlinkedEvents: (before: number, limit: number): number =>
+      agedUnlinkedEvents.run({ before, limit }).changes,
 
     /**
      * Removes up to `limit` webhook attempts made before `before`, except an endpoint's `recent` newest and the attempts

@@ -41,7 +41,10 @@ export interface SinkRow {
 }
 
 /** A listed message: its own columns, with the `/v1` message's status and the workspace's name when it has them. */
-export type SinkSummaryRow = Omit<SinkRow, 'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed'> & {
+export type SinkSummaryRow = Omit<
+  SinkRow,
+  'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed'
+> & {
   seq: number;
   read_at: number | null;
   status: string | null;
@@ -69,11 +72,18 @@ type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'atta
   attachments?: string;
 };
 const decodeSummary = (r: Stored<SinkSummaryRow>): SinkSummaryRow => ({
-  ...r, rcpt_to: JSON.parse(r.rcpt_to), to_addrs: JSON.parse(r.to_addrs), cc_addrs: JSON.parse(r.cc_addrs),
+  ...r,
+  rcpt_to: JSON.parse(r.rcpt_to),
+  to_addrs: JSON.parse(r.to_addrs),
+  cc_addrs: JSON.parse(r.cc_addrs),
 });
 const decodeRow = (r: Stored<SinkRow>): SinkRow => ({
-  ...r, rcpt_to: JSON.parse(r.rcpt_to), to_addrs: JSON.parse(r.to_addrs), cc_addrs: JSON.parse(r.cc_addrs),
-  headers: JSON.parse(r.headers!), attachments: JSON.parse(r.attachments!),
+  ...r,
+  rcpt_to: JSON.parse(r.rcpt_to),
+  to_addrs: JSON.parse(r.to_addrs),
+  cc_addrs: JSON.parse(r.cc_addrs),
+  headers: JSON.parse(r.headers!),
+  attachments: JSON.parse(r.attachments!),
 });
 
 const SUMMARY_COLUMNS = `s.seq, s.id, s.message_id_header, s.svc_message_id, s.workspace_id, s.mail_from, s.rcpt_to, s.from_addr,
@@ -108,9 +118,21 @@ export function createSinkStore(db: Db) {
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
 
   const add = (row: SinkRow): number | null => {
-    const r = insert.run({ ...row, rcpt_to: JSON.stringify(row.rcpt_to), to_addrs: JSON.stringify(row.to_addrs), cc_addrs: JSON.stringify(row.cc_addrs) });
+    const r = insert.run({
+      ...row,
+      rcpt_to: JSON.stringify(row.rcpt_to),
+      to_addrs: JSON.stringify(row.to_addrs),
+      cc_addrs: JSON.stringify(row.cc_addrs),
+    });
     if (r.changes !== 1) return null;
-    insertContent.run(r.lastInsertRowid, JSON.stringify(row.headers), row.text, row.html, JSON.stringify(row.attachments), row.raw);
+    insertContent.run(
+      r.lastInsertRowid,
+      JSON.stringify(row.headers),
+      row.text,
+      row.html,
+      JSON.stringify(row.attachments),
+      row.raw,
+    );
     return Number(r.lastInsertRowid);
   };
   const addToIndex = (seq: number, row: SinkRow, text: SinkIndexText): void => {
@@ -170,7 +192,9 @@ export function createSinkStore(db: Db) {
       // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
       const key = terms.length ? 'f.rowid' : 's.seq';
       if (opts.after) {
-        const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as { seq: number } | undefined;
+        const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as
+          | { seq: number }
+          | undefined;
         if (!anchor) return null;
         where.push(`${key} < ?`);
         args.push(anchor.seq);
@@ -201,7 +225,13 @@ export function createSinkStore(db: Db) {
     },
     /** Messages caught after `seq`, oldest first (the inbox's live stream). */
     caughtAfter: (seq: number, limit: number) =>
-      (db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.seq > ? ORDER BY s.seq LIMIT ?`).all(seq, limit) as Stored<SinkSummaryRow>[]).map(decodeSummary),
+      (
+        db
+          .prepare(
+            `SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.seq > ? ORDER BY s.seq LIMIT ?`,
+          )
+          .all(seq, limit) as Stored<SinkSummaryRow>[]
+      ).map(decodeSummary),
     /** The `seq` of the newest message (0 for none); later messages have larger ones, deletions or not (AUTOINCREMENT). */
     lastSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM sink_messages').get() as { seq: number }).seq,
     /**
@@ -220,9 +250,14 @@ export function createSinkStore(db: Db) {
         .all(seq, limit) as { seq: number; message_id: string | null; type: string; status: string | null }[];
       const latest = new Map<string, { message_id: string; status: string; event_type: string }>();
       for (const r of rows) {
-        if (r.message_id && r.status) latest.set(r.message_id, { message_id: r.message_id, status: r.status, event_type: r.type });
+        if (r.message_id && r.status)
+          latest.set(r.message_id, { message_id: r.message_id, status: r.status, event_type: r.type });
       }
-      return { through: rows.length ? rows[rows.length - 1]!.seq : seq, more: rows.length === limit, changes: [...latest.values()] };
+      return {
+        through: rows.length ? rows[rows.length - 1]!.seq : seq,
+        more: rows.length === limit,
+        changes: [...latest.values()],
+      };
     },
     /** The `seq` of the newest event (0 for none). */
     lastEventSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
@@ -233,14 +268,17 @@ export function createSinkStore(db: Db) {
            WHERE seq = (SELECT seq FROM sink_messages WHERE id = @id)`,
         )
         .run({ id, ...body, attachments: JSON.stringify(body.attachments) }),
-    setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') => void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
+    setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') =>
+      void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
     /** Marks a message read at `at`, or unread (null); false when there is no such message. */
     setRead: (id: string, at: number | null) =>
       db.prepare('UPDATE sink_messages SET read_at = ? WHERE id = ?').run(at, id).changes === 1,
     /** Deletes one message and its search entry; false when there is no such message. */
     remove: (id: string): boolean =>
       db.transaction(() => {
-        const row = db.prepare('DELETE FROM sink_messages WHERE id = ? RETURNING seq').get(id) as { seq: number } | undefined;
+        const row = db.prepare('DELETE FROM sink_messages WHERE id = ? RETURNING seq').get(id) as
+          | { seq: number }
+          | undefined;
         if (row) {
           db.prepare('DELETE FROM sink_content WHERE seq = ?').run(row.seq);
           db.prepare('DELETE FROM sink_search WHERE rowid = ?').run(row.seq);

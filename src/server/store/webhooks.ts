@@ -30,12 +30,18 @@ export interface AttemptRow {
 }
 
 type StoredEndpoint = Omit<EndpointRow, 'events'> & { events: string | null };
-const decode = (e: StoredEndpoint): EndpointRow => ({ ...e, events: e.events == null ? null : (JSON.parse(e.events) as string[]) });
+const decode = (e: StoredEndpoint): EndpointRow => ({
+  ...e,
+  events: e.events == null ? null : (JSON.parse(e.events) as string[]),
+});
 
 export function createWebhookStore(db: Db) {
   return {
     insertEndpoint(endpoint: EndpointRow): void {
-      const e: StoredEndpoint = { ...endpoint, events: endpoint.events == null ? null : JSON.stringify(endpoint.events) };
+      const e: StoredEndpoint = {
+        ...endpoint,
+        events: endpoint.events == null ? null : JSON.stringify(endpoint.events),
+      };
       db.prepare(
         `INSERT INTO webhook_endpoints (id, workspace_id, url, events, secret, previous_secret, previous_secret_expires_at, status,
            created_at, disabled_at, last_success_at)
@@ -49,15 +55,25 @@ export function createWebhookStore(db: Db) {
     },
     /** A workspace's endpoints, oldest first; every workspace's when none is given. */
     endpoints: (workspaceId?: string): EndpointRow[] =>
-      ((workspaceId
-        ? db.prepare('SELECT * FROM webhook_endpoints WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId)
-        : db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id').all()) as StoredEndpoint[]).map(decode),
+      (
+        (workspaceId
+          ? db
+              .prepare('SELECT * FROM webhook_endpoints WHERE workspace_id = ? ORDER BY created_at, id')
+              .all(workspaceId)
+          : db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id').all()) as StoredEndpoint[]
+      ).map(decode),
     countEndpoints: (workspaceId: string) =>
-      (db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?').get(workspaceId) as { n: number }).n,
+      (
+        db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = ?').get(workspaceId) as {
+          n: number;
+        }
+      ).n,
     deleteEndpoint: (id: string) => db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes === 1,
     rotateSecret: (id: string, secret: string, previousExpiresAt: number) =>
       void db
-        .prepare('UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ? WHERE id = ?')
+        .prepare(
+          'UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ? WHERE id = ?',
+        )
         .run(previousExpiresAt, secret, id),
     /** Sets the status; true when it changed. */
     setStatus: (id: string, status: EndpointRow['status'], at: number) =>
@@ -66,7 +82,8 @@ export function createWebhookStore(db: Db) {
           `UPDATE webhook_endpoints SET status = ?, disabled_at = CASE WHEN ? = 'active' THEN NULL ELSE ? END WHERE id = ? AND status != ?`,
         )
         .run(status, status, at, id, status).changes === 1,
-    succeeded: (id: string, at: number) => void db.prepare('UPDATE webhook_endpoints SET last_success_at = ? WHERE id = ?').run(at, id),
+    succeeded: (id: string, at: number) =>
+      void db.prepare('UPDATE webhook_endpoints SET last_success_at = ? WHERE id = ?').run(at, id),
 
     insertAttempt: (a: AttemptRow) =>
       void db
@@ -77,7 +94,9 @@ export function createWebhookStore(db: Db) {
         .run(a),
     /** An endpoint's latest attempts, newest first. */
     recentAttempts: (endpointId: string, limit: number) =>
-      db.prepare('SELECT * FROM webhook_attempts WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?').all(endpointId, limit) as AttemptRow[],
+      db
+        .prepare('SELECT * FROM webhook_attempts WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?')
+        .all(endpointId, limit) as AttemptRow[],
     /** Every attempt to deliver these events, oldest first (a message's timeline). */
     attemptsOfEvents: (eventIds: string[]) =>
       eventIds.length === 0
@@ -87,9 +106,13 @@ export function createWebhookStore(db: Db) {
             .all(JSON.stringify(eventIds)) as AttemptRow[]),
     /** The events of the attempts recorded after attempt `id`, in order, with their ids (the inbox's live stream). */
     attemptedAfter: (id: number, limit: number) =>
-      db.prepare('SELECT id, event_id FROM webhook_attempts WHERE id > ? ORDER BY id LIMIT ?').all(id, limit) as { id: number; event_id: string }[],
+      db.prepare('SELECT id, event_id FROM webhook_attempts WHERE id > ? ORDER BY id LIMIT ?').all(id, limit) as {
+        id: number;
+        event_id: string;
+      }[],
     /** The id of the newest attempt (0 for none). */
-    lastAttemptId: () => (db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_attempts').get() as { id: number }).id,
+    lastAttemptId: () =>
+      (db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_attempts').get() as { id: number }).id,
   };
 }
 export type WebhookStore = ReturnType<typeof createWebhookStore>;

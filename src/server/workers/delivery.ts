@@ -83,7 +83,11 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
         : a.content !== undefined
           ? [Buffer.from(a.content, 'base64')]
           : (stored.get(i) ?? []);
-      attachments.push({ filename: a.filename, contentType: a.content_type, ...(a.content_id ? { cid: a.content_id } : {}) });
+      attachments.push({
+        filename: a.filename,
+        contentType: a.content_type,
+        ...(a.content_id ? { cid: a.content_id } : {}),
+      });
     }
     const origin = deps.origin();
     const base = out.domain.trackingHost ? origin.replace(/\/\/[^/:]+/, `//${out.domain.trackingHost}`) : origin;
@@ -161,7 +165,10 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       const e = err as SmtpError;
       // A 5xx is the receiving server's final answer (RFC 5321 section 4.2.1); anything else (4xx, no connection) may pass.
       if (e.responseCode !== undefined && e.responseCode >= 500) {
-        await deps.delivery.failed(message_id, `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`);
+        await deps.delivery.failed(
+          message_id,
+          `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`,
+        );
         return;
       }
       await deps.delivery.requeue(message_id);
@@ -188,7 +195,10 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     async exhausted({ message_id }: { message_id: string }, err: unknown) {
       const e = err as SmtpError;
       const last = e.who ? `${e.who} answered ${smtpReason(e)}` : (e as Error).message;
-      await deps.delivery.failed(message_id, `Delivery was tried ${MAX_ATTEMPTS} times without success; the last attempt: ${last}.`);
+      await deps.delivery.failed(
+        message_id,
+        `Delivery was tried ${MAX_ATTEMPTS} times without success; the last attempt: ${last}.`,
+      );
     },
   };
 }

@@ -6,7 +6,12 @@ import type { Logger } from '../../lib/log.js';
 import type { JobPayloads } from '../core/job-kinds.js';
 import type { JobHandler } from './scheduler.js';
 
-export function retentionWorker(deps: { retention: Retention; clock: Clock; log: Logger; onPruned(ids: string[]): void }): JobHandler<JobPayloads['retention']> {
+export function retentionWorker(deps: {
+  retention: Retention;
+  clock: Clock;
+  log: Logger;
+  onPruned(ids: string[]): void;
+}): JobHandler<JobPayloads['retention']> {
   return async () => {
     try {
       const { caught, next } = await deps.retention.pass();

@@ -32,7 +32,10 @@ describe('scheduler', () => {
     const scheduler = createScheduler({ jobs, clock, log: silentLogger, handlers, concurrency: opts.concurrency });
     cleanups.push(() => scheduler.stop());
     return {
-      db, jobs, clock, scheduler,
+      db,
+      jobs,
+      clock,
+      scheduler,
       enqueue: (kind, payload, runAt) => jobs.enqueue(kind, payload, runAt ?? clock.now(), clock.now()),
     };
   }
@@ -171,7 +174,14 @@ describe('scheduler', () => {
     const exhausted = vi.fn((_payload: unknown, _err: unknown) => {
       throw new Error('clean-up broken too');
     });
-    const r = rig({ broken: { run: () => { throw new Error('always broken'); }, exhausted } });
+    const r = rig({
+      broken: {
+        run: () => {
+          throw new Error('always broken');
+        },
+        exhausted,
+      },
+    });
     r.enqueue('broken', { id: 7 });
     for (let i = 0; i < 20 && r.jobs.count() > 0; i++) {
       await r.scheduler.runDue();

@@ -21,7 +21,9 @@ export type JobRun<P = unknown> = (payload: P, job: JobRow) => Promise<JobResult
  * called once when the last attempt has thrown, before the job is dropped — so that what the job was for does not
  * stay half done (a message stuck in `queued`).
  */
-export type JobHandler<P = unknown> = JobRun<P> | { run: JobRun<P>; exhausted?(payload: P, error: unknown): Promise<void> | void };
+export type JobHandler<P = unknown> =
+  | JobRun<P>
+  | { run: JobRun<P>; exhausted?(payload: P, error: unknown): Promise<void> | void };
 /** A handler for every kind of job (core/job-kinds.ts), each taking its kind's payload. */
 export type JobHandlers<P = JobPayloads> = { [K in keyof P]: JobHandler<P[K]> };
 
@@ -54,7 +56,9 @@ export interface SchedulerDeps<P = JobPayloads> {
   commit?: GroupCommit;
 }
 
-export function createScheduler<P = JobPayloads>(deps: SchedulerDeps<P> & { concurrency?: number; queue?: string }): Scheduler {
+export function createScheduler<P = JobPayloads>(
+  deps: SchedulerDeps<P> & { concurrency?: number; queue?: string },
+): Scheduler {
   const { jobs, clock, log, handlers } = deps;
   const queue = deps.queue ?? DEFAULT_QUEUE;
   const concurrency = deps.concurrency ?? 32;
@@ -110,7 +114,11 @@ export function createScheduler<P = JobPayloads>(deps: SchedulerDeps<P> & { conc
         else jobs.complete(job.id);
       });
     } catch (err) {
-      log.error('finishing a job failed; it runs again once its claim expires', { job: job.id, kind: job.kind, error: String(err) });
+      log.error('finishing a job failed; it runs again once its claim expires', {
+        job: job.id,
+        kind: job.kind,
+        error: String(err),
+      });
     }
   }
 
@@ -216,7 +224,9 @@ export interface Schedulers {
  * One scheduler per job queue: the default queue, and one per webhook endpoint (`concurrency` names a queue's
  * concurrency, the default queue's by default), so a receiver that hangs holds up only its own deliveries.
  */
-export function createSchedulers(deps: SchedulerDeps & { concurrency?: (queue: string) => number | undefined }): Schedulers {
+export function createSchedulers(
+  deps: SchedulerDeps & { concurrency?: (queue: string) => number | undefined },
+): Schedulers {
   const all = new Map<string, Scheduler>();
   let running = false;
   const get = (queue: string) => {

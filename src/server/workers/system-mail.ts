@@ -5,7 +5,11 @@ import type { JobPayloads } from '../core/job-kinds.js';
 import type { JobHandler } from './scheduler.js';
 
 /** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */
-export function systemMailWorker(sender: Sender, composer: Composer, from: string): JobHandler<JobPayloads['system_mail']> {
+export function systemMailWorker(
+  sender: Sender,
+  composer: Composer,
+  from: string,
+): JobHandler<JobPayloads['system_mail']> {
   const envelopeFrom = parseAddress(from)?.address ?? from;
   return async (mail) => {
     const raw = await composer.compose({

@@ -14,7 +14,12 @@ export function createWebhookAgent(timeoutMs = ATTEMPT_TIMEOUT_MS): Dispatcher {
   return new Agent({ connections: 64, keepAliveTimeout: 4_000, connect: { timeout: timeoutMs } });
 }
 
-export function webhookWorker(deps: { webhooks: Webhooks; agent: Dispatcher; userAgent: string; timeoutMs?: number }): JobHandler<JobPayloads['webhook']> {
+export function webhookWorker(deps: {
+  webhooks: Webhooks;
+  agent: Dispatcher;
+  userAgent: string;
+  timeoutMs?: number;
+}): JobHandler<JobPayloads['webhook']> {
   const timeoutMs = deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return async (delivery, job) => {
     const plan = deps.webhooks.begin(job.id, delivery);

@@ -18,11 +18,13 @@ export function loginCommand(runner: Runner): Command {
     .option('--email <email>', 'account email (asked on a terminal)')
     .option('--workspace <id|slug|name>', 'the workspace to use when the account has several (asked on a terminal)')
     .option('--password-stdin', 'read the password from stdin (for scripts)')
-    .action((o: LoginOptions, c: Command) => runner(c, loginRun, { email: o.email, workspace: o.workspace, passwordStdin: o.passwordStdin }));
+    .action((o: LoginOptions, c: Command) =>
+      runner(c, loginRun, { email: o.email, workspace: o.workspace, passwordStdin: o.passwordStdin }),
+    );
   return examples(
     cmd,
     'svc login',
-    "printf '%s' \"$SVC_PASSWORD\" | svc login --email you@example.com --password-stdin --workspace acme",
+    'printf \'%s\' "$SVC_PASSWORD" | svc login --email you@example.com --password-stdin --workspace acme',
     'svc login --profile staging --base-url https://staging.example.com/v1',
   );
 }
@@ -57,7 +59,10 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
     chosen = match(session.workspaces, o.workspace);
     if (!chosen) {
       await client.call('logout', { body: { refresh_token: session.refresh_token } }).catch(() => undefined);
-      throw new UsageError(`this account has no workspace "${o.workspace}"`, `choose one of: ${choices(session.workspaces)}`);
+      throw new UsageError(
+        `this account has no workspace "${o.workspace}"`,
+        `choose one of: ${choices(session.workspaces)}`,
+      );
     }
   } else if (!session.workspace && session.workspaces.length > 1 && !ctx.io.canPrompt) {
     await client.call('logout', { body: { refresh_token: session.refresh_token } }).catch(() => undefined);

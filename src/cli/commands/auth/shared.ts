@@ -8,7 +8,12 @@ import { UsageError } from '../../errors.js';
 import { printJson } from '../../output.js';
 
 /** A value from its flag, else asked on a terminal; without one, a usage error naming the flag (never a prompt). */
-export async function valueOrAsk(ctx: Context, value: string | undefined, flag: string, question: string): Promise<string> {
+export async function valueOrAsk(
+  ctx: Context,
+  value: string | undefined,
+  flag: string,
+  question: string,
+): Promise<string> {
   if (value !== undefined) return value;
   if (!ctx.io.canPrompt) throw new UsageError(`${flag} is required when svc is not run on a terminal`);
   return (await ctx.io.prompts()).input(question, { required: true });
@@ -18,10 +23,18 @@ export async function valueOrAsk(ctx: Context, value: string | undefined, flag: 
 export async function password(ctx: Context, fromStdin: boolean | undefined, question = 'Password'): Promise<string> {
   if (fromStdin) {
     const text = (await ctx.io.readStdin()).replace(/\r?\n$/, '');
-    if (!text) throw new UsageError('--password-stdin read an empty password', "pipe it in: printf '%s' \"$PASSWORD\" | svc login --email … --password-stdin");
+    if (!text)
+      throw new UsageError(
+        '--password-stdin read an empty password',
+        'pipe it in: printf \'%s\' "$PASSWORD" | svc login --email … --password-stdin',
+      );
     return text;
   }
-  if (!ctx.io.canPrompt) throw new UsageError('--password-stdin is required when svc is not run on a terminal', "pipe it in: printf '%s' \"$PASSWORD\" | svc login --email … --password-stdin");
+  if (!ctx.io.canPrompt)
+    throw new UsageError(
+      '--password-stdin is required when svc is not run on a terminal',
+      'pipe it in: printf \'%s\' "$PASSWORD" | svc login --email … --password-stdin',
+    );
   return (await ctx.io.prompts()).password(question);
 }
 
@@ -52,6 +65,10 @@ export function reportSession(ctx: Context, verb: string, baseUrl: string, raw: 
     return;
   }
   const { io } = ctx;
-  const where = s.workspace ? `, workspace ${io.err.bold(s.workspace.name)} (${s.workspace.slug}, ${s.workspace.role})` : '';
-  io.info(`${io.err.green('✓')} ${verb} ${baseUrl} as ${io.err.bold(s.user.email)}${where}${ctx.profile === 'default' ? '' : ` [profile ${ctx.profile}]`}`);
+  const where = s.workspace
+    ? `, workspace ${io.err.bold(s.workspace.name)} (${s.workspace.slug}, ${s.workspace.role})`
+    : '';
+  io.info(
+    `${io.err.green('✓')} ${verb} ${baseUrl} as ${io.err.bold(s.user.email)}${where}${ctx.profile === 'default' ? '' : ` [profile ${ctx.profile}]`}`,
+  );
 }

@@ -23,7 +23,7 @@ export function signupCommand(runner: Runner): Command {
   return examples(
     cmd,
     'svc signup --invite-code INVITE',
-    "printf '%s' \"$PASSWORD\" | svc signup --email you@example.com --workspace Acme --invite-code INVITE --password-stdin",
+    'printf \'%s\' "$PASSWORD" | svc signup --email you@example.com --workspace Acme --invite-code INVITE --password-stdin',
   );
 }
 
@@ -37,5 +37,6 @@ export async function signupRun(ctx: Context, o: SignupOptions): Promise<void> {
   });
   await ctx.saveSession(infoOf(client.baseUrl, reply.body, reply.headers), tokensOf(reply.body));
   reportSession(ctx, 'Signed up at', client.baseUrl, reply.raw, reply.body);
-  if (!ctx.json) ctx.io.info('A confirmation email is on its way: confirm with `svc verify-email TOKEN` to unlock live sending.');
+  if (!ctx.json)
+    ctx.io.info('A confirmation email is on its way: confirm with `svc verify-email TOKEN` to unlock live sending.');
 }

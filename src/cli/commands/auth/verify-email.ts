@@ -15,7 +15,8 @@ export function verifyEmailCommand(runner: Runner): Command {
     .argument('[token]', 'the token from the confirmation email')
     .option('--resend', 'send the confirmation email again (signed in)')
     .action((token: string | undefined, o: { resend?: boolean }, c: Command) => {
-      if (Boolean(token) === Boolean(o.resend)) throw new UsageError('give the TOKEN from the email, or --resend (one of them)');
+      if (Boolean(token) === Boolean(o.resend))
+        throw new UsageError('give the TOKEN from the email, or --resend (one of them)');
       return runner(c, verifyEmailRun, { token, resend: o.resend });
     });
   return examples(cmd, 'svc verify-email 9f2c…', 'svc verify-email --resend');

@@ -8,7 +8,7 @@ export function domainsGetCommand(runner: Runner): Command {
     .description('Show one domain')
     .argument('<id>', 'the domain id (dom_…)')
     .action((id: string, _o: object, c: Command) => runner(c, domainsGetRun, { id }));
-  return examples(cmd, 'svc domains get dom_…', "svc domains get dom_… --json | jq -r .status");
+  return examples(cmd, 'svc domains get dom_…', 'svc domains get dom_… --json | jq -r .status');
 }
 
 export async function domainsGetRun(ctx: Context, o: { id: string }): Promise<void> {

@@ -9,7 +9,11 @@ import { domainsUpdateCommand } from './update.js';
 import { domainsVerifyCommand } from './verify.js';
 
 export function domainsCommand(runner: Runner): Command {
-  return examples(new Command('domains').description('Sending domains and their DNS records'), 'svc domains add example.com', 'svc domains verify dom_… --wait')
+  return examples(
+    new Command('domains').description('Sending domains and their DNS records'),
+    'svc domains add example.com',
+    'svc domains verify dom_… --wait',
+  )
     .addCommand(domainsAddCommand(runner))
     .addCommand(domainsListCommand(runner))
     .addCommand(domainsGetCommand(runner))

@@ -26,15 +26,25 @@ export function domainsUpdateCommand(runner: Runner): Command {
       }
       return runner(c, domainsUpdateRun, { id, ...o });
     });
-  return examples(cmd, 'svc domains update dom_… --tracking-host links.example.com', 'svc domains update dom_… --mail-from-subdomain mail');
+  return examples(
+    cmd,
+    'svc domains update dom_… --tracking-host links.example.com',
+    'svc domains update dom_… --mail-from-subdomain mail',
+  );
 }
 
 export async function domainsUpdateRun(ctx: Context, o: DomainsUpdateOptions): Promise<void> {
   const r = await (await ctx.client()).call('updateDomain', {
     params: { id: o.id },
-    body: { purpose: o.purpose as DomainPurpose[] | undefined, mail_from_subdomain: o.mailFromSubdomain, tracking_host: o.trackingHost },
+    body: {
+      purpose: o.purpose as DomainPurpose[] | undefined,
+      mail_from_subdomain: o.mailFromSubdomain,
+      tracking_host: o.trackingHost,
+    },
   });
   if (ctx.json) return printJson(ctx.io, r.raw);
-  ctx.io.info(`Updated ${r.body.name}: its records changed (status ${r.body.status}). Publish them, then: svc domains verify ${r.body.id} --wait`);
+  ctx.io.info(
+    `Updated ${r.body.name}: its records changed (status ${r.body.status}). Publish them, then: svc domains verify ${r.body.id} --wait`,
+  );
   await printTable(ctx.io, r.body.records, recordColumns);
 }

@@ -19,7 +19,7 @@ export const DEFAULT_VERIFY_TIMEOUT_MS = 10 * 60_000;
 
 export function domainsVerifyCommand(runner: Runner): Command {
   const cmd = new Command('verify')
-    .description('Look the domain\'s records up now and print what was found; --wait checks again until it is verified')
+    .description("Look the domain's records up now and print what was found; --wait checks again until it is verified")
     .argument('<id>', 'the domain id (dom_…)')
     .option('--wait', 'check again, less and less often, until verified or --timeout')
     .option('--timeout <duration>', 'with --wait: give up after this long (default 10m)', duration('--timeout'))
@@ -28,7 +28,12 @@ export function domainsVerifyCommand(runner: Runner): Command {
       if (o.timeout !== undefined && !o.wait) throw new UsageError('--timeout goes with --wait');
       return runner(c, domainsVerifyRun, { id, publish: o.publish, wait: o.wait, timeout: o.timeout });
     });
-  return examples(cmd, 'svc domains verify dom_…', 'svc domains verify dom_… --wait --timeout 30m', 'svc domains verify dom_… --publish   # a local svc serve');
+  return examples(
+    cmd,
+    'svc domains verify dom_…',
+    'svc domains verify dom_… --wait --timeout 30m',
+    'svc domains verify dom_… --publish   # a local svc serve',
+  );
 }
 
 /**
@@ -52,10 +57,15 @@ export async function domainsVerifyRun(ctx: Context, o: DomainsVerifyOptions): P
       if (attempt === 0 && !o.publish && r.headers.sandbox && wrong(r.body).length) {
         // Nothing will appear by itself in a sandbox's zone: say so now rather than after the whole --timeout.
         spinner.stop();
-        io.info(`${io.err.yellow('note:')} ${sandboxZoneNote(o.id)}; still waiting (or stop and run \`svc domains verify ${o.id} --publish --wait\`)`);
+        io.info(
+          `${io.err.yellow('note:')} ${sandboxZoneNote(o.id)}; still waiting (or stop and run \`svc domains verify ${o.id} --publish --wait\`)`,
+        );
         spinner = await io.spinner(`Checking the records of ${o.id}…`);
       }
-      const pause = Math.min(RECHECK_SECONDS[Math.min(attempt, RECHECK_SECONDS.length - 1)]! * 1000, deadline - clock.now());
+      const pause = Math.min(
+        RECHECK_SECONDS[Math.min(attempt, RECHECK_SECONDS.length - 1)]! * 1000,
+        deadline - clock.now(),
+      );
       spinner.update(`${r.body.name}: ${summary(r.body)}; checking again in ${humanDuration(pause)}`);
       await clock.sleep(pause);
     }
@@ -80,7 +90,9 @@ export async function domainsVerifyRun(ctx: Context, o: DomainsVerifyOptions): P
     );
   }
   if (sandbox) {
-    io.info(`${d.name} is not verified yet: ${summary(d)}. ${capital(sandboxZoneNote(d.id))} (or \`svc domains verify ${d.id} --publish\`).`);
+    io.info(
+      `${d.name} is not verified yet: ${summary(d)}. ${capital(sandboxZoneNote(d.id))} (or \`svc domains verify ${d.id} --publish\`).`,
+    );
   } else {
     io.info(`${d.name} is not verified yet: ${summary(d)}. Wait for it with: svc domains verify ${d.id} --wait`);
   }
@@ -100,7 +112,9 @@ async function publish(ctx: Context, id: string): Promise<void> {
     );
   }
   const r = await client.sandbox('publishDomain', { params: { id }, body: {} });
-  ctx.io.info(`Published ${r.body.records.length} record${r.body.records.length === 1 ? '' : 's'} of ${domain.body.name} in the sandbox zone.`);
+  ctx.io.info(
+    `Published ${r.body.records.length} record${r.body.records.length === 1 ? '' : 's'} of ${domain.body.name} in the sandbox zone.`,
+  );
 }
 
 /** The required records not found as expected. */

@@ -16,7 +16,9 @@ export function emailsBatchCommand(runner: Runner): Command {
     .description('Send up to 100 emails from a JSON file holding an array of send requests; prints a result per email')
     .argument('<file>', 'the JSON file (- for stdin)')
     .option('--idempotency-key <key>', 'covers the whole batch (a key is generated when not given)')
-    .action((file: string, o: { idempotencyKey?: string }, c: Command) => runner(c, emailsBatchRun, { file, idempotencyKey: o.idempotencyKey }));
+    .action((file: string, o: { idempotencyKey?: string }, c: Command) =>
+      runner(c, emailsBatchRun, { file, idempotencyKey: o.idempotencyKey }),
+    );
   return examples(
     cmd,
     'svc emails batch welcome.json',
@@ -32,9 +34,12 @@ interface Item {
 }
 
 export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promise<void> {
-  const text = o.file === '-' ? await ctx.io.readStdin() : await readFile(o.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${o.file} (${err.code ?? err.message})`);
-  });
+  const text =
+    o.file === '-'
+      ? await ctx.io.readStdin()
+      : await readFile(o.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+          throw new UsageError(`cannot read ${o.file} (${err.code ?? err.message})`);
+        });
   let emails: unknown;
   try {
     emails = JSON.parse(text);
@@ -46,15 +51,24 @@ export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promi
   const items = r.body.data as Item[];
   if (ctx.json) printJson(ctx.io, r.raw);
   else {
-    await printTable(ctx.io, items.map((item, index) => ({ index, ...item })), [
-      { header: '#', value: (i) => i.index },
-      { header: 'STATUS', value: (i) => i.status },
-      { header: 'ID', value: (i) => i.id, id: true },
-      { header: 'RESULT', value: (i) => i.message_status ?? problemLine(i.error) },
-    ]);
+    await printTable(
+      ctx.io,
+      items.map((item, index) => ({ index, ...item })),
+      [
+        { header: '#', value: (i) => i.index },
+        { header: 'STATUS', value: (i) => i.status },
+        { header: 'ID', value: (i) => i.id, id: true },
+        { header: 'RESULT', value: (i) => i.message_status ?? problemLine(i.error) },
+      ],
+    );
   }
   const refused = items.filter((i) => i.status >= 300).length;
-  if (refused) throw new CommandError(`${refused} of ${items.length} emails were refused; the others were accepted`, undefined, ctx.json);
+  if (refused)
+    throw new CommandError(
+      `${refused} of ${items.length} emails were refused; the others were accepted`,
+      undefined,
+      ctx.json,
+    );
   ctx.io.info(`${ctx.io.err.green('✓')} ${items.length} accepted.`);
 }
 

@@ -8,7 +8,7 @@ export function emailsGetCommand(runner: Runner): Command {
     .description('Show one message with its events timeline')
     .argument('<id>', 'the message id (msg_…)')
     .action((id: string, _o: object, c: Command) => runner(c, emailsGetRun, { id }));
-  return examples(cmd, 'svc emails get msg_…', "svc emails get msg_… --json | jq -r .status");
+  return examples(cmd, 'svc emails get msg_…', 'svc emails get msg_… --json | jq -r .status');
 }
 
 export async function emailsGetRun(ctx: Context, o: { id: string }): Promise<void> {

@@ -58,21 +58,32 @@ export function emailsSendCommand(runner: Runner): Command {
     .option('--header <name: value>', 'an extra header, repeatable', header)
     .option('--scheduled-at <time>', 'send later (ISO 8601, up to 30 days ahead)', timestamp('--scheduled-at'))
     .option('--idempotency-key <key>', 'sending twice with one key sends once (a key is generated when not given)')
-    .action((o: Omit<EmailsSendOptions, 'tags' | 'headers'> & { tag?: Tag[]; header?: Record<string, string> }, c: Command) => {
-      if (o.textFile === '-' && o.htmlFile === '-') throw new UsageError('stdin can hold one body: give --text-file - or --html-file -, not both');
-      const { tag: tags, header: headers, ...rest } = o;
-      return runner(c, emailsSendRun, { ...rest, tags, headers });
-    });
+    .action(
+      (
+        o: Omit<EmailsSendOptions, 'tags' | 'headers'> & { tag?: Tag[]; header?: Record<string, string> },
+        c: Command,
+      ) => {
+        if (o.textFile === '-' && o.htmlFile === '-')
+          throw new UsageError('stdin can hold one body: give --text-file - or --html-file -, not both');
+        const { tag: tags, header: headers, ...rest } = o;
+        return runner(c, emailsSendRun, { ...rest, tags, headers });
+      },
+    );
   return examples(
     cmd,
     "svc emails send --from 'Shop <orders@example.com>' --to ada@example.org --subject 'Your order' --text 'Thanks!'",
-    "render-receipt | svc emails send --from orders@example.com --to ada@example.org --subject Receipt --html-file - --attach receipt.pdf",
-    "SVC_API_KEY=svc_live_… svc emails send --from orders@example.com --to ada@example.org --text hi --idempotency-key order-1042",
+    'render-receipt | svc emails send --from orders@example.com --to ada@example.org --subject Receipt --html-file - --attach receipt.pdf',
+    'SVC_API_KEY=svc_live_… svc emails send --from orders@example.com --to ada@example.org --text hi --idempotency-key order-1042',
   );
 }
 
 /** A body from its flag, or from a file, or from stdin (`-`). */
-async function body(ctx: Context, inline: string | undefined, file: string | undefined, flag: string): Promise<string | undefined> {
+async function body(
+  ctx: Context,
+  inline: string | undefined,
+  file: string | undefined,
+  flag: string,
+): Promise<string | undefined> {
   if (file === undefined) return inline;
   if (file === '-') return ctx.io.readStdin();
   return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -112,5 +123,6 @@ export async function emailsSendRun(ctx: Context, o: EmailsSendOptions): Promise
   const r = await (await ctx.client()).call('sendEmail', { body: email, idempotencyKey: o.idempotencyKey });
   if (ctx.json) return printJson(ctx.io, r.raw);
   ctx.io.print(ctx.io.stdoutIsTTY ? `${r.body.id}  ${r.body.status}` : `${r.body.id}\t${r.body.status}`);
-  if (r.headers.get('idempotent-replay') === 'true') ctx.io.info('Already sent with this --idempotency-key: this is the first send\'s answer; nothing was sent again.');
+  if (r.headers.get('idempotent-replay') === 'true')
+    ctx.io.info("Already sent with this --idempotency-key: this is the first send's answer; nothing was sent again.");
 }

@@ -6,7 +6,9 @@ import { inboxWaitCommand } from './wait.js';
 
 export function inboxCommand(runner: Runner): Command {
   return examples(
-    new Command('inbox').description('Caught mail of a local server (`svc serve`): list, follow, show, or wait for the next message'),
+    new Command('inbox').description(
+      'Caught mail of a local server (`svc serve`): list, follow, show, or wait for the next message',
+    ),
     'svc inbox --follow',
     'svc inbox show eml_…',
     'svc inbox wait --to ada@example.org --extract code',

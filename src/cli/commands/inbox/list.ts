@@ -15,16 +15,25 @@ export interface InboxListOptions {
 
 export function inboxListCommand(runner: Runner): Command {
   const cmd = new Command('list')
-    .description('List caught mail, newest first; --follow then prints each new message as it arrives (what `svc inbox` does)')
+    .description(
+      'List caught mail, newest first; --follow then prints each new message as it arrives (what `svc inbox` does)',
+    )
     .option('--to <address>', 'only mail to this address (an envelope recipient, To or Cc)')
     .option('--follow', 'keep running and print each new message as it arrives, until Ctrl-C')
     .option('--limit <n>', 'how many (1–100; with --follow, how many recent ones first)', int('--limit', 1, 100))
     .option('--after <id>', 'the page after this message')
     .action((o: InboxListOptions, c: Command) => {
-      if (o.follow && o.after) throw new UsageError('--after pages back through older mail; it does not go with --follow');
+      if (o.follow && o.after)
+        throw new UsageError('--after pages back through older mail; it does not go with --follow');
       return runner(c, inboxListRun, { to: o.to, follow: o.follow, limit: o.limit, after: o.after });
     });
-  return examples(cmd, 'svc inbox', 'svc inbox --to ada@example.org', 'svc inbox --follow', 'svc inbox --follow --json | jq -r .subject');
+  return examples(
+    cmd,
+    'svc inbox',
+    'svc inbox --to ada@example.org',
+    'svc inbox --follow',
+    'svc inbox --follow --json | jq -r .subject',
+  );
 }
 
 export async function inboxListRun(ctx: Context, o: InboxListOptions): Promise<void> {
@@ -53,7 +62,8 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
     // subject give way; the id does not.
     const whole = `${full}  ${id}  ${from} → ${to}  ${subject}  ${status}`;
     const time = io.columns !== undefined && displayWidth(whole) > io.columns ? shortTime(full!) : full!;
-    const room = io.columns === undefined ? Infinity : Math.max(io.columns - displayWidth(`${time}${id}${status}`) - 4 * 2, 2);
+    const room =
+      io.columns === undefined ? Infinity : Math.max(io.columns - displayWidth(`${time}${id}${status}`) - 4 * 2, 2);
     const who = truncate(`${from} → ${to}`, Math.max(Math.floor(room / 2), room - displayWidth(subject!)));
     const about = truncate(subject!, room - displayWidth(who));
     io.print(`${io.out.dim(time)}  ${id}  ${who}  ${io.out.bold(about)}  ${status}`);
@@ -75,5 +85,8 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
     throw err;
   }
   if (signal.aborted) return;
-  throw new CommandError('the server ended the inbox stream: it stopped', 'start it again with `svc serve`, then run this again');
+  throw new CommandError(
+    'the server ended the inbox stream: it stopped',
+    'start it again with `svc serve`, then run this again',
+  );
 }

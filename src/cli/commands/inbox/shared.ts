@@ -25,9 +25,15 @@ export function printMessage(io: IO, m: CaughtMessage): void {
     ['envelope', `${m.envelope.mail_from || '<>'} → ${m.envelope.rcpt_to.join(', ')}`],
     ['status', m.status && `${m.status} (${m.message_id})`],
     ['dkim', m.dkim_domain ? `${m.dkim} (${m.dkim_domain})` : m.dkim],
-    ['attachments', m.attachments.map((a) => `${a.filename ?? 'unnamed'} (${a.content_type}, ${a.size} bytes)`).join(', ')],
+    [
+      'attachments',
+      m.attachments.map((a) => `${a.filename ?? 'unnamed'} (${a.content_type}, ${a.size} bytes)`).join(', '),
+    ],
   ]);
   io.print('');
   if (m.text !== null) io.print(m.text.replace(/\r?\n$/, ''));
-  else io.info(`This message has no text part${m.html !== null ? `; its HTML: svc inbox show ${m.id} --json | jq -r .html` : ''}.`);
+  else
+    io.info(
+      `This message has no text part${m.html !== null ? `; its HTML: svc inbox show ${m.id} --json | jq -r .html` : ''}.`,
+    );
 }

@@ -15,7 +15,12 @@ export function inboxShowCommand(runner: Runner): Command {
     .argument('<id>', 'the caught message id (eml_…)')
     .option('--raw', 'print the message as received, byte for byte (message/rfc822)')
     .action((id: string, o: { raw?: boolean }, c: Command) => runner(c, inboxShowRun, { id, raw: o.raw }));
-  return examples(cmd, 'svc inbox show eml_…', 'svc inbox show eml_… --raw > message.eml', 'svc inbox show eml_… --json | jq -r .html');
+  return examples(
+    cmd,
+    'svc inbox show eml_…',
+    'svc inbox show eml_… --raw > message.eml',
+    'svc inbox show eml_… --json | jq -r .html',
+  );
 }
 
 export async function inboxShowRun(ctx: Context, o: InboxShowOptions): Promise<void> {

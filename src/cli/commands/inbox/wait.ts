@@ -26,11 +26,27 @@ export function inboxWaitCommand(runner: Runner): Command {
     .requiredOption('--to <address>', 'the recipient (an envelope recipient, To or Cc)')
     .option('--subject <text>', 'only a message whose subject contains this text (any case)')
     .option('--timeout <duration>', 'give up after this long, exit 1 (default 30s)', duration('--timeout'))
-    .option('--since <time>', 'take mail received at or after this service time too (default: only mail arriving from now)', timestamp('--since'))
-    .addOption(new Option('--extract <what>', 'print only the first link, or the first 4–10 digit code').choices(['link', 'code']))
+    .option(
+      '--since <time>',
+      'take mail received at or after this service time too (default: only mail arriving from now)',
+      timestamp('--since'),
+    )
+    .addOption(
+      new Option('--extract <what>', 'print only the first link, or the first 4–10 digit code').choices([
+        'link',
+        'code',
+      ]),
+    )
     .action((o: InboxWaitOptions, c: Command) => {
-      if (o.extract && c.optsWithGlobals().json) throw new UsageError('--extract prints one value; --json prints the whole message: give one of them');
-      return runner(c, inboxWaitRun, { to: o.to, subject: o.subject, timeout: o.timeout, since: o.since, extract: o.extract });
+      if (o.extract && c.optsWithGlobals().json)
+        throw new UsageError('--extract prints one value; --json prints the whole message: give one of them');
+      return runner(c, inboxWaitRun, {
+        to: o.to,
+        subject: o.subject,
+        timeout: o.timeout,
+        since: o.since,
+        extract: o.extract,
+      });
     });
   return examples(
     cmd,
@@ -75,7 +91,9 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   if (!found) {
     // The most recent matching mail from before the wait, to tell a script that sent first and waited second.
     const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: 100 } })).body.data;
-    const earlier = recent.find((m) => subjectMatches(m, o.subject) && (Date.parse(m.received_at) < Date.parse(since) || already.has(m.id)));
+    const earlier = recent.find(
+      (m) => subjectMatches(m, o.subject) && (Date.parse(m.received_at) < Date.parse(since) || already.has(m.id)),
+    );
     throw new CommandError(
       `no ${wanted} arrived within ${humanDuration(timeout)} (since ${since})`,
       earlier

@@ -19,18 +19,41 @@ export function keysCreateCommand(runner: Runner): Command {
   const cmd = new Command('create')
     .description('Create an API key; it is printed once, on stdout')
     .requiredOption('--name <name>', 'what the key is for (1–128 characters)')
-    .option('--scope <scope>', 'a scope, repeatable or comma-separated: emails:send, emails:read, domains:read, domains:write, …', list)
+    .option(
+      '--scope <scope>',
+      'a scope, repeatable or comma-separated: emails:send, emails:read, domains:read, domains:write, …',
+      list,
+    )
     .option('--mode <mode>', 'test (never delivers mail; the default) or live')
     .option('--domain <id>', 'the key may send only from this domain (dom_…)')
     .option('--allow-ip <cidr>', 'an address or CIDR the key may be used from, repeatable', repeat)
     .option('--expires-at <time>', 'when the key stops working (ISO 8601)', timestamp('--expires-at'))
     .option('--save', "keep the key in this profile's credential store, so `svc emails send` needs no --api-key")
-    .action((o: { name: string; scope?: string[]; mode?: string; domain?: string; allowIp?: string[]; expiresAt?: string; save?: boolean }, c: Command) => {
-      if (!o.scope?.length) throw new UsageError('give at least one --scope', 'e.g. --scope emails:send,emails:read');
-      return runner(c, keysCreateRun, {
-        name: o.name, scopes: o.scope, mode: o.mode, domain: o.domain, allowIps: o.allowIp, expiresAt: o.expiresAt, save: o.save,
-      });
-    });
+    .action(
+      (
+        o: {
+          name: string;
+          scope?: string[];
+          mode?: string;
+          domain?: string;
+          allowIp?: string[];
+          expiresAt?: string;
+          save?: boolean;
+        },
+        c: Command,
+      ) => {
+        if (!o.scope?.length) throw new UsageError('give at least one --scope', 'e.g. --scope emails:send,emails:read');
+        return runner(c, keysCreateRun, {
+          name: o.name,
+          scopes: o.scope,
+          mode: o.mode,
+          domain: o.domain,
+          allowIps: o.allowIp,
+          expiresAt: o.expiresAt,
+          save: o.save,
+        });
+      },
+    );
   return examples(
     cmd,
     'svc keys create --name ci --scope emails:send --save',
@@ -54,12 +77,23 @@ export async function keysCreateRun(ctx: Context, o: KeysCreateOptions): Promise
   const key = r.body;
   if (o.save) {
     const instance = r.headers.instance;
-    await ctx.saveApiKey({ base_url: client.baseUrl, id: key.id, prefix: key.prefix, mode: key.mode, ...(instance ? { sandbox_instance: instance } : {}) }, key.key);
+    await ctx.saveApiKey(
+      {
+        base_url: client.baseUrl,
+        id: key.id,
+        prefix: key.prefix,
+        mode: key.mode,
+        ...(instance ? { sandbox_instance: instance } : {}),
+      },
+      key.key,
+    );
   }
   if (ctx.json) printJson(ctx.io, r.raw);
   else ctx.io.print(key.key);
   const { io } = ctx;
-  io.info(`${io.err.yellow('warning:')} this is the only time the key is shown; store it now (a secret store, your CI's secrets).`);
+  io.info(
+    `${io.err.yellow('warning:')} this is the only time the key is shown; store it now (a secret store, your CI's secrets).`,
+  );
   io.info(`Created ${key.id} "${key.name}" (${key.mode}; ${key.scopes.join(', ')}).`);
   if (o.save) io.info(`Saved in profile ${ctx.profile}: \`svc emails send\` uses it without --api-key.`);
 }

@@ -5,7 +5,11 @@ import { keysListCommand } from './list.js';
 import { keysRevokeCommand } from './revoke.js';
 
 export function keysCommand(runner: Runner): Command {
-  return examples(new Command('keys').description('API keys for sending from code (signed in)'), 'svc keys create --name ci --scope emails:send --save', 'svc keys list')
+  return examples(
+    new Command('keys').description('API keys for sending from code (signed in)'),
+    'svc keys create --name ci --scope emails:send --save',
+    'svc keys list',
+  )
     .addCommand(keysCreateCommand(runner))
     .addCommand(keysListCommand(runner))
     .addCommand(keysRevokeCommand(runner));

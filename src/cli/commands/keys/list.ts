@@ -19,7 +19,11 @@ const columns: Column<ApiKey>[] = [
   { header: 'KEY', value: (k) => k.reveal },
   { header: 'MODE', value: (k) => k.mode },
   { header: 'SCOPES', value: (k) => k.scopes.join(',') },
-  { header: 'STATE', value: (k) => (k.revoked ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active') },
+  {
+    header: 'STATE',
+    value: (k) =>
+      k.revoked ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active',
+  },
   { header: 'CREATED', value: (k) => k.created_at, time: true },
   { header: 'LAST USED', value: (k) => k.last_used_at, time: true },
 ];

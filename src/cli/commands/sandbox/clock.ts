@@ -19,7 +19,7 @@ export function sandboxClockCommand(runner: Runner): Command {
     .argument('<time>', 'an ISO 8601 time, e.g. 2026-09-01T09:00:00Z', timestamp('TIME'))
     .action((to: string, _o: object, c: Command) => runner(c, sandboxClockRun, { to }));
   const clock = new Command('clock')
-    .description("Show the service clock; move it when `svc serve` runs with --clock manual")
+    .description('Show the service clock; move it when `svc serve` runs with --clock manual')
     .action((_o: object, c: Command) => runner(c, sandboxClockRun, {}))
     .addCommand(examples(advance, 'svc sandbox clock advance 30s', 'svc sandbox clock advance 2d'))
     .addCommand(examples(set, 'svc sandbox clock set 2026-09-01T09:00:00Z'));
@@ -31,7 +31,10 @@ export async function sandboxClockRun(ctx: Context, o: SandboxClockOptions): Pro
   if (o.advance === undefined && o.to === undefined) {
     const r = await client.sandbox('getClock');
     if (ctx.json) return printJson(ctx.io, r.raw);
-    printFields(ctx.io, [['now', r.body.now], ['mode', r.body.mode]]);
+    printFields(ctx.io, [
+      ['now', r.body.now],
+      ['mode', r.body.mode],
+    ]);
     return;
   }
   const body = o.to !== undefined ? { to: o.to } : { advance_seconds: o.advance! / 1000 };

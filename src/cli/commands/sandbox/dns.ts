@@ -33,7 +33,9 @@ export function sandboxDnsCommand(runner: Runner): Command {
     .description("Publish a domain's expected records in the sandbox zone, so that `svc domains verify` finds them")
     .argument('<domain-id>', 'the domain id (dom_…)')
     .option('--propagating', 'publish them as still propagating (a check finds them on some resolvers only)')
-    .action((domainId: string, o: { propagating?: boolean }, c: Command) => runner(c, sandboxDnsPublishRun, { domainId, propagating: o.propagating }));
+    .action((domainId: string, o: { propagating?: boolean }, c: Command) =>
+      runner(c, sandboxDnsPublishRun, { domainId, propagating: o.propagating }),
+    );
   const set = new Command('set')
     .description('Set any record of the sandbox zone (to simulate a mistake: a wrong value, a stray record)')
     .argument('<host>', 'the record name, e.g. _dmarc.example.test')
@@ -48,9 +50,18 @@ export function sandboxDnsCommand(runner: Runner): Command {
     .argument('<host>', 'the record name')
     .addArgument(new Argument('<type>', 'TXT, CNAME or MX').argParser(zoneType))
     .action((host: string, type: ZoneType, _o: object, c: Command) => runner(c, sandboxDnsRemoveRun, { host, type }));
-  return examples(new Command('dns').description('The sandbox DNS zone `svc serve --dns sandbox` answers from'), 'svc sandbox dns publish dom_…')
+  return examples(
+    new Command('dns').description('The sandbox DNS zone `svc serve --dns sandbox` answers from'),
+    'svc sandbox dns publish dom_…',
+  )
     .addCommand(examples(publish, 'svc sandbox dns publish dom_…', 'svc sandbox dns publish dom_… --propagating'))
-    .addCommand(examples(set, "svc sandbox dns set _dmarc.example.test TXT 'v=DMARC1; p=reject;'", 'svc sandbox dns set bounces.example.test MX "10 mx.example.net"'))
+    .addCommand(
+      examples(
+        set,
+        "svc sandbox dns set _dmarc.example.test TXT 'v=DMARC1; p=reject;'",
+        'svc sandbox dns set bounces.example.test MX "10 mx.example.net"',
+      ),
+    )
     .addCommand(examples(remove, 'svc sandbox dns remove _dmarc.example.test TXT'));
 }
 
@@ -64,14 +75,21 @@ const columns: Column<ZoneRecord>[] = [
 const state = (propagating?: boolean) => (propagating ? ('propagating' as const) : undefined);
 
 export async function sandboxDnsPublishRun(ctx: Context, o: SandboxDnsPublishOptions): Promise<void> {
-  const r = await (await ctx.client()).sandbox('publishDomain', { params: { id: o.domainId }, body: { state: state(o.propagating) } });
+  const r = await (await ctx.client()).sandbox('publishDomain', {
+    params: { id: o.domainId },
+    body: { state: state(o.propagating) },
+  });
   if (ctx.json) return printJson(ctx.io, r.raw);
   await printTable(ctx.io, r.body.records, columns);
-  ctx.io.info(`Published ${r.body.records.length} record${r.body.records.length === 1 ? '' : 's'}; check them with: svc domains verify ${o.domainId}`);
+  ctx.io.info(
+    `Published ${r.body.records.length} record${r.body.records.length === 1 ? '' : 's'}; check them with: svc domains verify ${o.domainId}`,
+  );
 }
 
 export async function sandboxDnsSetRun(ctx: Context, o: SandboxDnsSetOptions): Promise<void> {
-  const r = await (await ctx.client()).sandbox('putDns', { body: { host: o.host, type: o.type, values: o.values, state: state(o.propagating) } });
+  const r = await (await ctx.client()).sandbox('putDns', {
+    body: { host: o.host, type: o.type, values: o.values, state: state(o.propagating) },
+  });
   if (ctx.json) return printJson(ctx.io, r.raw);
   await printTable(ctx.io, [r.body], columns);
 }

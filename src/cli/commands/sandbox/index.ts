@@ -9,7 +9,9 @@ import { sandboxWorkspacesCommand } from './workspaces.js';
 
 export function sandboxCommand(runner: Runner): Command {
   return examples(
-    new Command('sandbox').description('Drive a local `svc serve`: invites, workspaces, the clock, DNS, webhook endpoints, caught mail (admin token)'),
+    new Command('sandbox').description(
+      'Drive a local `svc serve`: invites, workspaces, the clock, DNS, webhook endpoints, caught mail (admin token)',
+    ),
     'svc sandbox clock advance 1h',
     'svc sandbox dns publish dom_…',
   )

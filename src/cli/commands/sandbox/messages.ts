@@ -6,8 +6,10 @@ export function sandboxMessagesCommand(runner: Runner): Command {
   const clear = new Command('clear')
     .description('Delete every caught message')
     .action((_o: object, c: Command) => runner(c, sandboxMessagesClearRun, {}));
-  return examples(new Command('messages').description("The SMTP sink's caught mail (read it with `svc inbox`)"), 'svc sandbox messages clear')
-    .addCommand(examples(clear, 'svc sandbox messages clear'));
+  return examples(
+    new Command('messages').description("The SMTP sink's caught mail (read it with `svc inbox`)"),
+    'svc sandbox messages clear',
+  ).addCommand(examples(clear, 'svc sandbox messages clear'));
 }
 
 export async function sandboxMessagesClearRun(ctx: Context, _o: object): Promise<void> {

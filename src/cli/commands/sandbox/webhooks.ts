@@ -18,11 +18,13 @@ export interface SandboxWebhookOptions {
 
 export function sandboxWebhooksCommand(runner: Runner): Command {
   const add = new Command('add')
-    .description("Add a webhook endpoint to a workspace (at most 5); prints its signing secret")
+    .description('Add a webhook endpoint to a workspace (at most 5); prints its signing secret')
     .requiredOption('--workspace <id>', 'the workspace (ws_…)')
     .requiredOption('--url <url>', 'where events are POSTed')
     .option('--events <types>', 'only these event types (comma-separated or repeated); default every type', list)
-    .action((o: SandboxWebhooksAddOptions, c: Command) => runner(c, sandboxWebhooksAddRun, { workspace: o.workspace, url: o.url, events: o.events }));
+    .action((o: SandboxWebhooksAddOptions, c: Command) =>
+      runner(c, sandboxWebhooksAddRun, { workspace: o.workspace, url: o.url, events: o.events }),
+    );
   const ls = new Command('list')
     .description('List webhook endpoints with their status and recent delivery attempts')
     .option('--workspace <id>', "only this workspace's (ws_…)")
@@ -35,12 +37,33 @@ export function sandboxWebhooksCommand(runner: Runner): Command {
         .action((id: string, _o: object, c: Command) => runner(c, work, { id })),
       `svc sandbox webhooks ${name} whk_…`,
     );
-  return examples(new Command('webhooks').description('Webhook endpoints (`/v1/webhooks` is not served: managed here)'), 'svc sandbox webhooks list')
-    .addCommand(examples(add, 'svc sandbox webhooks add --workspace ws_… --url http://localhost:3000/webhooks', 'svc sandbox webhooks add --workspace ws_… --url https://hooks.example.com/svc --events email.bounced,email.complained'))
+  return examples(
+    new Command('webhooks').description('Webhook endpoints (`/v1/webhooks` is not served: managed here)'),
+    'svc sandbox webhooks list',
+  )
+    .addCommand(
+      examples(
+        add,
+        'svc sandbox webhooks add --workspace ws_… --url http://localhost:3000/webhooks',
+        'svc sandbox webhooks add --workspace ws_… --url https://hooks.example.com/svc --events email.bounced,email.complained',
+      ),
+    )
     .addCommand(examples(ls, 'svc sandbox webhooks list', 'svc sandbox webhooks list --workspace ws_… --json'))
     .addCommand(one('remove', 'Delete an endpoint', sandboxWebhooksRemoveRun))
-    .addCommand(one('rotate-secret', 'Give an endpoint a new secret and print it; for 24 h deliveries are signed with both', sandboxWebhooksRotateSecretRun))
-    .addCommand(one('enable', 'Make an endpoint disabled by failures active again (missed events are not replayed)', sandboxWebhooksEnableRun));
+    .addCommand(
+      one(
+        'rotate-secret',
+        'Give an endpoint a new secret and print it; for 24 h deliveries are signed with both',
+        sandboxWebhooksRotateSecretRun,
+      ),
+    )
+    .addCommand(
+      one(
+        'enable',
+        'Make an endpoint disabled by failures active again (missed events are not replayed)',
+        sandboxWebhooksEnableRun,
+      ),
+    );
 }
 
 export async function sandboxWebhooksAddRun(ctx: Context, o: SandboxWebhooksAddOptions): Promise<void> {
@@ -51,7 +74,9 @@ export async function sandboxWebhooksAddRun(ctx: Context, o: SandboxWebhooksAddO
   if (ctx.json) return printJson(ctx.io, r.raw);
   const e = r.body;
   ctx.io.print(e.secret);
-  ctx.io.info(`Created ${e.id}: ${e.events ? e.events.join(', ') : 'every event'} to ${e.url}, signed with the secret above.`);
+  ctx.io.info(
+    `Created ${e.id}: ${e.events ? e.events.join(', ') : 'every event'} to ${e.url}, signed with the secret above.`,
+  );
 }
 
 const endpointColumns: Column<WebhookEndpoint>[] = [
@@ -80,7 +105,8 @@ export async function sandboxWebhooksListRun(ctx: Context, o: { workspace?: stri
   const endpoints = r.body.data;
   const attempts = endpoints.flatMap((e) => e.recent_attempts);
   if (io.stdoutIsTTY) {
-    if (endpoints.length === 0) return io.info('No webhook endpoints yet: svc sandbox webhooks add --workspace ws_… --url URL');
+    if (endpoints.length === 0)
+      return io.info('No webhook endpoints yet: svc sandbox webhooks add --workspace ws_… --url URL');
     await printTable(io, endpoints, endpointColumns);
     if (attempts.length) {
       io.print('');
@@ -90,7 +116,10 @@ export async function sandboxWebhooksListRun(ctx: Context, o: { workspace?: stri
     return;
   }
   // Piped: two kinds of line, each named by its first field, as `emails get` does for its events.
-  const tagged = <T>(kind: string, columns: Column<T>[]): Column<T>[] => [{ header: 'KIND', value: () => kind }, ...columns];
+  const tagged = <T>(kind: string, columns: Column<T>[]): Column<T>[] => [
+    { header: 'KIND', value: () => kind },
+    ...columns,
+  ];
   await printTable(io, endpoints, tagged('endpoint', endpointColumns));
   await printTable(io, attempts, tagged('attempt', attemptColumns));
 }
@@ -105,7 +134,9 @@ export async function sandboxWebhooksRotateSecretRun(ctx: Context, o: SandboxWeb
   if (ctx.json) return printJson(ctx.io, r.raw);
   ctx.io.print(r.body.secret);
   const until = r.body.previous_secret_expires_at;
-  ctx.io.info(`New secret for ${o.id}${until ? `; until ${until} (service clock) deliveries are also signed with the previous one` : ''}.`);
+  ctx.io.info(
+    `New secret for ${o.id}${until ? `; until ${until} (service clock) deliveries are also signed with the previous one` : ''}.`,
+  );
 }
 
 export async function sandboxWebhooksEnableRun(ctx: Context, o: SandboxWebhookOptions): Promise<void> {

@@ -21,8 +21,12 @@ export function sandboxWorkspacesCommand(runner: Runner): Command {
     .description('Make a new workspace with an existing user in it, in the given role')
     .requiredOption('--email <email>', "the user's email address")
     .requiredOption('--name <name>', "the workspace's name")
-    .addOption(new Option('--role <role>', "the user's role in it").choices(['owner', 'admin', 'member']).makeOptionMandatory())
-    .action((o: SandboxWorkspacesCreateOptions, c: Command) => runner(c, sandboxWorkspacesCreateRun, { email: o.email, name: o.name, role: o.role }));
+    .addOption(
+      new Option('--role <role>', "the user's role in it").choices(['owner', 'admin', 'member']).makeOptionMandatory(),
+    )
+    .action((o: SandboxWorkspacesCreateOptions, c: Command) =>
+      runner(c, sandboxWorkspacesCreateRun, { email: o.email, name: o.name, role: o.role }),
+    );
   examples(create, 'svc sandbox workspaces create --email owner@example.test --name "Second shop" --role admin');
   const group = examples(
     new Command('workspaces').description('Add workspaces; suspend, reactivate or close one'),
@@ -47,7 +51,13 @@ export async function sandboxWorkspacesCreateRun(ctx: Context, o: SandboxWorkspa
   const r = await (await ctx.client()).sandbox('createSandboxWorkspace', { body: o });
   if (ctx.json) return printJson(ctx.io, r.raw);
   const w = r.body;
-  printFields(ctx.io, [['id', w.id], ['name', w.name], ['slug', w.slug], ['role', w.role], ['status', w.status]]);
+  printFields(ctx.io, [
+    ['id', w.id],
+    ['name', w.name],
+    ['slug', w.slug],
+    ['role', w.role],
+    ['status', w.status],
+  ]);
 }
 
 export async function sandboxWorkspaceStatusRun(ctx: Context, o: SandboxWorkspaceStatusOptions): Promise<void> {

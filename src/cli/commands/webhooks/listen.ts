@@ -31,22 +31,32 @@ function httpUrl(v: string): string {
 export function webhooksListenCommand(runner: Runner): Command {
   const cmd = new Command('listen')
     .description(
-      'Stream the workspace\'s events as they happen (from now, unless told), one line each; with --forward-to, POST each to a ' +
+      "Stream the workspace's events as they happen (from now, unless told), one line each; with --forward-to, POST each to a " +
         'local receiver signed with a secret of this profile. Ctrl-C stops.',
     )
     .option('--forward-to <url>', 'POST each event there, signed with the secret printed at start', httpUrl)
     .option('--events <types>', 'only these event types (comma-separated or repeated)', list)
-    .addOption(new Option('--since <time>', 'start with the events created at or after this time (ISO 8601)').argParser(timestamp('--since')).conflicts('after'))
+    .addOption(
+      new Option('--since <time>', 'start with the events created at or after this time (ISO 8601)')
+        .argParser(timestamp('--since'))
+        .conflicts('after'),
+    )
     .option('--after <id>', 'start after this event (evt_…)')
     .option('--print-secret', "print this profile's signing secret and exit")
     .action((o: WebhooksListenOptions, c: Command) =>
-      runner(c, webhooksListenRun, { forwardTo: o.forwardTo, events: o.events, since: o.since, after: o.after, printSecret: o.printSecret }),
+      runner(c, webhooksListenRun, {
+        forwardTo: o.forwardTo,
+        events: o.events,
+        since: o.since,
+        after: o.after,
+        printSecret: o.printSecret,
+      }),
     );
   return examples(
     cmd,
     'svc webhooks listen --forward-to http://localhost:3000/webhooks',
     'svc webhooks listen --events email.bounced,email.complained --json | jq .data.to',
-    'svc webhooks listen --print-secret      # for the receiver\'s configuration',
+    "svc webhooks listen --print-secret      # for the receiver's configuration",
   );
 }
 
@@ -73,7 +83,10 @@ export async function webhooksListenRun(ctx: Context, o: WebhooksListenOptions):
     return;
   }
   const types = await checkEventTypes('--events', o.events);
-  const [{ listenEvents }, { forwardEvent }] = await Promise.all([import('../../../client/listen.js'), import('../../../client/forward.js')]);
+  const [{ listenEvents }, { forwardEvent }] = await Promise.all([
+    import('../../../client/listen.js'),
+    import('../../../client/forward.js'),
+  ]);
   const client = await ctx.client();
   const signal = io.interrupt();
   const from: ListenFrom = o.after ? { after: o.after } : o.since ? { since: o.since } : { now: true };
@@ -81,9 +94,13 @@ export async function webhooksListenRun(ctx: Context, o: WebhooksListenOptions):
   const onStatus = (s: ListenStatus) => {
     if (s.kind === 'ready') {
       const forwarding = o.forwardTo ? ` Forwarding events to ${o.forwardTo}.` : '';
-      io.info(`${io.err.green('Ready!')}${forwarding} Your webhook signing secret is ${io.err.bold(secret)} (^C to quit)`);
+      io.info(
+        `${io.err.green('Ready!')}${forwarding} Your webhook signing secret is ${io.err.bold(secret)} (^C to quit)`,
+      );
     } else if (s.kind === 'polling') {
-      io.info(`${io.err.yellow('note:')} the service does not hold GET /events open (no long poll); listing every ${humanDuration(s.intervalMs)} instead`);
+      io.info(
+        `${io.err.yellow('note:')} the service does not hold GET /events open (no long poll); listing every ${humanDuration(s.intervalMs)} instead`,
+      );
     } else if (s.kind === 'disconnected') {
       io.info(`${io.err.yellow('warning:')} ${s.error.message}; reconnecting, then resuming after the last event seen`);
     } else {
@@ -96,11 +113,19 @@ export async function webhooksListenRun(ctx: Context, o: WebhooksListenOptions):
     if (o.forwardTo) {
       const url = o.forwardTo;
       forwarded = await forwardEvent({
-        url, body, eventId: event.id, secret, signal, sleep: ctx.clock.sleep, userAgent: `svc-webhooks-listen/${VERSION}`,
+        url,
+        body,
+        eventId: event.id,
+        secret,
+        signal,
+        sleep: ctx.clock.sleep,
+        userAgent: `svc-webhooks-listen/${VERSION}`,
         onFailure: (a, retryInMs) =>
           io.info(
             `${io.err.yellow('warning:')} ${event.id}: attempt ${a.attempt} to ${url} failed (${a.error})` +
-              (retryInMs === undefined ? `; giving up on this event and moving on` : `; trying again in ${humanDuration(retryInMs)}`),
+              (retryInMs === undefined
+                ? `; giving up on this event and moving on`
+                : `; trying again in ${humanDuration(retryInMs)}`),
           ),
       });
       // Ctrl-C during the forward: the attempt was cut short, not answered.
@@ -126,6 +151,8 @@ function line(ctx: Context, e: Event, f: ForwardAttempt | undefined): string {
   if (!io.stdoutIsTTY) {
     return [e.created_at, e.type, e.id, ...(f ? [f.status ?? '-', f.durationMs] : [])].join('\t');
   }
-  const status = f ? `  → ${(f.ok ? io.out.green : io.out.red)(String(f.status ?? 'no response'))} ${io.out.dim(`${f.durationMs} ms`)}` : '';
+  const status = f
+    ? `  → ${(f.ok ? io.out.green : io.out.red)(String(f.status ?? 'no response'))} ${io.out.dim(`${f.durationMs} ms`)}`
+    : '';
   return `${io.out.dim(e.created_at)}  ${e.type.padEnd(18)}  ${e.id}${status}`;
 }

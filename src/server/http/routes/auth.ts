@@ -4,9 +4,18 @@ import type { SessionPrincipal } from '../../core/access.js';
 
 const session = (p: unknown) => p as SessionPrincipal;
 
-export function authRoutes(core: Core): Pick<
+export function authRoutes(
+  core: Core,
+): Pick<
   V1Handlers,
-  'signup' | 'login' | 'refreshSession' | 'logout' | 'getMe' | 'revokeAllSessions' | 'verifyEmail' | 'resendVerification'
+  | 'signup'
+  | 'login'
+  | 'refreshSession'
+  | 'logout'
+  | 'getMe'
+  | 'revokeAllSessions'
+  | 'verifyEmail'
+  | 'resendVerification'
 > {
   const { accounts } = core;
   return {

@@ -3,7 +3,10 @@ import type { V1Handlers } from '../app.js';
 
 export function domainRoutes(
   core: Core,
-): Pick<V1Handlers, 'listDomains' | 'createDomain' | 'getDomain' | 'updateDomain' | 'deleteDomain' | 'getDomainDns' | 'verifyDomain'> {
+): Pick<
+  V1Handlers,
+  'listDomains' | 'createDomain' | 'getDomain' | 'updateDomain' | 'deleteDomain' | 'getDomainDns' | 'verifyDomain'
+> {
   const { domains } = core;
   return {
     listDomains: ({ caller, query }) => ({ body: domains.list(caller.workspace!.id, query.limit, query.after) }),

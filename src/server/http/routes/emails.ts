@@ -19,12 +19,17 @@ function idempotencyKey(headers: Headers): string | undefined {
 }
 
 /** `origin` is the server's public origin: the base of `Location` and of the Problems of a batch's refused items. */
-export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 'sendEmail' | 'sendBatch' | 'getEmail' | 'cancelEmail'> {
+export function emailRoutes(
+  core: Core,
+  origin: () => string,
+): Pick<V1Handlers, 'sendEmail' | 'sendBatch' | 'getEmail' | 'cancelEmail'> {
   const { emails, sendRate } = core;
 
   /** The answer to a fresh send: 202 with the message's Location, or 207 for a batch. */
   const answer = (sent: Sent): StoredAnswer =>
-    sent.kind === 'accepted' ? { status: 202, headers: { Location: `${origin()}/v1/emails/${sent.id}` } } : { status: 207, headers: {} };
+    sent.kind === 'accepted'
+      ? { status: 202, headers: { Location: `${origin()}/v1/emails/${sent.id}` } }
+      : { status: 207, headers: {} };
 
   /** Takes a token from the workspace's bucket; every send response carries the X-RateLimit headers. */
   async function limited(
@@ -39,24 +44,32 @@ export function emailRoutes(core: Core, origin: () => string): Pick<V1Handlers, 
       'X-RateLimit-Reset': String(state.reset),
     };
     if (!state.allowed) {
-      throw new ServiceError('rate_limited', `This workspace may send ${state.limit} requests a second; retry in ${state.retryAfter} s.`, {
-        headers: { ...rate, 'Retry-After': String(state.retryAfter) },
-      });
+      throw new ServiceError(
+        'rate_limited',
+        `This workspace may send ${state.limit} requests a second; retry in ${state.retryAfter} s.`,
+        {
+          headers: { ...rate, 'Retry-After': String(state.retryAfter) },
+        },
+      );
     }
     try {
       const result = await run(key, idempotencyKey(ctx.headers));
       // A replay answers what was stored for the first answer, marked as a replay.
-      const { status, headers } = result.replayed ? { ...result.stored, headers: { ...result.stored.headers, 'Idempotent-Replay': 'true' } } : answer(result);
+      const { status, headers } = result.replayed
+        ? { ...result.stored, headers: { ...result.stored.headers, 'Idempotent-Replay': 'true' } }
+        : answer(result);
       return { status, body: result.body, headers: { ...headers, ...rate } };
     } catch (err) {
       // A refused send (400, 409, 422, 451…) spent its token too, and says so.
-      if (err instanceof ServiceError) throw new ServiceError(err.code, err.detail, { ...err.extra, headers: { ...err.extra.headers, ...rate } });
+      if (err instanceof ServiceError)
+        throw new ServiceError(err.code, err.detail, { ...err.extra, headers: { ...err.extra.headers, ...rate } });
       throw err;
     }
   }
 
   return {
-    sendEmail: (ctx) => limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, answer)),
+    sendEmail: (ctx) =>
+      limited(ctx as RequestContext<unknown>, (key, idem) => emails.send(key, ctx.body, idem, answer)),
     sendBatch: (ctx) =>
       limited(ctx as RequestContext<unknown>, (key, idem) =>
         emails.batch(

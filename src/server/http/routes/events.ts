@@ -3,6 +3,8 @@ import type { V1Handlers } from '../app.js';
 
 export function eventRoutes(core: Core): Pick<V1Handlers, 'listEvents'> {
   return {
-    listEvents: async ({ caller, query, signal }) => ({ body: await core.events.list(caller.workspace!.id, query, signal) }),
+    listEvents: async ({ caller, query, signal }) => ({
+      body: await core.events.list(caller.workspace!.id, query, signal),
+    }),
   };
 }

@@ -6,7 +6,11 @@ export function keyRoutes(core: Core): Pick<V1Handlers, 'listApiKeys' | 'createA
   return {
     listApiKeys: ({ caller, query }) => ({ body: keys.list(caller.workspace!.id, query.limit, query.after) }),
     createApiKey: ({ caller, body }) => ({
-      body: keys.create(caller.workspace!.id, caller.principal.kind === 'session' ? caller.principal.userId : null, body),
+      body: keys.create(
+        caller.workspace!.id,
+        caller.principal.kind === 'session' ? caller.principal.userId : null,
+        body,
+      ),
     }),
     revokeApiKey: ({ caller, params }) => keys.revoke(caller.workspace!.id, params.id!),
   };
