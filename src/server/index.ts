@@ -1,7 +1,6 @@
 // Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the schedulers.
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { isIP } from 'node:net';
 import { SCOPES } from '../contract/keys.js';
 import { DEFAULT_MAX_MESSAGES, type ReadyLine, type ReadySeed, type Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
@@ -49,6 +48,7 @@ import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { lockDataDir } from './data-dir.js';
 import { isDiskFull } from '../lib/disk-full.js';
+import { isLoopbackHost } from '../lib/loopback.js';
 
 export interface ServeOptions {
   host?: string;
@@ -120,17 +120,13 @@ export interface RunningServer {
 /** A usage problem with the options: the CLI shows it and exits 2. */
 export class ServeUsageError extends Error {}
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-}
-
 export async function startServer(opts: ServeOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const tls = Boolean(opts.tlsCert && opts.tlsKey);
   if ((opts.tlsCert && !opts.tlsKey) || (!opts.tlsCert && opts.tlsKey)) {
     throw new ServeUsageError('--tls-cert and --tls-key go together; give both.');
   }
-  if (!isLoopback(host) && !tls && !opts.allowInsecureHttp) {
+  if (!isLoopbackHost(host) && !tls && !opts.allowInsecureHttp) {
     throw new ServeUsageError(
       `Refusing to serve plain HTTP on ${host}, which is not a loopback address: give --tls-cert and --tls-key, ` +
         'or --allow-insecure-http if you really mean it.',
@@ -231,7 +227,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
     opened.push(() => sink.close());
-    const sender = createPoolSender({ host: isLoopback(host) ? host : '127.0.0.1', port: smtpPort });
+    const sender = createPoolSender({ host: isLoopbackHost(host) ? host : '127.0.0.1', port: smtpPort });
     const relay = opts.relay ? createRelaySender(opts.relay) : null;
     const composer = createComposer({
       thread: opts.composeThread ?? true,

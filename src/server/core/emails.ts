@@ -13,6 +13,7 @@ import { canonicalSha256 } from './canonical.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import type { Events } from './events.js';
+import { isLoopbackHost } from '../../lib/loopback.js';
 
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
@@ -72,11 +73,6 @@ export interface StoredAnswer {
 export type SendOutcome = (Sent & { replayed: false }) | (Sent & { replayed: true; stored: StoredAnswer });
 
 type Fresh = Sent & { replayed: false };
-
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
 
 export function createEmails(
   deps: Deps & {

@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { ERROR_CODES, ERROR_HELP, type ErrorCode } from '../../contract/common.js';
 import { ServiceError } from '../core/errors.js';
-import { escapeHtml } from '../sandbox/pages.js';
+import { escapeHtml } from '../../lib/html.js';
 
 const DOCS_PATH = '/docs/errors';
 

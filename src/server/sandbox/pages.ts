@@ -7,10 +7,7 @@ import { ADMIN_COOKIE, type SandboxAuth } from './auth.js';
 import { inboxClient } from './inbox-client.js';
 import { INBOX_CSS } from './inbox-style.js';
 import type { InboxStream } from './stream.js';
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
+import { escapeHtml } from '../../lib/html.js';
 
 /** The inbox's own pages run only our script and styles; nothing may frame them. */
 const PAGE_CSP = [
