@@ -15,7 +15,7 @@ const DIST = join(ROOT, 'dist');
 const BIN = join(ROOT, 'bin', 'svc.js');
 const out = resolve(process.argv[2] ?? join(ROOT, 'docs'));
 
-if (!existsSync(join(DIST, 'main.js'))) {
+if (!existsSync(join(DIST, 'cli', 'svc.js')) || !existsSync(join(DIST, 'contract', 'endpoints.js'))) {
   console.error('dist/ is missing: run `npm run build` first');
   process.exit(1);
 }
