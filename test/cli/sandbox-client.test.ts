@@ -1,4 +1,4 @@
-// The sandbox routes through the client, and where the admin token comes from (cli.md): --admin-token, else
+// The sandbox routes through the client, and where the admin token comes from (docs/command-line.md#the-admin-token): --admin-token, else
 // SVC_ADMIN_TOKEN, else — for a loopback base URL — the admin-token file of the default data directory.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

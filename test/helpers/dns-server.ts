@@ -142,7 +142,7 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
   });
   const port = udp.address().port;
 
-  // TCP on the same port (RFC 1035 §4.2.2: two-byte length prefix), for answers that do not fit in UDP.
+  // TCP on the same port (RFC 1035 section 4.2.2: two-byte length prefix), for answers that do not fit in UDP.
   const sockets = new Set<net.Socket>();
   const tcp = net.createServer((sock) => {
     sockets.add(sock);

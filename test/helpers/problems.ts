@@ -1,4 +1,4 @@
-// The Problem assertion shared by the integration suites (service-spec §7; decisions.md "Error codes").
+// The Problem assertion shared by the integration suites (docs/api.md#errors, docs/errors.md).
 import { expect } from 'vitest';
 import type { Reply } from './server.js';
 

@@ -25,7 +25,7 @@ export function smtpTalk(port: number, host = '127.0.0.1'): Promise<SmtpTalk> {
     socket.setEncoding('latin1');
     socket.on('data', (d: string) => {
       buffer += d;
-      // A reply is complete at its line whose code is followed by a space (RFC 5321 §4.2.1).
+      // A reply is complete at its line whose code is followed by a space (RFC 5321 section 4.2.1).
       for (let m = /^\d{3} .*\r\n/m.exec(buffer); m; m = /^\d{3} .*\r\n/m.exec(buffer)) {
         const reply = buffer.slice(0, m.index + m[0].length);
         buffer = buffer.slice(reply.length);

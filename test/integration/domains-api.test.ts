@@ -1,5 +1,5 @@
-// Sending domains through /v1/domains (service-spec §2 Domain/DnsRecord, §4 "Domains"; decisions.md "Domains",
-// "API keys" scopes and credential kinds, "Accounts" roles, "Wire basics" pagination): the seven operations,
+// Sending domains through /v1/domains (docs/api.md#domains, with the scopes,
+// credential kinds, roles and pagination of docs/api.md): the seven operations,
 // name rules, the record sets of each purpose, PATCH, DELETE, tenancy, scopes, roles and the verify limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

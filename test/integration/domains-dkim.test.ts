@@ -1,5 +1,5 @@
-// The DKIM key of a domain really signs mail that verifies against the published record (decisions.md
-// "Domains" records; sandbox.md "Delivery in the sandbox" and GET /sandbox/messages/{id} `dkim`).
+// The DKIM key of a domain really signs mail that verifies against the published record (docs/api.md#domains;
+// the sink's `dkim` of GET /sandbox/messages/{id}, docs/local-server.md).
 // Mail is signed with the seeded domain's key by nodemailer, caught by the sink (which verifies with mailauth
 // over the sandbox zone), and verified again here with mailauth directly.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';

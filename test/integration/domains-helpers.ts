@@ -10,7 +10,7 @@ export { createKey, newTenant, seedTenant, sessionOf, type Tenant } from '../hel
 
 export const DOMAIN_ID = /^dom_[0-9A-Za-z]{24}$/;
 
-/** Provider hosts of the local server (decisions.md "provider hosts": locally under `svc.test`). */
+/** Provider hosts of the local server (docs/api.md#domains: locally under `svc.test`). */
 export const FEEDBACK_HOST = 'feedback.svc.test';
 export const SPF_INCLUDE = 'v=spf1 include:_spf.svc.test ~all';
 export const TRACKING_TARGET = 'track.svc.test';

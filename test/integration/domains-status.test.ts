@@ -1,5 +1,5 @@
-// The domain status machine on the manual clock (decisions.md "Domains": status transitions, background checks,
-// events; service-spec §6 domain.verified / domain.degraded). One server for the file: every scenario uses its own
+// The domain status machine on the manual clock (docs/api.md#domains: status transitions, background checks,
+// events; domain.verified / domain.degraded in docs/api.md#events). One server for the file: every scenario uses its own
 // domain and measures time from that domain's creation, so moving the clock for one does not disturb another.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

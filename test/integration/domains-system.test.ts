@@ -1,5 +1,5 @@
-// Verification against real DNS (`svc serve --dns system --dns-server …`, decisions.md "Domains" verify and
-// "a record matches"): the server's resolver queries loopback DNS responders (test/helpers/dns-server.ts).
+// Verification against real DNS (`svc serve --dns system --dns-server …`, docs/api.md#domains, how a
+// record matches): the server's resolver queries loopback DNS responders (test/helpers/dns-server.ts).
 import dgram from 'node:dgram';
 import { promises as nodeDns } from 'node:dns';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

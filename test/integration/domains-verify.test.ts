@@ -1,5 +1,5 @@
-// POST /v1/domains/{id}/verify against the sandbox zone (service-spec §4 "Domains" rules 1–2; decisions.md
-// "Domains" verify and "a record matches"; sandbox.md publish / PUT / DELETE /sandbox/dns).
+// POST /v1/domains/{id}/verify against the sandbox zone (docs/api.md#domains: verify and how a
+// record matches; publish, PUT and DELETE /sandbox/dns in docs/local-server.md).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {

@@ -1,5 +1,5 @@
-// POST /v1/emails/batch and GET /v1/emails/{id} (service-spec §4 "Listed but not served", §2 Message;
-// decisions.md "Emails": batch (listed) and retrieval (listed) are served).
+// POST /v1/emails/batch and GET /v1/emails/{id} (docs/api.md#sending: both
+// are served).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 import {

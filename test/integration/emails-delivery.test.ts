@@ -1,5 +1,5 @@
-// Delivery of an accepted message into the sink (sandbox.md "Delivery in the sandbox"; decisions.md "Emails"
-// status machine, attachments, events timeline; service-spec §6 payloads): the MIME that arrives, its DKIM
+// Delivery of an accepted message into the sink (docs/local-server.md; the status machine,
+// attachments, timeline and event payloads of docs/api.md): the MIME that arrives, its DKIM
 // signature (checked by the sink and again here with mailauth against the sandbox zone), Message-ID ↔ msg_ id,
 // alternatives, attachments (base64, inline cid, fetched url), custom headers and tags, envelope.
 import { createServer, type Server } from 'node:http';

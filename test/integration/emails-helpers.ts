@@ -10,7 +10,7 @@ export { createKey, newTenant, seedTenant, sessionOf } from '../helpers/tenants.
 export const MSG_ID = /^msg_[0-9A-Za-z]{24}$/;
 export const FROM = 'sender@example.test';
 
-/** The GTUBE and EICAR test strings (decisions.md "abuse filter"). */
+/** The GTUBE and EICAR test strings (docs/api.md#sending: the abuse filter). */
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
 
@@ -20,7 +20,7 @@ export function rcpt(label = 'r'): string {
   counter += 1;
   return `${label}-${randomBytes(3).toString('hex')}-${counter}@dest.example`;
 }
-/** A simulator address with a unique `+label` (sandbox.md "Delivery in the sandbox"). */
+/** A simulator address with a unique `+label` (docs/local-server.md: simulator recipients). */
 export function sim(box: string): string {
   counter += 1;
   return `${box}+t${randomBytes(3).toString('hex')}${counter}@simulator.test`;

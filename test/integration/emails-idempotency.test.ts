@@ -1,5 +1,5 @@
-// Idempotency-Key on POST /v1/emails (service-spec §4 Emails rule 1, §7 409, §8 window and key length;
-// decisions.md "Emails" idempotency): replays, canonical JSON, conflicts, the 24 h window, key length, failed
+// Idempotency-Key on POST /v1/emails (docs/api.md#sending: idempotency,
+// its 409, window and key length): replays, canonical JSON, conflicts, the 24 h window, key length, failed
 // requests not stored, scope per workspace, and concurrent requests creating exactly one message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';

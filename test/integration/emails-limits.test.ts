@@ -1,5 +1,5 @@
-// The abuse filter and the sending rate limit of POST /v1/emails (service-spec §7 451 and 429, §8; decisions.md
-// "Emails": abuse filter, rate limit; "Wire basics": rate limits run on the service clock).
+// The abuse filter and the sending rate limit of POST /v1/emails (docs/api.md#sending,
+// docs/api.md#rate-limits: 451 and 429; rate limits run on the service clock).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../helpers/server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

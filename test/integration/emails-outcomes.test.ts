@@ -1,7 +1,6 @@
-// Simulator outcomes after the hand-over (sandbox.md "Delivery in the sandbox"), their events in the message
-// timeline and in the outbox with the decided payloads (decisions.md "Events and webhooks" payloads; service-spec
-// §6 email.bounced), deferrals that resolve only when the clock passes next_attempt_at, and suppression
-// (decisions.md "Emails" suppression).
+// Simulator outcomes after the hand-over (docs/local-server.md: simulator recipients), their events in the
+// message timeline and in the outbox with their payloads (docs/api.md#events), deferrals that resolve only when the
+// clock passes next_attempt_at, and suppression (docs/api.md#sending).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {

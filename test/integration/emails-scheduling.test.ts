@@ -1,4 +1,4 @@
-// Scheduling and cancelling (service-spec §3 Message status, §4 Emails rule 2; decisions.md "Emails": queued vs
+// Scheduling and cancelling (docs/api.md#message-statuses, docs/api.md#sending: queued vs
 // scheduled, status machine, cancel, events timeline): scheduled mail waits for the clock, email.queued occurs at
 // scheduled_at, cancel is idempotent and refused once handed over, other tenants see 404, and a cancel racing a
 // worker's claim has exactly one winner.

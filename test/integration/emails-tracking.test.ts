@@ -1,5 +1,5 @@
-// Open and click tracking (service-spec §2 SendEmailRequest `tracking`, Domain `tracking_host`; decisions.md
-// "Events and webhooks" payloads of email.clicked / email.opened): links rewritten to the server's click endpoint,
+// Open and click tracking (a send's `tracking`, a domain's `tracking_host`; the
+// payloads of email.clicked / email.opened in docs/api.md#events): links rewritten to the server's click endpoint,
 // the redirect, the open pixel, signed tokens, and links on the domain's tracking host.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

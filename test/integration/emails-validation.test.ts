@@ -1,6 +1,5 @@
-// POST /v1/emails: what a send request must look like (service-spec §2 SendEmailRequest, §7, §8; decisions.md
-// "Emails": from, live sending, addresses, content, attachments, headers, tags, queued vs scheduled, credential
-// kinds and scopes). Every refusal is asserted with status and code, and — where it matters — that nothing is sent.
+// POST /v1/emails: what a send request must look like (docs/api.md#sending: from, live
+// sending, addresses, content, attachments, headers, tags, queued vs scheduled, credential kinds and scopes). Every refusal is asserted with status and code, and — where it matters — that nothing is sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verificationToken } from './auth-helpers.js';

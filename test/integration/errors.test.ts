@@ -1,5 +1,5 @@
-// What a refused request tells its sender (decisions.md "Wire basics": error messages, Problem type/docs_url, ids,
-// pagination; "Error codes"): field messages in plain words, one rule for ids, the admin token named for what it is,
+// What a refused request tells its sender (docs/api.md#errors: error messages, Problem type/docs_url, ids,
+// pagination; docs/errors.md): field messages in plain words, one rule for ids, the admin token named for what it is,
 // and an error page behind every docs_url.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -438,7 +438,7 @@ describe('error pages', () => {
 });
 
 describe('messages', () => {
-  // cli.md "Commands": the first words of every command `svc` has.
+  // The first words of every command `svc` has (docs/commands.md).
   const COMMANDS = [
     'signup',
     'login',

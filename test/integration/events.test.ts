@@ -1,4 +1,4 @@
-// GET /v1/events (decisions.md "events listing"): the outbox as a stream, oldest first, per workspace, with a long poll.
+// GET /v1/events (docs/api.md#events): the outbox as a stream, oldest first, per workspace, with a long poll.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/events.js';
 import { expectProblem } from '../helpers/problems.js';

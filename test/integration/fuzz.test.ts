@@ -1,5 +1,5 @@
-// A seeded, bounded fuzz of every route of the endpoint table and the sandbox (decisions.md "Wire basics", "Error
-// codes"): malformed JSON, wrong JSON types, empty strings, huge values, invalid UTF-8, null bytes, odd headers, odd
+// A seeded, bounded fuzz of every route of the endpoint table and the sandbox (docs/api.md#errors,
+// docs/errors.md): malformed JSON, wrong JSON types, empty strings, huge values, invalid UTF-8, null bytes, odd headers, odd
 // query strings, odd path parameters and wrong methods, each with and without the right credential. Whatever is sent,
 // the server never answers 5xx, and every error is a Problem. The routes come from the contract's tables, so a route
 // added later is fuzzed too. Requests go out through node:http, which sends bytes and headers as given.
@@ -16,7 +16,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20260801);
 /** Requests per route besides its wrong methods. */
 const PER_ROUTE = 70;
 
-/** decisions.md "Error codes (complete list)", written out here so that the test checks the server against it. */
+/** Every error code (docs/errors.md), written out here so that the test checks the server against it. */
 const CODES: Record<string, number> = {
   invalid_request: 400,
   invalid_json: 400,
@@ -555,7 +555,8 @@ describe('fuzz', () => {
 
     function checkProblem(p: any, status: number, requestId: unknown, fail: (why: string) => void) {
       if (p.status !== status) fail(`status ${p.status} in the body`);
-      if (!(typeof p.code === 'string' && Object.hasOwn(CODES, p.code))) fail(`code ${p.code} not in decisions.md`);
+      if (!(typeof p.code === 'string' && Object.hasOwn(CODES, p.code)))
+        fail(`code ${p.code} not among the error codes (docs/errors.md)`);
       else if (CODES[p.code] !== status) fail(`code ${p.code} with status ${status}`);
       if (p.request_id !== requestId) fail('request_id is not X-Request-Id');
       if (p.docs_url !== `${s.origin}/docs/errors/${p.code}`) fail(`docs_url ${p.docs_url}`);

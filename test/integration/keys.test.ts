@@ -1,4 +1,4 @@
-// API keys (service-spec §2 ApiKey, §4 "API keys", §5; decisions.md "API keys", "Wire basics" pagination) and
+// API keys (docs/api.md#api-keys, docs/api.md#pagination) and
 // authentication with a key: formats, create rules, listing, revocation, expiry, credential kinds, IP allowlist,
 // last_used_at.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// Secrets at rest (service-spec §5.3, decisions.md "API keys" storage, "Accounts and sessions" passwords and
-// refresh tokens, sandbox.md admin-token 0600): with a real data directory, no full API key, refresh token or
-// password is written to any file but the seed's own (sandbox.md: the seeded login and keys are kept beside the admin
+// Secrets at rest (docs/api.md: how keys, passwords and refresh tokens are stored;
+// docs/local-server.md: the admin token, 0600): with a real data directory, no full API key, refresh token or
+// password is written to any file but the seed's own (docs/local-server.md: the seeded login and keys are kept beside the admin
 // token, so every start can report them), and the secret files are private.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

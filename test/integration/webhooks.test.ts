@@ -1,4 +1,4 @@
-// Webhook delivery (service-spec §6; decisions.md "Events and webhooks"; sandbox.md webhook routes): real receivers on
+// Webhook delivery (docs/api.md#webhooks; the sandbox's webhook routes): real receivers on
 // port 0, the manual clock for the retry schedule.
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

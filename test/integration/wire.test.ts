@@ -1,4 +1,4 @@
-// Wire basics (service-spec §7, §9; decisions.md "Wire basics", "Error codes"): content types, JSON parsing, body
+// Wire basics (docs/api.md#basics, #errors, #versioning): content types, JSON parsing, body
 // size, the version header, request ids, 404/405 Problems, Problem type/docs_url, the OpenAPI document, and no
 // stack traces in responses.
 import { Agent, fetch as undiciFetch } from 'undici';
