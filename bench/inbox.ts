@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { manualClock } from '../src/lib/clock.js';
 import { silentLogger } from '../src/lib/log.js';
+import { createInbox } from '../src/server/core/inbox.js';
 import { ingest } from '../src/server/smtp/sink.js';
 import { groupCommit, openDb } from '../src/server/store/db.js';
 import { createSinkStore } from '../src/server/store/sink.js';
@@ -83,11 +84,10 @@ async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter:
   const commit = groupCommit(db);
   const clock = manualClock(Date.now() - TOTAL * 1000);
   const shapes = await templates();
-  const deps = {
+  const inbox = createInbox({
     store,
     commit,
     clock,
-    log: silentLogger,
     // Every other message is a /v1 message of the workspace (as the service's own mail is linked).
     origin: (header: string) => {
       const id = /^<(msg_\w+)@/.exec(header)?.[1];
@@ -95,7 +95,8 @@ async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter:
         ? { fromService: true, messageId: id, workspaceId: WORKSPACE }
         : { fromService: false, messageId: null, workspaceId: null };
     },
-  };
+  });
+  const sink = { inbox, log: silentLogger };
   const large = await largeTemplate();
   const started = performance.now();
   for (let n = 0; n < TOTAL; n += 1000) {
@@ -109,7 +110,7 @@ async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter:
       const shape = i >= TOTAL - LARGE ? large : shapes[i % shapes.length]!;
       const raw = Buffer.from(shape.toString('latin1').replace('MSGID', id).replace('TOKEN', token), 'latin1');
       clock.advance(1000);
-      batch.push(ingest(deps, raw, { mailFrom: 'bounces@shop.example', rcptTo: [`customer${i % 40}@example.test`] }));
+      batch.push(ingest(sink, raw, { mailFrom: 'bounces@shop.example', rcptTo: [`customer${i % 40}@example.test`] }));
     }
     await Promise.all(batch);
   }

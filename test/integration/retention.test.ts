@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
+import { createInbox } from '../../src/server/core/inbox.js';
 import { ingest } from '../../src/server/smtp/sink.js';
 import { groupCommit, openDb } from '../../src/server/store/db.js';
 import { createSinkStore } from '../../src/server/store/sink.js';
@@ -105,7 +106,10 @@ describe('--max-messages', () => {
     const first = await serve({ dataDir, maxMessages: null });
     // Through the sink's own ingest on a connection of its own, a turn's worth of messages to a commit.
     const { db } = openDb({ dataDir });
-    const sink = { store: createSinkStore(db), commit: groupCommit(db), clock: first.clock, log: silentLogger };
+    const sink = {
+      inbox: createInbox({ store: createSinkStore(db), commit: groupCommit(db), clock: first.clock }),
+      log: silentLogger,
+    };
     const envelope = { mailFrom: 'shop@example.org', rcptTo: ['ada@example.org'] };
     const ids = await Promise.all(
       Array.from({ length: 3000 }, (_, i) =>

@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
+import { createInbox } from '../../src/server/core/inbox.js';
 import { createSink, type Sink, type SinkLimits } from '../../src/server/smtp/sink.js';
 import { openDb, type Db } from '../../src/server/store/db.js';
 import { createSinkStore, type SinkStore } from '../../src/server/store/sink.js';
@@ -85,7 +86,7 @@ describe('the sink on its own', () => {
   const talks: SmtpTalk[] = [];
 
   async function start(limits: SinkLimits): Promise<number> {
-    sink = createSink({ store, clock: manualClock(), log: silentLogger }, limits);
+    sink = createSink({ inbox: createInbox({ store, clock: manualClock() }), log: silentLogger }, limits);
     return sink.listen(0, '127.0.0.1');
   }
   async function talk(port: number): Promise<SmtpTalk> {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
-import { createInbox, type DkimVerdict, type Inbox, type InboxDeps } from '../core/inbox.js';
+import type { DkimVerdict, Inbox } from '../core/inbox.js';
 import { glanceBody, previewOf } from './body-text.js';
 import { useSinkConnections } from './connection.js';
 import { headerBlock, parseHeaders } from './headers.js';
@@ -24,20 +24,8 @@ export const MAX_CONNECTIONS = 100;
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
 
-/**
- * Where caught mail is stored: core's inbox, or what an inbox is built from (a bench or a test that runs the sink on
- * a database of its own).
- */
-export type SinkDeps = { log: Logger } & ({ inbox: Pick<Inbox, 'catch'> } | InboxDeps);
-
-/** The inboxes built for deps that bring none, one per deps object. */
-const built = new WeakMap<InboxDeps, Pick<Inbox, 'catch'>>();
-function inboxOf(deps: SinkDeps): Pick<Inbox, 'catch'> {
-  if ('inbox' in deps) return deps.inbox;
-  let inbox = built.get(deps);
-  if (!inbox) built.set(deps, (inbox = createInbox(deps)));
-  return inbox;
-}
+/** Where caught mail is stored: core's inbox. */
+export type SinkDeps = { log: Logger; inbox: Pick<Inbox, 'catch'> };
 
 /** Whether the header block (within its first 256 KiB) has a DKIM-Signature field. */
 function isSigned(raw: Buffer): boolean {
@@ -69,7 +57,7 @@ export async function ingest(
   const parsed = parseHeaders(raw);
   // And a quick look at the body for the inbox's search, preview line and attachment marker (body-text.ts).
   const glance = glanceBody(raw, parsed.lines);
-  return inboxOf(deps).catch({
+  return deps.inbox.catch({
     raw,
     envelope,
     messageIdHeader: parsed.messageId,
