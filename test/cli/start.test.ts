@@ -68,13 +68,16 @@ describe('what the built svc loads when it runs', () => {
   }, 120_000);
   afterAll(() => s?.close());
 
-  // Reports every module the run imports (a resolve hook, on Node's loader thread), as paths from the root.
+  // Reports every module the run imports (a resolve hook, on Node's loader thread), as paths from the root. Written
+  // with writeSync: the loader thread's process.stderr is a stream that a process exiting at once (svc --version on
+  // Node 24) does not wait for.
   const trace = `data:text/javascript,${encodeURIComponent(`
     import { register } from 'node:module';
     register('data:text/javascript,' + encodeURIComponent(\`
+      import { writeSync } from 'node:fs';
       export async function resolve(specifier, context, next) {
         const r = await next(specifier, context);
-        if (r.url.startsWith('file:')) process.stderr.write('loaded ' + r.url + '\\\\n');
+        if (r.url.startsWith('file:')) writeSync(2, 'loaded ' + r.url + '\\\\n');
         return r;
       }\`));`)}`;
 
