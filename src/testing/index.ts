@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
+import { sleep } from '../client/backoff.js';
 import { allCodes, allLinks } from '../client/extract.js';
 import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
 import type { EventType } from '../contract/events.js';
@@ -138,7 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     adminToken: server.adminToken,
   });
   const captures = new Set<Capture>();
-  const wallClock = { now: Date.now, sleep: sleep };
+  const wallClock = { now: Date.now, sleep };
 
   const full = async (id: string): Promise<TestMessage> => {
     const m = (await client.sandbox('getMessage', { params: { id } })).body;
@@ -332,18 +333,4 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 function closeServer(http: Server): Promise<void> {
   http.closeAllConnections();
   return new Promise((resolve) => http.close(() => resolve()));
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

@@ -7,6 +7,7 @@ import { CommandError, UsageError } from '../errors.js';
 import { processIO, type IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
 import { isDiskFull } from '../../lib/disk-full.js';
+import { parseDuration } from '../../lib/duration.js';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
@@ -30,8 +31,6 @@ function sizeArg(name: string, min: number, max: number, range: string) {
   };
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
 /** `--max-messages N` or `off`: a count of at least 1 (0 would keep nothing; `off` keeps everything). */
 function parseMaxMessages(v: string): number | 'off' {
   if (v === 'off') return v;
@@ -47,12 +46,12 @@ function parseMaxMessages(v: string): number | 'off' {
 /** `--max-age 7d|12h|30m|90s|3600` (seconds without a unit) or `off`, in milliseconds. */
 function parseMaxAge(v: string): number | 'off' {
   if (v === 'off') return v;
-  const m = /^(\d+)([smhd]?)$/.exec(v);
-  const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2] || 's']! : NaN;
-  if (!m || !(seconds >= 1) || seconds > 100 * 365 * 86_400) {
+  // Whole numbers only (the general parser also takes 1.5h).
+  const ms = /^\d+[smhd]?$/.test(v) ? parseDuration(v)! : Number.NaN;
+  if (!(ms >= 1000) || ms > 100 * 365 * 86_400_000) {
     throw new InvalidArgumentError('give a duration such as 7d, 12h, 30m, 90s or a number of seconds, or off.');
   }
-  return seconds * 1000;
+  return ms;
 }
 
 export interface ServeFlags {
