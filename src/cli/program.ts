@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   webhooks: async () => (await import('./commands/webhooks/index.js')).webhooksCommand,
   inbox: async () => (await import('./commands/inbox/index.js')).inboxCommand,
   sandbox: async () => (await import('./commands/sandbox/index.js')).sandboxCommand,
+  trigger: async () => (await import('./commands/trigger.js')).triggerCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
   completion: async () => (await import('./commands/completion.js')).completionCommand,
   serve: async () => {

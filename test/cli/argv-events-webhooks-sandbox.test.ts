@@ -7,6 +7,16 @@ describe('svc events | webhooks | sandbox argv', () => {
   it.each([
     [['events', 'list'], 'events list', { types: undefined, limit: undefined, after: undefined }],
     [
+      ['trigger', 'email.bounced'],
+      'trigger',
+      { type: 'email.bounced', domain: undefined, wait: true, timeout: undefined },
+    ],
+    [
+      ['trigger', 'domain.degraded', '--domain', 'example.test', '--no-wait', '--timeout', '1m'],
+      'trigger',
+      { type: 'domain.degraded', domain: 'example.test', wait: false, timeout: 60_000 },
+    ],
+    [
       [
         'events',
         'list',
