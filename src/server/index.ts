@@ -285,7 +285,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     let reported: ReadySeed | null = null;
     if (opts.seed !== false) {
       if (fresh) {
-        seed = await seedSandbox(core, opts.dns !== 'system');
+        seed = await seedSandbox(core, opts.dns !== 'system', memory);
         if (dataDir) saveSeed(dataDir, seed);
       }
       reported = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
@@ -365,6 +365,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
+          http.closeUnusedConnections();
         }),
     );
     const port = (server.address() as { port: number }).port;
@@ -421,11 +422,11 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
  * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`
  * (its records published in the sandbox zone), and a test and a live key with every scope.
  */
-async function seedSandbox(core: Core, sandboxDns: boolean): Promise<Seed> {
+async function seedSandbox(core: Core, sandboxDns: boolean, inMemory: boolean): Promise<Seed> {
   const email = 'owner@example.test';
   const password = `sandbox-${base62(16)}`;
   const { user, workspace } = await core.accounts.seedOwner(email, password, 'Sandbox');
-  const domain = await core.domains.create(workspace.id, { name: 'example.test' });
+  const domain = await core.domains.create(workspace.id, { name: 'example.test' }, { inMemorySeed: inMemory });
   if (sandboxDns) {
     core.domains.publish(domain.id, {});
     await core.domains.verify(workspace.id, domain.id);

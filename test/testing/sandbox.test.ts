@@ -1,4 +1,5 @@
 // svc/testing's startSandbox, as a test file uses it: in this process, in memory, manual clock, seeded.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 
@@ -89,5 +90,44 @@ describe('startSandbox', () => {
   it('clears the inbox', async () => {
     await sb.inbox.clear();
     expect(await sb.inbox.list()).toEqual([]);
+  });
+
+  it('closes without waiting for a connection that never sent a request (a pool opens them ahead)', async () => {
+    const other = await startSandbox({ seed: false });
+    // A wait for mail reads the inbox stream and aborts it once done; a client pool may then hold a fresh connection.
+    await other.inbox.waitFor({ timeout: 50 }).catch(() => {});
+    const { port } = new URL(other.apiUrl);
+    const silent = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const ended = new Promise((resolve) => silent.once('close', resolve));
+    // Before, close() waited for such a connection until its client gave up on it (seconds; never, for this one).
+    await other.close();
+    await ended;
+    expect(silent.destroyed).toBe(true);
+  });
+
+  it("finds its seeded domain's DKIM key once per process; a domain added gets a key of its own", async () => {
+    const other = await startSandbox();
+    try {
+      const dkim = async (box: Sandbox, id?: string) => {
+        const domains = (await box.client.call('listDomains', {})).body.data;
+        const d = id ? domains.find((x) => x.id === id)! : domains.find((x) => x.name === 'example.test')!;
+        const value = d.records.find((r) => r.kind === 'dkim')!.value;
+        expect(value).toMatch(/p=[A-Za-z0-9+/]{300,}/);
+        return value;
+      };
+      expect(await dkim(other)).toBe(await dkim(sb));
+      const added = await other.client.call('createDomain', { body: { name: 'own-key.test' } });
+      expect(await dkim(other, added.body.id)).not.toBe(await dkim(sb));
+      // The shared key signs for real: mail from the seeded domain of the second sandbox passes DKIM on arrival.
+      const waiting = other.inbox.waitFor({ to: 'dkim@example.org' });
+      await other.client.call('sendEmail', {
+        body: { from: 'orders@example.test', to: 'dkim@example.org', subject: 'signed', text: 'hi' },
+      });
+      const m = await waiting;
+      expect((await other.client.sandbox('getMessage', { params: { id: m.id } })).body.dkim).toBe('pass');
+    } finally {
+      await other.close();
+    }
   });
 });

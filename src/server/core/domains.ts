@@ -22,6 +22,29 @@ import type { Windows } from './windows.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
+type DkimKeyPair = { publicKey: Buffer; privateKey: string };
+const makeDkimKey = () =>
+  generateKeyPairAsync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  }) as unknown as Promise<DkimKeyPair>;
+
+/**
+ * The DKIM key of the seeded domain of every in-memory sandbox this process starts (svc/testing starts many, one
+ * after another or side by side): found once, as finding a 2048-bit RSA key is most of what seeding costs (70–150
+ * ms). Those sandboxes live and die in this process's memory, so sharing their demo domain's key with each other
+ * gives nothing away; every other domain gets a key of its own.
+ */
+let inMemorySeedKey: Promise<DkimKeyPair> | undefined;
+function sharedSeedKey(): Promise<DkimKeyPair> {
+  inMemorySeedKey ??= makeDkimKey().catch((err: unknown) => {
+    inMemorySeedKey = undefined;
+    throw err;
+  });
+  return inMemorySeedKey;
+}
+
 export const DKIM_SELECTOR = 'svc1';
 const FAIL_AFTER = 72 * HOUR;
 /** Re-checks of a pending (or degraded) domain, as offsets from when it entered that state. */
@@ -212,8 +235,11 @@ export function createDomains(
 
     get: (workspaceId: string, id: string) => toDomain(found(workspaceId, id)),
 
-    /** POST /domains: a real 2048-bit RSA DKIM key per domain; the private key never leaves the server. */
-    async create(workspaceId: string, input: CreateDomainRequest): Promise<Domain> {
+    /**
+     * POST /domains: a real 2048-bit RSA DKIM key per domain (the seeded domains of in-memory sandboxes share one per
+     * process: sharedSeedKey); the private key never leaves the server.
+     */
+    async create(workspaceId: string, input: CreateDomainRequest, o: { inMemorySeed?: boolean } = {}): Promise<Domain> {
       const name = normalizeDomainName(input.name);
       const purpose = [...new Set<DomainPurpose>(input.purpose ?? ['sending'])];
       if (store.byName(workspaceId, name)) {
@@ -221,11 +247,7 @@ export function createDomains(
           errors: [{ path: 'name', code: 'exists', message: 'already added' }],
         });
       }
-      const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
-        modulusLength: 2048,
-        publicKeyEncoding: { type: 'spki', format: 'der' },
-        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-      });
+      const { publicKey, privateKey } = await (o.inMemorySeed ? sharedSeedKey() : makeDkimKey());
       const now = clock.now();
       const base = {
         name,

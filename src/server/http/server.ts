@@ -64,7 +64,7 @@ export function createServer(
   // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
   app: Hono<any>,
   opts: { log: Logger; origin: () => string; tls?: { cert: Buffer; key: Buffer }; timeouts?: HttpTimeouts },
-): Server {
+): Server & { closeUnusedConnections(): void } {
   const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
   const listener = getRequestListener(app.fetch, {
     // The adapter could not build a Request (a `\` in the path, a Host header that is not a host, none at all).
@@ -103,5 +103,19 @@ export function createServer(
     opts.log.info('request refused before routing', { status: 400, error: err.code ?? err.message });
     socket.end(rawProblem(refusal(err), opts.origin()));
   });
-  return server;
+  // Connections that have not sent a request yet. server.close() ends those idle between requests, but not these: a
+  // client's pool may open one ahead and leave it unused (fetch does after a response it aborted, such as the inbox
+  // stream a wait for mail reads), and the close would wait until the client gives it up, seconds later.
+  const unused = new Set<Duplex>();
+  server.on(opts.tls ? 'secureConnection' : 'connection', (socket: Duplex) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  server.on('request', (req: { socket: Duplex }) => unused.delete(req.socket));
+  return Object.assign(server, {
+    /** Ends every connection that has not sent a request (for a shutdown, after close()). */
+    closeUnusedConnections() {
+      for (const socket of unused) socket.destroy();
+    },
+  });
 }
