@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import * as client from '../client/errors.js';
 import { ApiError, ConnectionError, ResponseHeaders, SessionEndedError } from '../client/errors.js';
-import { AuthError, CommandError, describeError, exitCodeOf, problemOf, UsageError } from './errors.js';
+import {
+  AuthError,
+  CommandError,
+  describeError as describeWith,
+  exitCodeOf as exitCodeWith,
+  problemOf as problemWith,
+  UsageError,
+} from './errors.js';
+
+// As reportError calls them, with the client's error classes loaded.
+const exitCodeOf = (err: unknown) => exitCodeWith(err, client);
+const problemOf = (err: unknown) => problemWith(err, client);
+const describeError = (err: unknown, command: string) => describeWith(err, command, client);
 
 const apiError = (
   status: number,
@@ -30,6 +43,9 @@ describe('failures, as a person reads them', () => {
       exitCodeOf(new ConnectionError('http://127.0.0.1:9/v1', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))),
     ).toBe(1);
     expect(exitCodeOf(new Error('disk full'))).toBe(1);
+    // Told apart by class, not by name: an error of another program named like one of the client's is a failure.
+    expect(exitCodeOf(Object.assign(new Error('x'), { name: 'BaseUrlError' }))).toBe(1);
+    expect(problemOf(Object.assign(new Error('x'), { name: 'ConnectionError' })).code).toBe('failed');
   });
 
   it('says in one line what failed, the title and detail, the code and request id, and a hint', () => {

@@ -1,8 +1,14 @@
 // How a failure reaches the person: one line on stderr (what failed, the Problem's title and detail, its code and
-// request id, a hint) and an exit code; with --json also `{"error": Problem}` on stdout. Client errors are recognised
-// by name, so this module loads nothing of the HTTP client.
+// request id, a hint) and an exit code; with --json also `{"error": Problem}` on stdout. The client's errors are told
+// apart by their classes, loaded only when a failure is reported: a command's start loads nothing of the HTTP client.
+import type { ApiError } from '../client/errors.js';
 import type { Problem } from '../contract/common.js';
 import type { IO } from './io.js';
+
+/** The client's error classes (client/errors.ts). */
+export type ClientErrors = typeof import('../client/errors.js');
+/** Loads the client's error classes: a failure that is not the command line's own may be one of them. */
+export const clientErrors = (): Promise<ClientErrors> => import('../client/errors.js');
 
 /** Exit codes: 0 success; 1 the service or the system refused; 2 usage error; 4 authentication needed. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 4 } as const;
@@ -42,27 +48,11 @@ export class CommandError extends Error {
   }
 }
 
-/** The shape of the client's ApiError, read structurally (see the header). */
-interface ApiErrorLike extends Error {
-  name: 'ApiError';
-  status: number;
-  problem: Problem;
-  operation: string;
-  auth: 'none' | 'session' | 'key' | 'either' | 'admin';
-  retryAfter?: number;
-  /** The contract's fix for the code, when it has one. */
-  fix?: string;
-  /** The answer came from a local server. */
-  sandbox: boolean;
-}
-
-const isApiError = (e: unknown): e is ApiErrorLike => e instanceof Error && e.name === 'ApiError';
-
 /**
  * What to do about a Problem, by code, in terms of this command line. Where a code has no entry here, the contract's
  * fix for it (ERROR_HELP, carried by the ApiError) is offered, else the Problem's `docs_url`.
  */
-const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined> = {
+const HINTS: Record<string, (p: Problem, e: ApiError) => string | undefined> = {
   missing_credentials: (_p, e) => CREDENTIAL_HINTS[e.auth],
   invalid_credentials: () => 'check the email and password; `svc login` asks for them again',
   invalid_api_key: () =>
@@ -96,7 +86,7 @@ const HINTS: Record<string, (p: Problem, e: ApiErrorLike) => string | undefined>
 };
 
 /** How to give the credential an operation takes. */
-const CREDENTIAL_HINTS: Record<ApiErrorLike['auth'], string | undefined> = {
+const CREDENTIAL_HINTS: Record<ApiError['auth'], string | undefined> = {
   none: undefined,
   session: 'sign in with `svc login`',
   key: 'pass --api-key, set SVC_API_KEY, or save a key with `svc keys create … --save`',
@@ -113,7 +103,7 @@ const ADMIN_TOKEN_HINT =
 /** Codes whose contract fix says only to read the errors list: printed with the list itself, they need no hint. */
 const LISTED = new Set(['validation_failed', 'invalid_request']);
 
-export function hintFor(e: ApiErrorLike): string | undefined {
+export function hintFor(e: ApiError): string | undefined {
   if (LISTED.has(e.problem.code) && e.problem.errors?.length) return undefined;
   return (
     HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined)
@@ -132,37 +122,38 @@ export function problemDetail(p: Pick<Problem, 'detail' | 'errors'>): string {
   return fields.length > 1 ? `${p.detail} (${fields.join('; ')})` : p.detail;
 }
 
-/** The exit code of a failure. */
-export function exitCodeOf(err: unknown): number {
-  if (err instanceof UsageError) return EXIT.usage;
-  if (err instanceof AuthError) return EXIT.auth;
-  const name = (err as Error)?.name;
-  if (name === 'BaseUrlError') return EXIT.usage;
-  if (name === 'SessionEndedError') return EXIT.auth;
-  if (isApiError(err)) return err.status === 401 ? EXIT.auth : EXIT.failed;
+/** The exit code of a failure (`c`: the client's error classes; none when the failure is the command line's own). */
+export function exitCodeOf(err: unknown, c?: ClientErrors): number {
+  if (err instanceof UsageError || (c && err instanceof c.BaseUrlError)) return EXIT.usage;
+  if (err instanceof AuthError || (c && err instanceof c.SessionEndedError)) return EXIT.auth;
+  if (c && err instanceof c.ApiError) return err.status === 401 ? EXIT.auth : EXIT.failed;
   return EXIT.failed;
 }
 
 /** A failure as a Problem, for `{"error": …}` with --json: the service's own, or one describing a local failure. */
-export function problemOf(err: unknown): Problem {
-  if (isApiError(err)) return err.problem;
+export function problemOf(err: unknown, c?: ClientErrors): Problem {
+  if (c && err instanceof c.ApiError) return err.problem;
+  const kinds: (readonly [new (...args: never[]) => Error, string])[] = [
+    [UsageError, 'usage'],
+    [AuthError, 'credentials_required'],
+    ...(c
+      ? ([
+          [c.SessionEndedError, 'session_ended'],
+          [c.ConnectionError, 'connection_failed'],
+          [c.ContractError, 'unexpected_response'],
+          [c.BaseUrlError, 'invalid_base_url'],
+        ] as const)
+      : []),
+  ];
+  const code = kinds.find(([kind]) => err instanceof kind)?.[1] ?? 'failed';
   const e = err as Error;
-  const code =
-    {
-      UsageError: 'usage',
-      AuthError: 'credentials_required',
-      SessionEndedError: 'session_ended',
-      ConnectionError: 'connection_failed',
-      ContractError: 'unexpected_response',
-      BaseUrlError: 'invalid_base_url',
-    }[e?.name] ?? 'failed';
   return { type: 'about:blank', title: e?.message ?? String(err), status: 0, code };
 }
 
 /** The one line (and exit code) a failure is reported with. */
-export function describeError(err: unknown, command: string): { line: string; code: number } {
-  const code = exitCodeOf(err);
-  if (isApiError(err)) {
+export function describeError(err: unknown, command: string, c?: ClientErrors): { line: string; code: number } {
+  const code = exitCodeOf(err, c);
+  if (c && err instanceof c.ApiError) {
     const p = err.problem;
     const ids = [p.code, p.request_id].filter(Boolean).join(', ');
     const hint = hintFor(err);
@@ -176,15 +167,17 @@ export function describeError(err: unknown, command: string): { line: string; co
   // Ctrl-C at a prompt (@inquirer's ExitPromptError): the person knows what happened.
   if (e?.name === 'ExitPromptError') return { code, line: `${command}: cancelled` };
   let hint = e?.hint;
-  if (e?.name === 'SessionEndedError') hint = 'sign in again with `svc login`';
+  if (c && err instanceof c.SessionEndedError) hint = 'sign in again with `svc login`';
   return { code, line: `${command}: ${e?.message ?? String(err)}${hint ? `; hint: ${hint}` : ''}` };
 }
 
 /** Reports a failure and returns its exit code. */
-export function reportError(io: IO, err: unknown, o: { command: string; json?: boolean }): number {
-  const { line, code } = describeError(err, o.command);
+export async function reportError(io: IO, err: unknown, o: { command: string; json?: boolean }): Promise<number> {
+  const own = err instanceof UsageError || err instanceof AuthError || err instanceof CommandError;
+  const c = own ? undefined : await clientErrors();
+  const { line, code } = describeError(err, o.command, c);
   if (o.json && !(err instanceof UsageError) && !(err instanceof CommandError && err.bodyPrinted))
-    io.print(JSON.stringify({ error: problemOf(err) }, null, 2));
+    io.print(JSON.stringify({ error: problemOf(err, c) }, null, 2));
   io.info(`${io.err.red('error:')} ${line}`);
   return code;
 }

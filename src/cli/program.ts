@@ -144,7 +144,7 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
     } catch (err) {
       // A credential refused by a local server reset since it was saved: said as such (reset.ts).
       const explained = ctx ? await (await import('./reset.js')).explainReset(ctx, err) : err;
-      code = reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
+      code = await reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
     }
   };
   const program = await buildProgram({ runner: runner ?? real, io: theIO, commands: commandsFor(argv.slice(2)) });

@@ -4,16 +4,14 @@
 // reset. The service itself sends no instance, so nothing here applies to it.
 import { INSTANCE_HEADER } from '../contract/sandbox-headers.js';
 import type { Context } from './context.js';
-import { AuthError } from './errors.js';
-
-type Headers = { get(name: string): string | null };
+import { AuthError, clientErrors } from './errors.js';
 
 /** `err`, or an AuthError saying the local server was reset when that is why the credential was refused. */
 export async function explainReset(ctx: Context, err: unknown): Promise<unknown> {
-  const e = err as { name?: string; status?: number; problem?: { code?: string }; headers?: Headers; auth?: string };
+  const { ApiError, SessionEndedError } = await clientErrors();
   // A sandbox route refusing the admin token is another matter (errors.ts says whose token it takes).
-  const refused = e?.name === 'ApiError' && e.status === 401 && e.auth !== 'admin';
-  const code = e?.name === 'SessionEndedError' ? 'invalid_refresh_token' : refused ? e.problem?.code : undefined;
+  const refused = err instanceof ApiError && err.status === 401 && err.auth !== 'admin' ? err : undefined;
+  const code = err instanceof SessionEndedError ? 'invalid_refresh_token' : refused?.problem.code;
   if (code !== 'invalid_refresh_token' && code !== 'invalid_token' && code !== 'invalid_api_key') return err;
   try {
     const { url } = await ctx.baseUrl();
@@ -29,7 +27,7 @@ export async function explainReset(ctx: Context, err: unknown): Promise<unknown>
       hint = 'run `svc login`';
     }
     if (!saved) return err;
-    const now = e.headers?.get(INSTANCE_HEADER) ?? (await instanceAt(url));
+    const now = refused?.headers.get(INSTANCE_HEADER) ?? (await instanceAt(url));
     if (!now || now === saved) return err;
     const since = code === 'invalid_api_key' ? "this profile's key was saved" : 'you logged in';
     return new AuthError(`the local server at ${url} was reset since ${since}`, hint);

@@ -31,7 +31,7 @@ describe('the admin token of a local server', () => {
       return { code: 0, body: ClockState.parse(r.body), stderr: '' };
     } catch (err) {
       return {
-        code: reportError(c.ctx.io, err, { command: 'svc sandbox clock' }),
+        code: await reportError(c.ctx.io, err, { command: 'svc sandbox clock' }),
         body: undefined,
         stderr: c.stderr(),
       };

@@ -18,7 +18,7 @@ async function verify(o: WebhooksVerifyOptions, stdin: string | Buffer, extra: {
   try {
     await webhooksVerifyRun(ctx, o);
   } catch (err) {
-    code = reportError(t.io, err, { command: 'svc webhooks verify', json: extra.json });
+    code = await reportError(t.io, err, { command: 'svc webhooks verify', json: extra.json });
   }
   return { code, stdout: t.stdout(), stderr: t.stderr() };
 }

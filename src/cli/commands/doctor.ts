@@ -42,7 +42,7 @@ async function readiness(baseUrl: string): Promise<[Check['status'], string]> {
 export async function doctorRun(ctx: Context): Promise<void> {
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
-  const { SERVICE_VERSION, createClient } = await import('../../client/index.js');
+  const { ApiError, SERVICE_VERSION, createClient } = await import('../../client/index.js');
   const { url, source } = await ctx.baseUrl();
 
   let reachable = false;
@@ -124,9 +124,9 @@ export async function doctorRun(ctx: Context): Promise<void> {
       await createClient({ baseUrl: url, token: key, retries: 0 }).call('listDomains', { query: { limit: 1 } });
       add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid`);
     } catch (err) {
-      const e = err as { name?: string; status?: number; message: string };
+      const e = err as Error;
       // 403: the service knows the key (a scope or an address rule refused this one call).
-      if (e.name === 'ApiError' && e.status === 403)
+      if (err instanceof ApiError && err.status === 403)
         add(
           'api key',
           'warn',
