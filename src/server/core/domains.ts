@@ -96,11 +96,6 @@ export function decryptPrivateKey(secrets: Secrets, stored: string): string {
   return Buffer.concat([d.update(Buffer.from(ct!, 'base64')), d.final()]).toString('utf8');
 }
 
-interface StoredRecords {
-  expected: ExpectedRecord[];
-  findings: Finding[] | null;
-}
-
 export function createDomains(
   deps: Deps & {
     store: DomainStore;
@@ -112,17 +107,13 @@ export function createDomains(
 ) {
   const { store, clock, config, secrets, events, windows, jobs, resolver } = deps;
 
-  function records(d: DomainRow): StoredRecords {
-    return JSON.parse(d.records) as StoredRecords;
-  }
-
   function toDomain(d: DomainRow): Domain {
-    const { expected, findings } = records(d);
+    const { expected, findings } = d.records;
     return {
       id: d.id,
       name: d.name,
       status: d.status,
-      purpose: JSON.parse(d.purpose),
+      purpose: d.purpose,
       mail_from_subdomain: d.mail_from_subdomain,
       tracking_host: d.tracking_host,
       created_at: iso(d.created_at),
@@ -148,7 +139,7 @@ export function createDomains(
     return recordSet(
       {
         name: d.name,
-        purpose: JSON.parse(d.purpose),
+        purpose: d.purpose,
         mailFrom: d.mail_from_subdomain,
         trackingHost: d.tracking_host,
         ownershipToken: d.ownership_token,
@@ -206,7 +197,7 @@ export function createDomains(
       status_since: changed ? now : d.status_since,
       last_checked_at: now,
       verified_at: d.verified_at ?? (verified ? now : null),
-      records: JSON.stringify({ ...records(d), findings }),
+      records: { ...d.records, findings },
     };
     deps.db.transaction(() => {
       if (changed) next.check_generation = restartChecks(next, now);
@@ -251,7 +242,7 @@ export function createDomains(
       const now = clock.now();
       const base = {
         name,
-        purpose: JSON.stringify(purpose),
+        purpose,
         mail_from_subdomain: 'bounces',
         tracking_host: null,
         ownership_token: base62(32),
@@ -264,7 +255,7 @@ export function createDomains(
         status: 'pending',
         ...base,
         dkim_private_key: encryptPrivateKey(secrets, privateKey as string),
-        records: JSON.stringify({ expected: expectedFor(base), findings: null } satisfies StoredRecords),
+        records: { expected: expectedFor(base), findings: null },
         created_at: now,
         status_since: now,
         verified_at: null,
@@ -298,17 +289,17 @@ export function createDomains(
         }
         tracking = t;
       }
-      const purpose = input.purpose ? [...new Set(input.purpose)] : JSON.parse(d.purpose);
+      const purpose = input.purpose ? [...new Set(input.purpose)] : d.purpose;
       const now = clock.now();
       const next: DomainRow = {
         ...d,
-        purpose: JSON.stringify(purpose),
+        purpose,
         mail_from_subdomain: mailFrom,
         tracking_host: tracking,
         status: d.status === 'disabled' ? 'disabled' : 'pending',
         status_since: now,
       };
-      next.records = JSON.stringify({ expected: expectedFor(next), findings: null } satisfies StoredRecords);
+      next.records = { expected: expectedFor(next), findings: null };
       deps.db.transaction(() => {
         next.check_generation = restartChecks(next, now);
         store.update(id, {
@@ -355,7 +346,7 @@ export function createDomains(
       const bucket = `verify:${d.id}`;
       windows.check({ bucket, limit: 6, windowMs: MINUTE });
       windows.hit(bucket);
-      const findings = await lookupAll(records(d).expected);
+      const findings = await lookupAll(d.records.expected);
       const fresh = store.byId(workspaceId, id) ?? fail('not_found', 'The domain was deleted during the check.');
       const next = applyCheck(fresh, findings, clock.now());
       return summarize(next, findings);
@@ -365,7 +356,7 @@ export function createDomains(
     async check(domainId: string, generation: number): Promise<number | null> {
       const d = store.get(domainId);
       if (!d || d.check_generation !== generation) return null;
-      const findings = await lookupAll(records(d).expected);
+      const findings = await lookupAll(d.records.expected);
       const fresh = store.get(domainId);
       if (!fresh || fresh.check_generation !== generation) return null;
       const next = applyCheck(fresh, findings, clock.now());
@@ -387,7 +378,7 @@ export function createDomains(
     /** Sandbox: writes the domain's expected records (some kinds, or all) into the sandbox zone. */
     publish(id: string, opts: { kinds?: string[]; state?: 'visible' | 'propagating' }) {
       const d = store.get(id) ?? fail('not_found', 'No domain has this id; `svc domains list` shows them.');
-      const chosen = records(d).expected.filter((r) => !opts.kinds || opts.kinds.includes(r.kind));
+      const chosen = d.records.expected.filter((r) => !opts.kinds || opts.kinds.includes(r.kind));
       const groups = new Map<string, { host: string; type: string; values: string[] }>();
       for (const r of chosen) {
         const key = `${r.host}\u0000${r.type}`;

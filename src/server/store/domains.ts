@@ -1,25 +1,53 @@
+import type { DomainPurpose, Finding } from '../../contract/domains.js';
+import type { ExpectedRecord } from '../core/domain-records.js';
 import type { Db } from './db.js';
 import { newestFirst } from './page.js';
 
+/** A domain's expected records, and the findings of its last check (in the same order; null before one). */
+export interface StoredRecords {
+  expected: ExpectedRecord[];
+  findings: Finding[] | null;
+}
+
+/** A domain as the store hands it out and takes it: its row, with the JSON columns decoded. */
 export interface DomainRow {
   id: string;
   workspace_id: string;
   name: string;
   status: 'pending' | 'verified' | 'failed' | 'degraded' | 'disabled';
-  purpose: string;
+  purpose: DomainPurpose[];
   mail_from_subdomain: string;
   tracking_host: string | null;
   ownership_token: string;
   dkim_selector: string;
   dkim_public_key: string;
   dkim_private_key: string;
-  records: string;
+  records: StoredRecords;
   created_at: number;
   status_since: number;
   verified_at: number | null;
   last_checked_at: number | null;
   check_generation: number;
   deleted_at: number | null;
+}
+
+/** The table's row: `purpose` and `records` are JSON text. */
+type Stored = Omit<DomainRow, 'purpose' | 'records'> & { purpose: string; records: string };
+
+function decode(r: Stored): DomainRow;
+function decode(r: Stored | undefined): DomainRow | undefined;
+function decode(r: Stored | undefined): DomainRow | undefined {
+  return r && { ...r, purpose: JSON.parse(r.purpose), records: JSON.parse(r.records) };
+}
+
+/** Columns to write, the JSON ones encoded. */
+function encode(fields: Partial<DomainRow>): Partial<Stored> {
+  const { purpose, records, ...rest } = fields;
+  return {
+    ...rest,
+    ...(purpose !== undefined && { purpose: JSON.stringify(purpose) }),
+    ...(records !== undefined && { records: JSON.stringify(records) }),
+  };
 }
 
 interface ZoneRow {
@@ -47,16 +75,18 @@ export function createDomainStore(db: Db) {
          VALUES (@id, @workspace_id, @name, @status, @purpose, @mail_from_subdomain, @tracking_host, @ownership_token,
            @dkim_selector, @dkim_public_key, @dkim_private_key, @records, @created_at, @status_since, @verified_at,
            @last_checked_at, @check_generation, @deleted_at)`,
-      ).run(d);
+      ).run(encode(d));
     },
     /** A live domain of the workspace (another tenant's or a deleted one is not found). */
     byId: (workspaceId: string, id: string) =>
-      db
-        .prepare('SELECT * FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL')
-        .get(id, workspaceId) as DomainRow | undefined,
+      decode(
+        db
+          .prepare('SELECT * FROM domains WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL')
+          .get(id, workspaceId) as Stored | undefined,
+      ),
     /** Any live domain by id, for workers. */
     get: (id: string) =>
-      db.prepare('SELECT * FROM domains WHERE id = ? AND deleted_at IS NULL').get(id) as DomainRow | undefined,
+      decode(db.prepare('SELECT * FROM domains WHERE id = ? AND deleted_at IS NULL').get(id) as Stored | undefined),
     /** What delivery needs of a domain (not its key material or record set). */
     sendingInfo: (id: string) =>
       db.prepare('SELECT name, mail_from_subdomain, tracking_host FROM domains WHERE id = ?').get(id) as
@@ -68,17 +98,22 @@ export function createDomainStore(db: Db) {
         .prepare('SELECT id, status FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL')
         .get(workspaceId, name) as Pick<DomainRow, 'id' | 'status'> | undefined,
     byName: (workspaceId: string, name: string) =>
-      db
-        .prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL')
-        .get(workspaceId, name) as DomainRow | undefined,
-    list: (workspaceId: string, limit: number, after?: string) =>
-      newestFirst<DomainRow>(db, 'domains', { workspaceId, where: 'deleted_at IS NULL', limit, after }),
+      decode(
+        db
+          .prepare('SELECT * FROM domains WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL')
+          .get(workspaceId, name) as Stored | undefined,
+      ),
+    list(workspaceId: string, limit: number, after?: string) {
+      const page = newestFirst<Stored>(db, 'domains', { workspaceId, where: 'deleted_at IS NULL', limit, after });
+      return page && { rows: page.rows.map((r) => decode(r)), hasMore: page.hasMore };
+    },
     /** Writes the changed columns of a domain. */
     update(id: string, fields: Partial<Omit<DomainRow, 'id' | 'workspace_id'>>): void {
-      const keys = Object.keys(fields);
+      const columns = encode(fields);
+      const keys = Object.keys(columns);
       if (!keys.length) return;
       db.prepare(`UPDATE domains SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({
-        ...fields,
+        ...columns,
         id,
       });
     },
