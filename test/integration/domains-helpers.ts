@@ -140,6 +140,6 @@ export function domainEvents(s: TestServer, workspaceId: string, domainId: strin
   }
   return rows
     .filter((e) => e.type.startsWith('domain.'))
-    .map((e) => ({ id: e.id, type: e.type, data: JSON.parse(e.data), created_at: e.created_at }))
+    .map((e) => ({ id: e.id, type: e.type, data: e.data as DomainEvent['data'], created_at: e.created_at }))
     .filter((e) => e.data.domain_id === domainId);
 }

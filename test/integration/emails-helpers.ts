@@ -117,7 +117,7 @@ export function outbox(s: TestServer, workspaceId: string, messageId?: string): 
       id: e.id,
       type: e.type,
       message_id: e.message_id,
-      data: JSON.parse(e.data),
+      data: e.data,
       created_at: e.created_at,
     }));
 }

@@ -13,7 +13,7 @@ export function toEvent(row: EventRow): Event {
     type: row.type,
     created_at: iso(row.created_at),
     api_version: row.api_version,
-    data: JSON.parse(row.data),
+    data: row.data,
   };
 }
 
@@ -42,7 +42,7 @@ export function createEvents(deps: {
      */
     timeline(messageId: string): { id: string; type: string; occurred_at: string; detail: Record<string, unknown> }[] {
       return store.ofMessage(messageId).map((e) => {
-        const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = JSON.parse(e.data);
+        const { message_id: _m, from: _f, subject: _s, tags: _t, ...detail } = e.data;
         return { id: e.id, type: e.type, occurred_at: iso(e.created_at), detail };
       });
     },
@@ -58,7 +58,7 @@ export function createEvents(deps: {
         workspace_id: workspaceId,
         type,
         message_id: messageId,
-        data: JSON.stringify(data),
+        data,
         api_version: SERVICE_VERSION,
         created_at: deps.clock.now(),
       };
