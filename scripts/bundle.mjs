@@ -2,11 +2,13 @@
 // run reads one file instead of resolving and loading some hundred modules. What a command loads only when it needs
 // it (the API client with the contract, the prompts, cli-table3, ora) stays behind a dynamic import, in a chunk
 // of its own beside svc.js. `svc serve` imports the server as tsc compiled it (dist/server/), and native packages
-// are imported from node_modules as installed. Runs after tsc (`npm run build`).
-import { rmSync } from 'node:fs';
+// are imported from node_modules as installed. Then the inbox page's script: src/server/sandbox/inbox-page/ as one
+// script for the browser, written beside the compiled server, which serves it as /inbox.js. Runs after tsc
+// (`npm run build`).
+import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
@@ -70,3 +72,10 @@ const result = await esbuild.build({
 });
 
 if (process.argv.includes('--analyze')) console.log(await esbuild.analyzeMetafile(result.metafile));
+
+// The inbox page's script, bundled by the compiled inbox-script.js: the same options the server run from source
+// bundles it with, and the same check that nothing of node_modules (zod) came in.
+const sandbox = join(root, 'dist', 'server', 'sandbox');
+const { bundleInboxScript, INBOX_SCRIPT_FILE } = await import(pathToFileURL(join(sandbox, 'inbox-script.js')).href);
+const script = await bundleInboxScript(esbuild, join(root, 'src', 'server', 'sandbox', 'inbox-page', 'main.ts'));
+writeFileSync(join(sandbox, INBOX_SCRIPT_FILE), script);

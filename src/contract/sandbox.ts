@@ -197,6 +197,7 @@ export const MessagesQuery = lazySchema(() =>
 export const MessageHtmlQuery = lazySchema(() => z.strictObject({ remote_images: z.enum(['allow']).optional() }));
 
 export const ClockState = lazySchema(() => z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) }));
+export type ClockState = z.infer<typeof ClockState>;
 
 /**
  * What `GET /sandbox/stream` (`text/event-stream`) sends: one server-sent event per change, named by `event:`, its
@@ -236,6 +237,7 @@ export const MoveClockRequest = lazySchema(() =>
     }),
 );
 export const MovedClock = lazySchema(() => z.object({ now: Timestamp, ran: z.number().int() }));
+export type MovedClock = z.infer<typeof MovedClock>;
 
 export const PublishDomainRequest = lazySchema(() =>
   z.strictObject({
@@ -299,9 +301,11 @@ export const WebhookList = lazySchema(() =>
     workspaces: z.array(z.object({ id: z.string(), name: z.string() })),
   }),
 );
+export type WebhookList = z.infer<typeof WebhookList>;
 export const RedeliverRequest = lazySchema(() => z.strictObject({ endpoint_id: Id('whk').optional() }));
 /** 202 to a redelivery: one new delivery per endpoint, attempts numbered from 1. */
 export const Redelivery = lazySchema(() => z.object({ event_id: z.string(), endpoint_ids: z.array(z.string()) }));
+export type Redelivery = z.infer<typeof Redelivery>;
 
 export const sandboxEndpoints = {
   createInvite: { method: 'POST', path: '/sandbox/invites', body: CreateInviteRequest, success: [201, Invite] },
@@ -373,3 +377,5 @@ export const sandboxEndpoints = {
   }
 >;
 export type SandboxEndpointName = keyof typeof sandboxEndpoints;
+/** A page of caught messages, as `GET /sandbox/messages` answers. */
+export type CaughtMessagePage = z.infer<(typeof sandboxEndpoints)['listMessages']['success'][1]>;

@@ -4,7 +4,7 @@ import type { Context, Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
 import type { Inbox } from '../core/inbox.js';
 import { ADMIN_COOKIE, type SandboxAuth } from './auth.js';
-import { inboxClient } from './inbox-client.js';
+import { inboxScript } from './inbox-script.js';
 import { INBOX_CSS } from './inbox-style.js';
 import type { InboxStream } from './stream.js';
 import { escapeHtml } from '../../lib/html.js';
@@ -139,13 +139,6 @@ ${firstSend}
   );
 }
 
-/**
- * The page script: the source of a self-contained function, written in TypeScript and type-checked with the rest.
- * Run from source (tsx, vitest), esbuild wraps named functions in a `__name` helper that the browser lacks: the
- * script brings a stand-in.
- */
-const SCRIPT = `(() => {\nconst __name = (f) => f;\n(${inboxClient.toString()})();\n})();\n`;
-
 export function pages(
   app: Hono,
   deps: {
@@ -203,8 +196,11 @@ document.getElementById('go').onclick = async () => {
   app.get('/', inbox);
   app.get('/messages/:id', inbox);
 
-  app.get('/inbox.js', (c) =>
-    c.body(SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  app.get('/inbox.js', async (c) =>
+    c.body(await inboxScript(), 200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'no-cache',
+    }),
   );
   app.get('/inbox.css', (c) =>
     c.body(INBOX_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),

@@ -1,0 +1,38 @@
+// The inbox page's script, run by the browser: the entry esbuild bundles with the modules beside it into the one
+// script pages.ts serves as /inbox.js (inbox-script.ts). It wires the parts of the page together and starts them.
+// Everything the page shows comes from the sandbox routes (the cookie authenticates it) and the live stream; it
+// writes the page with DOM calls and text nodes only, never HTML from a message. Types come from the contract and
+// are erased: nothing of zod (nor of any package) is bundled.
+import { initClock, loadClock, refreshTimes, renderClock } from './clock.js';
+import { initKeys } from './keys.js';
+import { initList, loadList } from './list.js';
+import { connect } from './live.js';
+import { readLocation, state } from './state.js';
+import { closeView, openMessage, showDeleted } from './view.js';
+import { loadWebhooks } from './webhooks.js';
+
+// The list opens and closes messages through the view, which itself imports the list: it is handed the view here.
+initList({ openMessage, closeView, showDeleted });
+initClock();
+initKeys();
+
+window.addEventListener('popstate', () => {
+  readLocation();
+  state.history = [];
+  void loadList();
+  if (state.openId) void openMessage(state.openId, false);
+  else closeView('keep');
+});
+
+// Relative times and a real clock move on by themselves.
+setInterval(() => {
+  if (state.clock.mode === 'real') renderClock();
+}, 1000);
+setInterval(refreshTimes, 30_000);
+
+readLocation();
+void loadClock().catch(() => {});
+void loadList();
+connect();
+if (state.openId) void openMessage(state.openId, false);
+void loadWebhooks();

@@ -1,0 +1,116 @@
+// The events of an open `/v1` message: each event with its detail, its webhook deliveries by endpoint with their
+// attempts, and a Redeliver button when the server manages webhook endpoints. The attempt line is the webhooks
+// panel's too.
+import type {
+  CaughtMessage,
+  CaughtMessageEvent,
+  Redelivery,
+  WebhookAttempt,
+  WebhookDelivery,
+} from '../../../contract/sandbox.js';
+import { api, say } from './api.js';
+import { exact, h } from './dom.js';
+import { hooksServed } from './state.js';
+
+function detailText(detail: Record<string, unknown>): string {
+  return Object.entries(detail)
+    .map(([k, v]) => `${k}: ${v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' · ');
+}
+
+/** One webhook attempt: outcome, attempt number, time, status code or error, duration (and the event type). */
+export function attemptOf(a: WebhookAttempt, when: Node, withType: boolean): HTMLLIElement {
+  return h(
+    'li',
+    { class: 'attempt', 'data-attempt': String(a.attempt), 'data-ok': String(a.ok) },
+    h('span', { class: `result ${a.ok ? 'ok' : 'failed'}` }, a.ok ? 'ok' : 'failed'),
+    withType ? ` ${a.event_type}` : null,
+    ` #${a.attempt} · `,
+    when,
+    // No-break spaces: a narrow panel wraps between the parts, not inside "HTTP 500" or "12 ms".
+    ` · ${(a.error ?? String(a.status_code)).replace(/ /g, '\u00a0')} · ${a.duration_ms}\u00a0ms`,
+  );
+}
+
+/** An event's webhook deliveries: one entry per endpoint, then each delivery's attempts, oldest first. */
+function deliveriesOf(e: CaughtMessageEvent): HTMLElement | null {
+  if (!e.deliveries.length) return null;
+  const byEndpoint = new Map<string, WebhookDelivery[]>();
+  for (const d of e.deliveries) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
+  return h(
+    'ul',
+    { class: 'deliveries', 'aria-label': `Webhook deliveries of ${e.type}` },
+    ...[...byEndpoint].map(([endpointId, deliveries]) =>
+      h(
+        'li',
+        { 'data-endpoint-id': endpointId },
+        deliveries[0]!.url
+          ? h('code', { class: 'url' }, deliveries[0]!.url)
+          : h('span', {}, `removed endpoint ${endpointId}`),
+        ...deliveries.flatMap((d, n) => [
+          deliveries.length > 1 ? h('span', { class: 'nth' }, `delivery ${n + 1} of ${deliveries.length}`) : null,
+          h(
+            'ol',
+            { class: 'attempts', 'data-delivery-id': String(d.delivery_id) },
+            ...d.attempts.map((a) =>
+              attemptOf(a, h('time', { datetime: a.at, title: exact(a.at) }, a.at.slice(11, 19)), false),
+            ),
+          ),
+        ]),
+      ),
+    ),
+  );
+}
+
+function redeliverButton(e: CaughtMessageEvent): HTMLButtonElement {
+  const button = h(
+    'button',
+    { type: 'button', class: 'small', 'data-redeliver': e.id },
+    'Redeliver',
+    h('span', { class: 'vh' }, ` ${e.type}`),
+  );
+  button.addEventListener('click', async () => {
+    try {
+      const r = await api<Redelivery>('POST', `/sandbox/events/${encodeURIComponent(e.id)}/redeliver`, {});
+      const n = r.endpoint_ids.length;
+      say(
+        n
+          ? `Delivering ${e.type} again to ${n} endpoint${n === 1 ? '' : 's'}.`
+          : `No active webhook endpoint takes ${e.type} events.`,
+      );
+    } catch (err) {
+      say((err as Error).message);
+    }
+  });
+  return button;
+}
+
+/** The message's events section; null for mail from other programs, which has no events. */
+export function timelineOf(m: CaughtMessage): HTMLElement | null {
+  if (!m.events) return null;
+  return h(
+    'section',
+    { class: 'section', id: 'timeline', 'aria-labelledby': 'timeline-h' },
+    h('h3', { id: 'timeline-h' }, 'Events'),
+    m.events.length
+      ? h(
+          'ol',
+          { class: 'timeline' },
+          ...m.events.map((e) =>
+            h(
+              'li',
+              { 'data-type': e.type, 'data-event-id': e.id },
+              h('time', { datetime: e.occurred_at, title: exact(e.occurred_at) }, e.occurred_at.slice(11, 23)),
+              ' ',
+              h('strong', {}, e.type),
+              ' ',
+              h('span', { class: 'detail' }, detailText(e.detail)),
+              hooksServed ? ' ' : null,
+              hooksServed ? redeliverButton(e) : null,
+              deliveriesOf(e),
+            ),
+          ),
+        )
+      : h('p', { class: 'empty' }, 'No events yet.'),
+  );
+}

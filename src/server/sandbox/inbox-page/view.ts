@@ -1,0 +1,222 @@
+// One message, open beside the list (or over it on a narrow screen): its head (subject, read toggle, download,
+// delete), the meta block, attachments, events, the content tabs and where else to find it. Opening and closing it
+// keep the address bar and the list's current row in step; it is read again when its status or events change.
+import type { CaughtMessage, CaughtMessageSummary } from '../../../contract/sandbox.js';
+import { ApiError, api, messagePath, say } from './api.js';
+import { time } from './clock.js';
+import { badge, el, h, size } from './dom.js';
+import { deleteOne, markCurrent, replaceRow, rowLinks } from './list.js';
+import { remember, state, urlFor } from './state.js';
+import { selectTab, tabsOf } from './tabs.js';
+import { timelineOf } from './timeline.js';
+
+const view = el('view');
+const narrow = window.matchMedia('(max-width: 759px)');
+
+const placeholder = () => h('p', { class: 'empty' }, 'Select a message to read it.');
+
+/** Back to the list alone; the address is pushed (a new history entry), replaced, or left. */
+export function closeView(address: 'push' | 'replace' | 'keep' = 'push') {
+  const was = state.openId;
+  state.openId = null;
+  state.open = null;
+  if (address === 'push') remember();
+  if (address === 'replace') history.replaceState(null, '', urlFor(null));
+  document.body.classList.remove('reading');
+  view.replaceChildren(placeholder());
+  markCurrent();
+  if (was)
+    rowLinks()
+      .find((a) => a.dataset.id === was)
+      ?.focus();
+}
+
+/** The open message was deleted (here or elsewhere): the view says so. */
+export function showDeleted() {
+  state.open = null;
+  view.replaceChildren(h('p', { class: 'empty' }, 'This message was deleted.'));
+}
+
+export async function openMessage(id: string, push: boolean) {
+  if (state.openId !== id) {
+    state.remote = false;
+    state.tab = 'html';
+  }
+  state.openId = id;
+  if (push) remember();
+  markCurrent();
+  document.body.classList.add('reading');
+  let m: CaughtMessage;
+  try {
+    m = await api('GET', messagePath(id));
+  } catch (err) {
+    if (state.openId === id) {
+      view.replaceChildren(
+        h(
+          'p',
+          { class: 'empty' },
+          err instanceof ApiError && err.status === 404 ? 'This message no longer exists.' : (err as Error).message,
+        ),
+      );
+    }
+    return;
+  }
+  if (state.openId !== id) return;
+  state.open = m;
+  if (state.tab === 'html' && !m.html) state.tab = 'text';
+  renderView();
+  if (narrow.matches) el('view-h').focus();
+  if (!m.read) {
+    api<CaughtMessageSummary>('POST', `${messagePath(id)}/read`).then(
+      (s) => {
+        replaceRow(s);
+        if (state.open === m) setRead(m, s.read);
+      },
+      () => {},
+    );
+  }
+}
+
+function headerValue(m: CaughtMessage, name: string): string | null {
+  return m.headers.find((x) => x.name.toLowerCase() === name)?.value ?? null;
+}
+
+function metaOf(m: CaughtMessage): HTMLDListElement {
+  const pairs: [string, Node | string | null][] = [
+    ['From', m.from ?? m.envelope.mail_from ?? '(none)'],
+    ['To', m.to.join(', ') || '(none)'],
+    ['Cc', m.cc.length ? m.cc.join(', ') : null],
+    ['Reply-To', headerValue(m, 'reply-to')],
+    ['Date', h('span', {}, headerValue(m, 'date') ?? '(none)', ' · received ', time(m.received_at))],
+    ['Size', size(m.size)],
+    ['Message-ID', headerValue(m, 'message-id')],
+    ['Envelope', `MAIL FROM ${m.envelope.mail_from ?? '<>'} · RCPT TO ${m.envelope.rcpt_to.join(', ')}`],
+    ['Status', m.status ? h('span', {}, badge(m.status), m.workspace ? ` · workspace ${m.workspace.name}` : '') : null],
+    [
+      'DKIM',
+      h(
+        'span',
+        { class: `dkim-${m.dkim}` },
+        m.dkim === 'none' ? 'none (not signed)' : `${m.dkim}${m.dkim_domain ? ` · signed by ${m.dkim_domain}` : ''}`,
+      ),
+    ],
+  ];
+  return h(
+    'dl',
+    { class: 'meta', id: 'meta' },
+    ...pairs.filter(([, v]) => v != null).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+  );
+}
+
+function attachmentsOf(m: CaughtMessage): HTMLElement | null {
+  if (!m.attachments.length) return null;
+  return h(
+    'section',
+    { class: 'section', 'aria-labelledby': 'att-h' },
+    h('h3', { id: 'att-h' }, `Attachments (${m.attachments.length})`),
+    h(
+      'ul',
+      {},
+      ...m.attachments.map((a, n) =>
+        h(
+          'li',
+          {},
+          h(
+            'a',
+            { href: `${messagePath(m.id)}/attachments/${n}`, download: a.filename ?? `attachment-${n}` },
+            a.filename ?? `attachment ${n}`,
+          ),
+          ` · ${a.content_type} · ${size(a.size)}${a.content_id ? ' · inline' : ''}`,
+        ),
+      ),
+    ),
+  );
+}
+
+function elsewhereOf(m: CaughtMessage): HTMLElement {
+  return h(
+    'section',
+    { class: 'section', 'aria-labelledby': 'elsewhere-h' },
+    h('h3', { id: 'elsewhere-h' }, 'Elsewhere'),
+    h(
+      'ul',
+      {},
+      m.message_id
+        ? h(
+            'li',
+            {},
+            'API (with an API key): ',
+            h(
+              'a',
+              { href: `/v1/emails/${encodeURIComponent(m.message_id)}` },
+              h('code', {}, `GET /v1/emails/${m.message_id}`),
+            ),
+          )
+        : null,
+      h('li', {}, 'Command line: ', h('code', {}, `svc inbox show ${m.id}`)),
+    ),
+  );
+}
+
+function setRead(m: CaughtMessage, read: boolean) {
+  m.read = read;
+  const toggle = document.getElementById('toggle-read');
+  if (toggle) toggle.textContent = read ? 'Mark unread' : 'Mark read';
+}
+
+function renderView() {
+  const m = state.open!;
+  const back = h('button', { type: 'button', class: 'back' }, '← Messages');
+  back.addEventListener('click', () => closeView());
+  const toggle = h('button', { type: 'button', id: 'toggle-read' }, m.read ? 'Mark unread' : 'Mark read');
+  toggle.addEventListener('click', async () => {
+    const s = await api<CaughtMessageSummary>('POST', `${messagePath(m.id)}/${m.read ? 'unread' : 'read'}`).catch(
+      (err: Error) => void say(err.message),
+    );
+    if (!s) return;
+    replaceRow(s);
+    if (state.open === m) setRead(m, s.read);
+  });
+  const del = h('button', { type: 'button', class: 'danger' }, 'Delete');
+  del.addEventListener('click', () => void deleteOne(m.id));
+  view.replaceChildren(
+    h(
+      'div',
+      { class: 'view-head' },
+      back,
+      h('h2', { id: 'view-h', tabindex: '-1' }, m.subject ?? '(no subject)'),
+      h(
+        'div',
+        { class: 'actions' },
+        toggle,
+        h('a', { class: 'button', href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download .eml'),
+        del,
+      ),
+    ),
+    metaOf(m),
+    ...[attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
+    ...tabsOf(),
+    elsewhereOf(m),
+  );
+  void selectTab(state.tab, false);
+}
+
+let reopenTimer: ReturnType<typeof setTimeout> | undefined;
+/** The open message's status and timeline changed: both are read again, the tab shown is left as it is. */
+export function refreshOpen() {
+  clearTimeout(reopenTimer);
+  reopenTimer = setTimeout(async () => {
+    const m = state.open;
+    if (!m) return;
+    const fresh = await api<CaughtMessage>('GET', messagePath(m.id)).catch(() => null);
+    if (!fresh || state.open !== m) return;
+    Object.assign(m, { status: fresh.status, events: fresh.events, read: fresh.read });
+    el('meta').replaceWith(metaOf(m));
+    const timeline = timelineOf(m);
+    const focused = (document.activeElement as HTMLElement | null)
+      ?.closest?.('#timeline [data-redeliver]')
+      ?.getAttribute('data-redeliver');
+    if (timeline) document.getElementById('timeline')?.replaceWith(timeline);
+    if (focused) timeline?.querySelector<HTMLElement>(`[data-redeliver="${CSS.escape(focused)}"]`)?.focus();
+  }, 100);
+}
