@@ -307,9 +307,10 @@ export function createEmails(
             'This Idempotency-Key was used with a different request body in the last 24 hours; use a new key.',
           );
         }
-        const body = JSON.parse(prior.body);
-        const stored: StoredAnswer = { status: prior.status, headers: JSON.parse(prior.headers) };
-        return Array.isArray(body?.data)
+        // The body kept is the one this function returned at first (below): a batch's, or one message's.
+        const body = prior.body as Sent['body'];
+        const stored: StoredAnswer = { status: prior.status, headers: prior.headers };
+        return 'data' in body
           ? { kind: 'partial', body, replayed: true, stored }
           : { kind: 'accepted', id: body.id, body, replayed: true, stored };
       }
@@ -321,8 +322,8 @@ export function createEmails(
           key,
           request_hash: hash,
           status: answer.status,
-          body: JSON.stringify(result.body),
-          headers: JSON.stringify(answer.headers),
+          body: result.body,
+          headers: answer.headers,
           created_at: now,
         });
       }

@@ -36,7 +36,7 @@ describe('job store', () => {
     expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
     // Claiming counts an attempt and sets the wall-clock lease; the payload comes back as stored.
     expect(first[0]).toMatchObject({ kind: 'k', attempts: 1, claimed_until: WALL + LEASE, run_at: T0 });
-    expect(JSON.parse(first[0]!.payload)).toEqual({ n: 1 });
+    expect(first[0]!.payload).toEqual({ n: 1 });
   });
 
   it('claims the earliest due jobs first and leaves jobs due later alone', () => {

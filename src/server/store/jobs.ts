@@ -1,9 +1,10 @@
 import type { Db } from './db.js';
 
+/** A job as the store hands it out: its row, with the payload decoded. */
 export interface JobRow {
   id: number;
   kind: string;
-  payload: string;
+  payload: unknown;
   run_at: number;
   attempts: number;
   claimed_until: number | null;
@@ -51,7 +52,8 @@ export function createJobStore(db: Db) {
      * (`wall`, `lease`), so a manual service clock never strands a claim.
      */
     claimDue(now: number, wall: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
-      return claim.all({ now, wall, lease: wall + leaseMs, limit, queue }) as JobRow[];
+      const rows = claim.all({ now, wall, lease: wall + leaseMs, limit, queue }) as (JobRow & { payload: string })[];
+      return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
     },
     complete(id: number): void {
       del.run(id);

@@ -36,13 +36,14 @@ export interface MessageRow {
   updated_at: number;
 }
 
+/** An answer kept for an Idempotency-Key: its body and headers decoded. */
 export interface IdempotencyRow {
   workspace_id: string;
   key: string;
   request_hash: string;
   status: number;
-  body: string;
-  headers: string;
+  body: unknown;
+  headers: Record<string, string>;
   created_at: number;
 }
 
@@ -150,8 +151,12 @@ export function createMessageStore(db: Db) {
           .get(domainId) as { n: number }
       ).n,
 
-    idempotency: (workspaceId: string, key: string) => getIdem.get(workspaceId, key) as IdempotencyRow | undefined,
-    saveIdempotency: (r: IdempotencyRow) => void putIdem.run(r),
+    idempotency(workspaceId: string, key: string): IdempotencyRow | undefined {
+      const r = getIdem.get(workspaceId, key) as (IdempotencyRow & { body: string; headers: string }) | undefined;
+      return r && { ...r, body: JSON.parse(r.body), headers: JSON.parse(r.headers) };
+    },
+    saveIdempotency: (r: IdempotencyRow) =>
+      void putIdem.run({ ...r, body: JSON.stringify(r.body), headers: JSON.stringify(r.headers) }),
 
     isSuppressed: (workspaceId: string, email: string) => suppressed.get(workspaceId, email) !== undefined,
     suppress: (workspaceId: string, email: string, reason: string, at: number) =>

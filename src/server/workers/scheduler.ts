@@ -78,7 +78,7 @@ export function createScheduler<P = JobPayloads>(
     let result: JobResult;
     try {
       if (!run) throw new Error(`no handler for job kind ${job.kind}`);
-      result = await run(JSON.parse(job.payload), job);
+      result = await run(job.payload, job);
     } catch (err) {
       // A full disk is no fault of the job's: it waits for space without using up its attempts (a message is never
       // failed for it). The postponing write may not fit either; then the job runs again once its claim expires.
@@ -92,7 +92,7 @@ export function createScheduler<P = JobPayloads>(
         if (handler && typeof handler !== 'function' && handler.exhausted) {
           // try/catch: a clean-up that throws at once is logged like one that rejects, and the job is still dropped.
           try {
-            await handler.exhausted(JSON.parse(job.payload), err);
+            await handler.exhausted(job.payload, err);
           } catch (e) {
             log.error('job clean-up failed', { job: job.id, kind: job.kind, error: String(e) });
           }
