@@ -32,9 +32,9 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   completion: async () => (await import('./commands/completion.js')).completionCommand,
   serve: async () => {
     const { serveCommand } = await import('./commands/serve.js');
-    return () =>
+    return (runner) =>
       examples(
-        serveCommand(),
+        serveCommand(runner),
         'svc serve',
         'svc serve --memory --clock manual --port 0',
         'svc serve --data-dir ./.svc-data --open-signup',

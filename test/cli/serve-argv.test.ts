@@ -1,16 +1,14 @@
 // argv → flags for what `svc serve` gained (--reset, --yes, --max-messages, --max-age), through the real commander
 // tree, and the usage errors (exit 2) that stop it before anything is touched.
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
 import { parse } from './helpers.js';
 
 describe('svc serve argv', () => {
   it('takes --reset and --yes', async () => {
-    const program = await buildProgram({ runner: async () => {} });
-    let flags: { reset?: boolean; yes?: boolean; dataDir?: string } = {};
-    program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
-    await program.parseAsync(['node', 'svc', 'serve', '--data-dir', '/tmp/x', '--reset', '--yes']);
-    expect(flags).toMatchObject({ reset: true, yes: true, dataDir: '/tmp/x' });
+    // Run as every command is: its runner gets the flags.
+    const r = await parse('serve', '--data-dir', '/tmp/x', '--reset', '--yes');
+    expect(r.command).toBe('serve');
+    expect(r.opts).toMatchObject({ reset: true, yes: true, dataDir: '/tmp/x' });
     const tree = ((await parse('completion', 'bash')).opts as { tree: { path: string; options: { flag: string }[] }[] })
       .tree;
     expect(tree.find((t) => t.path === 'serve')!.options.map((o) => o.flag)).toEqual(
@@ -19,11 +17,7 @@ describe('svc serve argv', () => {
   });
 
   async function serveFlags(...argv: string[]) {
-    const program = await buildProgram({ runner: async () => {} });
-    let flags: { maxMessages?: number | 'off'; maxAge?: number | 'off' } = {};
-    program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
-    await program.parseAsync(['node', 'svc', 'serve', ...argv]);
-    return flags;
+    return (await parse('serve', ...argv)).opts as { maxMessages?: number | 'off'; maxAge?: number | 'off' };
   }
 
   it('keeps the newest 10,000 caught messages and no age limit unless told; --max-age takes days, hours, minutes or seconds', async () => {

@@ -1,10 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReadyLine } from '../../contract/sandbox.js';
+import type { ServeOptions } from '../../server/index.js';
 import type { Logger } from '../../lib/log.js';
 import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
+import type { Runner } from '../command.js';
+import type { Context } from '../context.js';
 import { CommandError, UsageError } from '../errors.js';
-import { processIO, type IO } from '../io.js';
+import type { IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { parseDuration } from '../../lib/duration.js';
@@ -54,38 +57,36 @@ function parseMaxAge(v: string): number | 'off' {
   return ms;
 }
 
-export interface ServeFlags {
-  host: string;
-  port: number;
-  smtpPort: number;
-  dataDir?: string;
-  memory?: boolean;
-  clock: 'real' | 'manual';
-  dns: 'sandbox' | 'system';
-  dnsServer?: string[];
-  openSignup?: boolean;
-  seed: boolean;
-  sendRate: number;
-  /** Bytes (parsed from `50MB`, `10MiB`, …); the sink's default when not given. */
-  maxMessageSize?: number;
-  smtpMaxConnections?: number;
-  relay?: string;
-  blockPattern?: string[];
-  tlsCert?: string;
-  tlsKey?: string;
-  allowInsecureHttp?: boolean;
-  trustProxy?: boolean;
-  json?: boolean;
-  /** The largest the database may grow, in bytes (`--max-db-size`). */
-  maxDbSize?: number;
-  /** Caught messages kept (`off`: all). Commander turns a parser's null into '', hence the word. */
-  maxMessages?: number | 'off';
-  /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
-  maxAge?: number | 'off';
-  /** Empty the data directory first (after a confirmation, or `yes`). */
-  reset?: boolean;
-  yes?: boolean;
-}
+/** The server's options that `svc serve` always gives (commander supplies their defaults). */
+type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate';
+/** The server's options that it gives when their flags are used. */
+type Optional =
+  | 'dataDir'
+  | 'memory'
+  | 'dnsServer'
+  | 'openSignup'
+  | 'maxMessageSize'
+  | 'smtpMaxConnections'
+  | 'relay'
+  | 'blockPattern'
+  | 'tlsCert'
+  | 'tlsKey'
+  | 'allowInsecureHttp'
+  | 'trustProxy'
+  | 'json'
+  | 'maxDbSize';
+
+/** `svc serve`'s flags: the server's own options (one type, the server's), and what the command does itself. */
+export type ServeFlags = Required<Pick<ServeOptions, Given>> &
+  Pick<ServeOptions, Optional> & {
+    /** Caught messages kept (`off`: all). Commander turns a parser's null into '', hence the word. */
+    maxMessages?: number | 'off';
+    /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
+    maxAge?: number | 'off';
+    /** Empty the data directory first (after a confirmation, or `yes`). */
+    reset?: boolean;
+    yes?: boolean;
+  };
 
 /**
  * The node flags `svc serve` runs with. A server allocates steadily for as long as it runs, and V8 would otherwise size
@@ -147,8 +148,12 @@ function withServeFlags(): void {
   }
 }
 
-/** `svc serve`: loads the server lazily, so client commands never load SQLite or the SMTP stack. */
-export async function serveRun(flags: ServeFlags, io: IO): Promise<void> {
+/**
+ * `svc serve`: loads the server lazily, so client commands never load SQLite or the SMTP stack. Runs until SIGINT or
+ * SIGTERM, then closes the server and returns.
+ */
+export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
+  const { io } = ctx;
   withServeFlags();
   const { reset, yes, maxMessages, maxAge, ...options } = flags;
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
@@ -360,7 +365,7 @@ function tryNext(ready: ReadyLine, registered: boolean): string[] {
   return [`Try: ${inbox} --follow`];
 }
 
-export function serveCommand(): Command {
+export function serveCommand(runner: Runner): Command {
   return (
     new Command('serve')
       .description(
@@ -436,11 +441,11 @@ export function serveCommand(): Command {
       .option('--json', 'log as JSON lines on stdout')
       .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
       .option('--yes', 'with --reset: do not ask')
-      .action(async (flags: ServeFlags) => {
+      .action((flags: ServeFlags, c: Command) => {
         if (flags.yes && !flags.reset) throw new UsageError('--yes goes with --reset');
         if (flags.reset && flags.memory)
           throw new UsageError('--reset empties a data directory; with --memory nothing is kept to reset');
-        return serveRun(flags, await processIO());
+        return runner(c, serveRun, flags);
       })
   );
 }
