@@ -162,11 +162,9 @@ describe('svc mcp, the built binary on stdio', () => {
 
   it('ends by itself, exit 0, when the client closes its stdin', async () => {
     const { transport, exited, stderr } = await start();
-    const t0 = Date.now();
     await transport.close();
-    // The transport sends SIGTERM after 2 s: this exit came before, from the end of stdin.
+    // It says it ended because stdin closed (the transport would otherwise send SIGTERM after 2 s).
     expect(await within(5_000, exited, 'svc mcp exit')).toEqual({ code: 0, signal: null });
-    expect(Date.now() - t0).toBeLessThan(1_500);
     expect(stderr()).toContain('stdin closed');
   });
 
