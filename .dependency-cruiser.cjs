@@ -32,6 +32,15 @@ module.exports = {
       to: { path: '^src/(server|client|cli|testing)/' },
     },
     {
+      name: 'mcp-sdk-in-svc-mcp-only',
+      comment:
+        'The MCP SDK is loaded by `svc mcp` alone: cli/mcp/server.ts registers the tools of cli/mcp/tools.ts with it ' +
+        '(which knows nothing of it), so that no other command reads it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/mcp/server\\.ts$' },
+      to: { path: '(^|/)@modelcontextprotocol/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: { path: '^src/' },

@@ -1,10 +1,10 @@
 // The command line as it ships: src/main.ts and everything it loads, bundled by esbuild into dist/cli/svc.js, so a
 // run reads one file instead of resolving and loading some hundred modules. What a command loads only when it needs
-// it (the API client with the contract, the prompts, cli-table3, ora) stays behind a dynamic import, in a chunk
-// of its own beside svc.js. `svc serve` imports the server as tsc compiled it (dist/server/), and native packages
-// are imported from node_modules as installed. Then the inbox page's script: src/server/sandbox/inbox-page/ as one
-// script for the browser, written beside the compiled server, which serves it as /inbox.js. Runs after tsc
-// (`npm run build`).
+// it (the API client with the contract, the prompts, cli-table3, ora, `svc mcp` with the MCP SDK) stays behind a
+// dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled it
+// (dist/server/), and native packages are imported from node_modules as installed. Then the inbox page's script:
+// src/server/sandbox/inbox-page/ as one script for the browser, written beside the compiled server, which serves it
+// as /inbox.js. Runs after tsc (`npm run build`).
 import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';

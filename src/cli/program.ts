@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   inbox: async () => (await import('./commands/inbox/index.js')).inboxCommand,
   sandbox: async () => (await import('./commands/sandbox/index.js')).sandboxCommand,
   trigger: async () => (await import('./commands/trigger.js')).triggerCommand,
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
   completion: async () => (await import('./commands/completion.js')).completionCommand,
   serve: async () => {
@@ -88,7 +89,7 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
     .option('--api-key <key>', "the API key for this run (default: SVC_API_KEY, else the profile's saved key)")
     .option(
       '--admin-token <token>',
-      'the admin token of a local server, for sandbox and inbox commands (default: SVC_ADMIN_TOKEN)',
+      'the admin token of a local server, for the sandbox, inbox and mcp commands (default: SVC_ADMIN_TOKEN)',
     )
     .option('--json', 'print the API\'s JSON body (errors as {"error": Problem})')
     .option('--wide', "on a terminal, print tables with whole values instead of fitting them to the terminal's width")

@@ -58,6 +58,7 @@ describe('svc argv', () => {
         'webhooks',
         'inbox',
         'sandbox',
+        'mcp',
         'doctor',
         'completion',
         'serve',
@@ -209,6 +210,8 @@ describe('svc argv', () => {
     [['emails', 'get', 'msg_1'], 'emails get', { id: 'msg_1' }],
     [['emails', 'cancel', 'msg_1'], 'emails cancel', { id: 'msg_1' }],
     [['doctor'], 'doctor', {}],
+    [['mcp'], 'mcp', {}],
+    [['--base-url', 'http://127.0.0.1:4610/v1', 'mcp'], 'mcp', {}],
   ])('svc %j', async (argv, command, opts) => {
     const r = await parse(...argv);
     expect(r.stderr).toBe('');

@@ -53,6 +53,15 @@ describe('what svc loads before it runs', () => {
     expect(readFileSync(join(ROOT, 'src/cli/credentials.ts'), 'utf8')).toContain("import('@napi-rs/keyring')");
   });
 
+  it('loads the MCP SDK for `svc mcp` alone, and only when it runs: not with its wiring, nor with its tools', () => {
+    expect([...staticGraph('src/cli/commands/mcp.ts').packages]).toEqual(['commander']);
+    const tools = staticGraph('src/cli/mcp/tools.ts');
+    expect([...tools.packages].sort()).toEqual(['commander', 'zod']);
+    expect([...tools.files].filter((f) => f.startsWith('src/server/'))).toEqual([]);
+    expect([...staticGraph('src/cli/mcp/server.ts').packages]).toContain('@modelcontextprotocol/sdk');
+    expect(readFileSync(join(ROOT, 'src/cli/commands/mcp.ts'), 'utf8')).toContain("import('../mcp/server.js')");
+  });
+
   it('keeps the public library entry free of the command line and the server', () => {
     const { files, packages } = staticGraph('src/index.ts');
     expect([...packages].sort()).toEqual(['zod']);
@@ -84,10 +93,12 @@ describe('what the built svc loads when it runs', () => {
   async function loads(
     args: string[],
     env: Record<string, string> = {},
+    input = '',
   ): Promise<{ files: Set<string>; stdout: string }> {
     const r = await execa(process.execPath, ['--import', trace, BIN, ...args], {
       cwd: ROOT,
       reject: false,
+      input,
       extendEnv: false,
       env: {
         PATH: process.env.PATH!,
@@ -106,6 +117,9 @@ describe('what the built svc loads when it runs', () => {
   const outsideBundle = (files: Set<string>) =>
     [...files].filter((f) => !f.startsWith('dist/cli/') && f !== 'bin/svc.js');
   const bytes = (files: Set<string>) => [...files].reduce((n, f) => n + statSync(join(ROOT, f)).size, 0);
+  /** The files of a run holding the MCP SDK (its server class, kept by name in the bundle). */
+  const sdk = (files: Set<string>) =>
+    [...files].filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('McpServer'));
 
   let version: Set<string>;
   it("reads the bundle's root alone for `svc --version`: no command, no module of node_modules", async () => {
@@ -116,6 +130,7 @@ describe('what the built svc loads when it runs', () => {
     expect(outsideBundle(version)).toEqual([]);
     // commander and the root's options: a fraction of the command line's code.
     expect(bytes(version)).toBeLessThan(100_000);
+    expect(sdk(version)).toEqual([]);
   });
 
   it("sends an email with the bundle's chunks alone: nothing of node_modules (undici, zod) and nothing of the server", async () => {
@@ -136,6 +151,7 @@ describe('what the built svc loads when it runs', () => {
     );
     expect(r.stdout).toMatch(/^msg_\w+\tqueued$/);
     expect(outsideBundle(r.files)).toEqual([]);
+    expect(sdk(r.files)).toEqual([]);
     // The root, then the emails command's wiring, the context and the client with the contract.
     expect([...version].filter((f) => !r.files.has(f))).toEqual([]);
     expect(r.files.size).toBeGreaterThan(version.size + 2);
@@ -147,5 +163,17 @@ describe('what the built svc loads when it runs', () => {
     expect(outsideBundle(events.files)).toEqual([]);
     const inbox = await loads(['inbox'], { SVC_ADMIN_TOKEN: s.ready.admin_token });
     expect(outsideBundle(inbox.files)).toEqual([]);
+    expect(sdk(inbox.files)).toEqual([]);
+  });
+
+  it('runs `svc mcp` with the MCP SDK bundled: its chunk, nothing of node_modules; `svc mcp --help` reads no SDK', async () => {
+    const help = await loads(['mcp', '--help']);
+    expect(help.stdout).toContain('Usage: svc mcp');
+    expect(sdk(help.files)).toEqual([]);
+    // stdin closed at once: it starts, serves nothing, and ends.
+    const mcp = await loads(['mcp'], { SVC_API_KEY: s.seed!.api_key_test, SVC_ADMIN_TOKEN: s.ready.admin_token });
+    expect(mcp.stdout).toBe('');
+    expect(outsideBundle(mcp.files)).toEqual([]);
+    expect(sdk(mcp.files)).toHaveLength(1);
   });
 });

@@ -1,0 +1,397 @@
+// The tools of `svc mcp` (docs/testing.md, "Agents: svc mcp"): a table of what a coding agent may do with a local
+// server — send, read caught mail, wait for the next message and take its link or code, read events, move the
+// manual clock, publish a domain's records — each a thin call of the project's own client, through the Context like
+// every command (the profile, --base-url, --api-key, --admin-token, SVC_*). Every input is a zod schema, the
+// contract's where it has one; every answer is JSON text; every failure a tool error (`isError`) with the service's
+// Problem, never a protocol error. Nothing here loads the MCP SDK (server.ts registers the table with it): the
+// tools run, and are tested, without it and without stdio.
+import * as z from 'zod';
+import type { Client } from '../../client/index.js';
+import { allCodes, allLinks, firstCode, firstLink } from '../../client/extract.js';
+import { caughtSince, InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
+import { Id, InputTimestamp } from '../../contract/common.js';
+import { SendEmailRequest } from '../../contract/emails.js';
+import { EventType } from '../../contract/events.js';
+import { PublishDomainRequest, type CaughtMessage, type CaughtMessageSummary } from '../../contract/sandbox.js';
+import { parseDuration } from '../../lib/duration.js';
+import { humanDuration } from '../command.js';
+import type { Context } from '../context.js';
+import { CommandError, clientErrors, describeError, problemOf, type ClientErrors } from '../errors.js';
+import { explainReset } from '../reset.js';
+
+/** `wait_for_message` waits this long unless told otherwise (as `svc inbox wait` does)… */
+export const DEFAULT_WAIT_MS = 30_000;
+/** …and never longer: a tool call holds the agent (and MCP clients give up on a request after a minute or two). */
+export const MAX_WAIT_MS = 120_000;
+
+/** A tool's answer, as MCP's `tools/call` result has it (the SDK's CallToolResult, of which these tools use this much). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** MCP's hints about a tool, for the client (the SDK's ToolAnnotations). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool's work runs with. */
+export interface ToolEnv {
+  ctx: Context;
+  /** Aborted when the client cancels the call. */
+  signal: AbortSignal;
+  session: Session;
+}
+
+/**
+ * One tool: its name and description as the agent reads them, its input schema (a zod object, validated by the SDK
+ * before `run`), and its work. `structured`: the answer is also given as `structuredContent` (small objects; the
+ * tools answering with a whole message give its JSON as text only).
+ */
+export interface Tool<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  structured: boolean;
+  run(args: z.output<S>, env: ToolEnv): Promise<Record<string, unknown>>;
+}
+
+/** A tool, its `run` typed from its input schema. */
+function tool<S extends z.ZodObject>(t: Tool<S>): Tool<S> {
+  return t;
+}
+
+/** What one `svc mcp` process remembers between calls: when it first reached the server, what waits returned. */
+export interface Session {
+  /**
+   * The service time `svc mcp` first reached the server at, and the caught mail there already (under a manual clock
+   * that has not moved, earlier mail has the same time): a wait takes the mail caught after that moment.
+   */
+  start(): Promise<{ since: string; before: ReadonlySet<string> }>;
+  /** Caught messages a wait already returned: no later wait returns them again (unless given `since`). */
+  readonly returned: Set<string>;
+}
+
+export function createSession(ctx: Context): Session {
+  let start: ReturnType<Session['start']> | undefined;
+  const read = async () => {
+    const client = await ctx.client();
+    const since = (await client.sandbox('getClock')).body.now;
+    return { since, before: new Set((await caughtSince(client, undefined, since)).map((m) => m.id)) };
+  };
+  return {
+    start: () =>
+      (start ??= read().catch((err: unknown) => {
+        // Not reached (no server yet, no admin token): the next wait asks again.
+        start = undefined;
+        throw err;
+      })),
+    returned: new Set(),
+  };
+}
+
+/** A caught message as the tools give it: every field of `GET /sandbox/messages/{id}`, its links and its codes. */
+export type MessageView = CaughtMessage & { links: string[]; codes: string[] };
+
+async function messageView(client: Client, id: string): Promise<MessageView> {
+  const m = (await client.sandbox('getMessage', { params: { id } })).body;
+  return { ...m, links: allLinks(m.text, m.html), codes: allCodes(m.text, m.html) };
+}
+
+/** Every tool, in the order `tools/list` gives them. Built when `svc mcp` runs (the contract's schemas with it). */
+export function tools(): Tool[] {
+  const Limit = z.number().int().min(1).max(100);
+  const table = [
+    tool({
+      name: 'send_email',
+      title: 'Send an email',
+      description:
+        'Send an email through the service (POST /v1/emails) with the configured API key. A local server (svc ' +
+        'serve) catches every message in its SMTP sink, where list_messages, get_message and wait_for_message read it. ' +
+        '`from` must be on a verified domain of the workspace (the seeded sandbox has example.test). Give ' +
+        '`scheduled_at` to send later (see advance_clock), `idempotency_key` to make a retry safe. Answers the ' +
+        "email's id, status (queued or scheduled) and created_at (the service's time).",
+      input: SendEmailRequest.extend({
+        idempotency_key: z
+          .string()
+          .min(1)
+          .max(255)
+          .optional()
+          .describe('the Idempotency-Key: the same key and body again answers the first send instead of sending twice'),
+      }),
+      annotations: { destructiveHint: false, openWorldHint: false },
+      structured: true,
+      async run({ idempotency_key, ...body }, { ctx }) {
+        const r = await (await ctx.client()).call('sendEmail', { body, idempotencyKey: idempotency_key });
+        return r.body;
+      },
+    }),
+    tool({
+      name: 'list_messages',
+      title: 'List caught mail',
+      description:
+        "The mail the local server's SMTP sink caught, newest first: summaries (id, from, to, cc, subject, " +
+        'received_at, status, preview, …). `to` is an envelope recipient, To or Cc address; `subject` a part of the ' +
+        'subject, in any case. get_message reads one whole.',
+      input: z.strictObject({
+        to: z.string().min(1).max(320).optional().describe('only mail to this address'),
+        subject: z.string().max(998).optional().describe('only mail whose subject contains this text (any case)'),
+        limit: Limit.optional().describe('at most this many (1–100, default 20)'),
+      }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      structured: true,
+      async run({ to, subject, limit = 20 }, { ctx }) {
+        const client = await ctx.client();
+        const data: CaughtMessageSummary[] = [];
+        for (let after: string | undefined; ; ) {
+          const page = (
+            await client.sandbox('listMessages', {
+              query: { to, after, limit: subject === undefined ? limit : 100 },
+            })
+          ).body;
+          for (const m of page.data) {
+            if (!subjectMatches(m, subject)) continue;
+            if (data.length === limit) return { data, has_more: true };
+            data.push(m);
+          }
+          if (!page.has_more) return { data, has_more: false };
+          if (data.length === limit && subject === undefined) return { data, has_more: true };
+          after = page.data.at(-1)!.id;
+        }
+      },
+    }),
+    tool({
+      name: 'get_message',
+      title: 'Read a caught message',
+      description:
+        'One caught message, whole: subject, from, to, cc, text, html, headers, attachments, DKIM, the /v1 ' +
+        "message's status and events, and what was found in it: `links` (every http(s) link, the text part's " +
+        'first) and `codes` (every 4–10 digit one-time code standing alone).',
+      input: z.strictObject({ id: z.string().min(1).max(64).describe("the caught message's id (eml_…)") }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      structured: false,
+      async run({ id }, { ctx }) {
+        return messageView(await ctx.client(), id);
+      },
+    }),
+    tool({
+      name: 'wait_for_message',
+      title: 'Wait for the next message',
+      description:
+        'Waits for the next caught message (to `to`, with `subject` in its subject) and answers it as get_message ' +
+        'does; with `extract` also its first link or one-time code, as `link` or `code`. "Next" is the oldest ' +
+        'matching message caught since svc mcp started that no earlier wait_for_message returned, so call it after ' +
+        'the action that sends, even once the mail is there. With `since` (a service time, e.g. the created_at of ' +
+        'send_email) it is the oldest matching message caught at or after that time, returned before or not. ' +
+        'Gives up after `timeout_ms`.',
+      input: z.strictObject({
+        to: z.string().min(1).max(320).optional().describe('an envelope recipient, To or Cc address'),
+        subject: z.string().max(998).optional().describe('a part of the subject, in any case'),
+        timeout_ms: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(`milliseconds to wait (default ${DEFAULT_WAIT_MS}; at most ${MAX_WAIT_MS}, a longer one is cut)`),
+        extract: z
+          .enum(['link', 'code'])
+          .optional()
+          .describe("also answer the message's first http(s) link, or its first 4–10 digit code"),
+        since: InputTimestamp.optional().describe(
+          'the oldest matching mail received at or after this service time (ISO 8601), even one a wait returned',
+        ),
+      }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      structured: false,
+      async run(a, { ctx, signal, session }) {
+        const client = await ctx.client();
+        const timeout = Math.min(a.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
+        const start = a.since === undefined ? await session.start() : undefined;
+        const since = a.since ?? start!.since;
+        /** Why a matching message is not the one awaited, if it is not. */
+        const taken = (m: CaughtMessageSummary) =>
+          start?.before.has(m.id)
+            ? 'before svc mcp started'
+            : start && session.returned.has(m.id)
+              ? 'and an earlier wait returned it'
+              : undefined;
+        const wanted = [
+          'message',
+          a.to !== undefined && `to ${a.to}`,
+          a.subject !== undefined && `with "${a.subject}" in its subject`,
+        ]
+          .filter(Boolean)
+          .join(' ');
+        let found: CaughtMessageSummary | undefined;
+        try {
+          ({ found } = await waitForCaught(client, {
+            to: a.to,
+            accept: (m) => !taken(m) && subjectMatches(m, a.subject),
+            since,
+            timeoutMs: timeout,
+            // The wait ends with the call: a cancelled call stops waiting.
+            clock: {
+              now: ctx.clock.now,
+              sleep: (ms, s) => ctx.clock.sleep(ms, s ? AbortSignal.any([s, signal]) : signal),
+            },
+          }));
+        } catch (err) {
+          if (err instanceof InboxStreamEnded) throw new CommandError(err.message, 'start it again with `svc serve`');
+          throw err;
+        }
+        if (!found) {
+          // Matching mail from before the wait's start, or returned already: the agent is told where it is.
+          const recent = (await client.sandbox('listMessages', { query: { to: a.to, limit: 100 } })).body.data;
+          const earlier = recent.find((m) => subjectMatches(m, a.subject));
+          throw new CommandError(
+            `no ${wanted} was caught within ${humanDuration(timeout)} (counting from ${since})`,
+            earlier
+              ? `the latest one, ${earlier.id}, came at ${earlier.received_at} ${taken(earlier) ?? 'before that'}: read it with get_message, or give since`
+              : 'check the address and that the send was accepted; list_messages shows what the inbox holds',
+          );
+        }
+        session.returned.add(found.id);
+        const message = await messageView(client, found.id);
+        if (!a.extract) return message;
+        const value =
+          a.extract === 'link' ? firstLink(message.text, message.html) : firstCode(message.text, message.html);
+        if (value === null) {
+          throw new CommandError(
+            `${found.id} arrived, but it has no ${a.extract === 'link' ? 'http(s) link' : '4–10 digit code'}`,
+            'read what it says with get_message',
+          );
+        }
+        return { [a.extract]: value, message };
+      },
+    }),
+    tool({
+      name: 'list_events',
+      title: 'List events',
+      description:
+        "The workspace's events (GET /v1/events), oldest first: email.queued, email.sent, email.delivered, " +
+        'email.bounced, …, each with its data (message_id: the id send_email answered; from, to, subject, …). Pass ' +
+        'the last id as `after` to read on; `has_more` says whether there is more.',
+      input: z.strictObject({
+        type: z
+          .union([EventType, z.array(EventType).min(1)])
+          .optional()
+          .describe('only events of this type (or these types)'),
+        limit: Limit.optional().describe('at most this many (1–100, default 20)'),
+        after: Id('evt').optional().describe('only events after this one (its id)'),
+      }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      structured: true,
+      async run({ type, limit, after }, { ctx }) {
+        return (await (await ctx.client()).call('listEvents', { query: { type, limit, after } })).body;
+      },
+    }),
+    tool({
+      name: 'advance_clock',
+      title: 'Advance the manual clock',
+      description:
+        "Moves the local server's manual clock (svc serve --clock manual) forward, then runs every job that became " +
+        'due — scheduled sends, delivery retries, deferred outcomes, webhook retries, domain checks — before it ' +
+        'answers the new time (`now`) and how many jobs ran (`ran`).',
+      input: z.strictObject({
+        duration: z
+          .union([z.string().max(32), z.number().min(0)])
+          .describe("how far: '30s', '10m', '1h', '2d', or a number of seconds"),
+      }),
+      annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      structured: true,
+      async run({ duration }, { ctx }) {
+        const ms = typeof duration === 'number' ? duration * 1000 : parseDuration(duration);
+        if (ms === null || !Number.isFinite(ms))
+          throw new CommandError(
+            `duration takes seconds or a duration such as 30s, 10m, 1h, 2d (got ${JSON.stringify(duration)})`,
+          );
+        return (await (await ctx.client()).sandbox('moveClock', { body: { advance_seconds: ms / 1000 } })).body;
+      },
+    }),
+    tool({
+      name: 'publish_domain_records',
+      title: "Publish a domain's DNS records",
+      description:
+        "Publishes a sending domain's expected DNS records (SPF, DKIM, DMARC, return path, …) in the local " +
+        "server's sandbox DNS zone, which `svc serve --dns sandbox` answers from, so that verifying the domain finds " +
+        'them. `domain` is its id (dom_…) or its name; `kinds` only some of them; `state: propagating` publishes them ' +
+        'as still propagating. Answers the records published.',
+      input: PublishDomainRequest.extend({
+        domain: z.string().min(1).max(253).describe("the domain's id (dom_…) or name (example.test)"),
+      }),
+      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      structured: true,
+      async run({ domain, kinds, state }, { ctx }) {
+        const client = await ctx.client();
+        const id = /^dom_/.test(domain) ? domain : await domainId(client, domain);
+        const r = await client.sandbox('publishDomain', { params: { id }, body: { kinds, state } });
+        return { domain_id: id, records: r.body.records };
+      },
+    }),
+    // set_chaos: the chaos routes of the sandbox come on another branch. Its tool goes here, once they are in the
+    // contract (src/contract/sandbox.ts), as a thin call of its route like the tools above.
+  ];
+  return table as unknown as Tool[];
+}
+
+/** The id of the workspace's domain named `name` (any case, a trailing dot ignored). */
+async function domainId(client: Client, name: string): Promise<string> {
+  const wanted = name.toLowerCase().replace(/\.$/, '');
+  for (let after: string | undefined; ; ) {
+    const page = (await client.call('listDomains', { query: { limit: 100, after } })).body;
+    const d = page.data.find((x) => x.name.toLowerCase() === wanted);
+    if (d) return d.id;
+    if (!page.has_more) break;
+    after = page.data.at(-1)!.id;
+  }
+  throw new CommandError(`the workspace has no domain named ${name}`, `add it with \`svc domains add ${name}\``);
+}
+
+/** JSON as a tool answers it. */
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/**
+ * Runs a tool with input already validated: its answer as JSON text (and structured content), or its failure as a
+ * tool error — the one line `svc` prints for it (the Problem's title, detail, code and request id, and a hint), then
+ * the service's Problem as `{"error": Problem}` when there is one.
+ */
+export async function callTool(t: Tool, args: unknown, env: ToolEnv): Promise<ToolResult> {
+  try {
+    const value = await t.run(args as z.output<z.ZodObject>, env);
+    return {
+      content: [{ type: 'text', text: json(value) }],
+      ...(t.structured ? { structuredContent: value } : {}),
+    };
+  } catch (err) {
+    return toolError(t.name, await explainReset(env.ctx, err), await clientErrors());
+  }
+}
+
+export function toolError(name: string, err: unknown, c: ClientErrors): ToolResult {
+  const { line } = describeError(err, name, c);
+  const problem = problemOf(err, c);
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: line },
+      // status 0: a failure of this side (unreachable, no credential), which the line says whole.
+      ...(problem.status ? [{ type: 'text' as const, text: json({ error: problem }) }] : []),
+    ],
+  };
+}
+
+/** What the server tells an agent about itself when it connects. */
+export const INSTRUCTIONS =
+  "svc's tools for testing an app's email flows against a local `svc serve`: send_email sends through the API; " +
+  'wait_for_message waits for the next caught message (with extract: "code" or "link", its one-time code or link, ' +
+  'for a sign-up or a password reset); list_messages and get_message read the caught mail; list_events lists the ' +
+  'delivery events; advance_clock moves the manual clock (scheduled sends, retries); publish_domain_records ' +
+  "publishes a domain's records in the sandbox DNS zone. A call that fails answers isError with the service's " +
+  'Problem.';

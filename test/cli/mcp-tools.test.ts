@@ -1,0 +1,236 @@
+// The tools of `svc mcp` against the real server in this process, through the MCP SDK's own client on an in-memory
+// transport (no stdio, no process): what tools/list describes, what each tool answers, and every failure as a tool
+// error (isError) with the Problem's words. test/cli/mcp.test.ts runs the built binary on stdio.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer } from '../../src/cli/mcp/server.js';
+import { tools } from '../../src/cli/mcp/tools.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { cli, tempDirs } from './helpers.js';
+
+type Result = { content: { type: string; text: string }[]; structuredContent?: any; isError?: boolean };
+
+describe('svc mcp tools', () => {
+  let s: TestServer;
+  const dirs = tempDirs();
+  const open: Client[] = [];
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => {
+    for (const c of open) await c.close();
+    await s.close();
+    dirs.cleanup();
+  });
+
+  /** A connected SDK client of a server over a Context with `env` (the seeded key and admin token by default). */
+  async function connect(env: Record<string, string> = {}) {
+    const { ctx, stderr } = await cli(s, {
+      configDir: dirs.make(),
+      env: { SVC_API_KEY: s.ready.seed!.api_key_test!, SVC_ADMIN_TOKEN: s.adminToken, ...env },
+    });
+    const logged: string[] = [];
+    const server = createMcpServer(ctx, { onToolError: (name) => logged.push(name) });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(b);
+    open.push(client);
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      (await client.callTool({ name, arguments: args })) as Result;
+    return { client, call, logged, stderr };
+  }
+  const json = (r: Result) => JSON.parse(r.content[0]!.text);
+  const send = (call: (n: string, a: Record<string, unknown>) => Promise<Result>, body: Record<string, unknown>) =>
+    call('send_email', { from: 'Shop <orders@example.test>', subject: 'Hi', text: 'hello', ...body });
+
+  it('describes every tool with a title, a description and a JSON Schema of its input', async () => {
+    const { client } = await connect();
+    const listed = (await client.listTools()).tools;
+    expect(listed.map((t) => t.name)).toEqual(tools().map((t) => t.name));
+    for (const t of listed) {
+      expect(t.title, t.name).toBeTruthy();
+      expect(t.description!.length, t.name).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe('object');
+    }
+    const schema = (name: string) => listed.find((t) => t.name === name)!.inputSchema as any;
+    // The contract's send body, unknown fields refused, plus the Idempotency-Key.
+    expect(schema('send_email').required).toEqual(['from', 'to']);
+    expect(schema('send_email').additionalProperties).toBe(false);
+    expect(Object.keys(schema('send_email').properties)).toEqual(
+      expect.arrayContaining(['from', 'to', 'cc', 'subject', 'text', 'html', 'scheduled_at', 'idempotency_key']),
+    );
+    expect(schema('list_events').properties.type.anyOf[0].enum).toContain('email.delivered');
+    expect(schema('list_events').properties.after.pattern).toMatch(/^\^evt_/);
+    expect(schema('wait_for_message').properties.extract.enum).toEqual(['link', 'code']);
+    expect(schema('publish_domain_records').properties.state.enum).toEqual(['visible', 'propagating']);
+    expect(schema('get_message').required).toEqual(['id']);
+    const { instructions } = { instructions: client.getInstructions() };
+    expect(instructions).toMatch(/wait_for_message/);
+  });
+
+  it('sends, then waits for the message and answers its code, its link, or the whole message', async () => {
+    const { call } = await connect();
+    const sent = await send(call, {
+      to: 'code@example.org',
+      subject: 'Your code',
+      text: 'Your code is 482913. Or follow https://app.example.org/verify?t=abc.',
+    });
+    expect(sent.isError).toBeFalsy();
+    expect(sent.structuredContent).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      status: 'queued',
+      created_at: expect.any(String),
+    });
+    expect(json(sent)).toEqual(sent.structuredContent);
+
+    const code = await call('wait_for_message', { to: 'code@example.org', extract: 'code', timeout_ms: 5_000 });
+    expect(code.isError).toBeFalsy();
+    const got = json(code);
+    expect(got.code).toBe('482913');
+    expect(got.message).toMatchObject({ subject: 'Your code', to: ['code@example.org'], codes: ['482913'] });
+    expect(got.message.links).toEqual(['https://app.example.org/verify?t=abc']);
+    // Whole messages are text only.
+    expect(code.structuredContent).toBeUndefined();
+
+    // A wait returns a message once: the next one waits for the next message.
+    const again = await call('wait_for_message', { to: 'code@example.org', timeout_ms: 200 });
+    expect(again.isError).toBe(true);
+    expect(again.content[0]!.text).toMatch(/^wait_for_message: no message to code@example\.org was caught within 0s/);
+    expect(again.content[0]!.text).toContain(`the latest one, ${got.message.id}`);
+    expect(again.content[0]!.text).toContain('and an earlier wait returned it');
+
+    // `since` takes it again; `extract: link` answers its link.
+    const link = await call('wait_for_message', {
+      to: 'code@example.org',
+      since: json(sent).created_at,
+      extract: 'link',
+    });
+    expect(link.isError).toBeFalsy();
+    expect(json(link).link).toBe('https://app.example.org/verify?t=abc');
+    expect(json(link).message.id).toBe(got.message.id);
+  });
+
+  it('waits for mail that has not come yet, and says when a message has no code', async () => {
+    const { call } = await connect();
+    const waiting = call('wait_for_message', { to: 'later@example.org', subject: 'WELCOME', extract: 'code' });
+    await new Promise((r) => setTimeout(r, 200));
+    await send(call, { to: 'later@example.org', subject: 'Welcome aboard', text: 'No digits here.' });
+    const r = await waiting;
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/^wait_for_message: eml_\w+ arrived, but it has no 4–10 digit code/);
+  });
+
+  it('leaves out mail caught before svc mcp started, though it has the time of the unmoved clock', async () => {
+    const before = await connect();
+    await send(before.call, { to: 'before@example.org', text: 'Code 111111' });
+    await s.settle();
+    const { call } = await connect();
+    const r = await call('wait_for_message', { to: 'before@example.org', timeout_ms: 200 });
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/the latest one, eml_\w+, came at \S+ before svc mcp started/);
+    await send(call, { to: 'before@example.org', text: 'Code 222222' });
+    expect(json(await call('wait_for_message', { to: 'before@example.org', extract: 'code' })).code).toBe('222222');
+  });
+
+  it('lists caught mail by recipient and subject, newest first, and reads one whole', async () => {
+    const { call } = await connect();
+    for (const subject of ['Order 1', 'Receipt', 'Order 2'])
+      await send(call, { to: 'list@example.org', subject, text: subject });
+    await s.settle();
+    const all = await call('list_messages', { to: 'list@example.org' });
+    expect(all.structuredContent.data.map((m: any) => m.subject)).toEqual(['Order 2', 'Receipt', 'Order 1']);
+    expect(all.structuredContent.has_more).toBe(false);
+    const orders = await call('list_messages', { to: 'list@example.org', subject: 'order', limit: 1 });
+    expect(orders.structuredContent.data.map((m: any) => m.subject)).toEqual(['Order 2']);
+    expect(orders.structuredContent.has_more).toBe(true);
+
+    const one = await call('get_message', { id: all.structuredContent.data[1].id });
+    expect(one.isError).toBeFalsy();
+    expect(json(one)).toMatchObject({
+      subject: 'Receipt',
+      text: expect.stringContaining('Receipt'),
+      links: [],
+      codes: [],
+    });
+  });
+
+  it('moves the clock: a scheduled send is delivered, and its events are listed', async () => {
+    const { call } = await connect();
+    const now = (await s.admin('GET', '/sandbox/clock')).body.now as string;
+    const at = new Date(Date.parse(now) + 3_600_000).toISOString();
+    const sent = json(await send(call, { to: 'scheduled@example.org', scheduled_at: at }));
+    expect(sent.status).toBe('scheduled');
+    await s.settle();
+    expect(json(await call('list_messages', { to: 'scheduled@example.org' })).data).toEqual([]);
+
+    const moved = await call('advance_clock', { duration: '2h' });
+    expect(moved.isError).toBeFalsy();
+    expect(Date.parse(moved.structuredContent.now)).toBeGreaterThanOrEqual(Date.parse(now) + 7_200_000);
+    expect(moved.structuredContent.ran).toBeGreaterThanOrEqual(1);
+    expect(json(await call('list_messages', { to: 'scheduled@example.org' })).data).toHaveLength(1);
+
+    const events = await call('list_events', { type: ['email.sent', 'email.delivered'], limit: 100 });
+    const mine = events.structuredContent.data.filter((e: any) => e.data.message_id === sent.id);
+    expect(mine.map((e: any) => e.type)).toEqual(['email.sent', 'email.delivered']);
+    const page = await call('list_events', { limit: 1, after: mine[0].id });
+    expect(page.structuredContent.data).toHaveLength(1);
+
+    expect((await call('advance_clock', { duration: 90 })).isError).toBeFalsy();
+    const bad = await call('advance_clock', { duration: 'soon' });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]!.text).toContain('duration takes seconds or a duration such as 30s');
+  });
+
+  it("publishes a domain's records by id or by name", async () => {
+    const { call } = await connect();
+    const seed = s.ready.seed!;
+    const byName = await call('publish_domain_records', { domain: seed.domain });
+    expect(byName.isError).toBeFalsy();
+    expect(byName.structuredContent.domain_id).toBe(seed.domain_id);
+    expect(byName.structuredContent.records.length).toBeGreaterThan(2);
+    const byId = await call('publish_domain_records', { domain: seed.domain_id, state: 'propagating' });
+    expect(byId.structuredContent.records.every((r: any) => r.state === 'propagating')).toBe(true);
+    const unknown = await call('publish_domain_records', { domain: 'nowhere.example' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content[0]!.text).toContain('the workspace has no domain named nowhere.example');
+  });
+
+  it("answers a refusal as a tool error with the Problem: its words in a line, then the Problem's JSON", async () => {
+    const { call, logged } = await connect();
+    const refused = await send(call, { from: 'x@unverified.example', to: 'a@example.org' });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toMatch(/^send_email: .*unverified\.example is not a verified domain/);
+    const problem = JSON.parse(refused.content[1]!.text).error;
+    expect(problem).toMatchObject({ code: 'domain_not_verified', status: 422 });
+    expect(problem.request_id).toMatch(/^req_/);
+
+    const missing = await call('get_message', { id: `eml_${'0'.repeat(24)}` });
+    expect(missing.isError).toBe(true);
+    expect(missing.content[0]!.text).toContain('No caught message has this id');
+    expect(JSON.parse(missing.content[1]!.text).error.code).toBe('not_found');
+    expect(logged).toEqual(['send_email', 'get_message']);
+
+    // Input the schema refuses is a tool error too (the SDK's own), not a protocol error.
+    const invalid = await call('list_messages', { limit: 1000 });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content[0]!.text).toMatch(/limit/);
+    const unknownField = await send(call, { to: 'a@example.org', priority: 'high' });
+    expect(unknownField.isError).toBe(true);
+  });
+
+  it('says what is missing when the server cannot be reached or no credential is given', async () => {
+    const down = await connect({ SVC_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const r = await down.call('list_messages');
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/^list_messages: could not reach http:\/\/127\.0\.0\.1:9\/v1/);
+    // Not the service's Problem: the line says it all.
+    expect(r.content).toHaveLength(1);
+
+    const keyless = await connect({ SVC_API_KEY: '' });
+    const send = await keyless.call('send_email', { from: 'a@example.test', to: 'b@example.org', text: 'x' });
+    expect(send.isError).toBe(true);
+    expect(JSON.parse(send.content[1]!.text).error.code).toBe('missing_credentials');
+  });
+});
