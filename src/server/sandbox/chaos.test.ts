@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createChaos } from './chaos.js';
+import { chaosCode, createChaos, unmatchable } from './chaos.js';
 
 describe('chaos rules', () => {
   it('answer the next N matching requests, then retire; the index is the rule’s place in the list', () => {
@@ -55,5 +55,45 @@ describe('chaos rules', () => {
     expect(c.list().seed).toEqual(expect.any(Number));
     c.clear();
     expect(c.list().rules).toEqual([]);
+  });
+
+  it('answer a status with the service’s own code for it, else the generic one of its class', () => {
+    expect([503, 429, 500, 404, 409, 422].map(chaosCode)).toEqual([
+      'unavailable',
+      'rate_limited',
+      'internal_error',
+      'not_found',
+      'conflict',
+      'validation_failed',
+    ]);
+    expect([418, 499, 502, 504, 599].map(chaosCode)).toEqual([
+      'invalid_request',
+      'invalid_request',
+      'internal_error',
+      'internal_error',
+      'internal_error',
+    ]);
+  });
+
+  it('tell an HTTP match that no route could ever take', () => {
+    const routes = [
+      { method: 'POST', path: '/v1/emails' },
+      { method: 'POST', path: '/v1/emails/batch' },
+      { method: 'GET', path: '/v1/emails/:id' },
+      { method: 'DELETE', path: '/v1/api-keys/:id' },
+    ];
+    expect(unmatchable({}, routes)).toBeNull();
+    expect(unmatchable({ method: 'post' }, routes)).toBeNull();
+    expect(unmatchable({ path: '/v1/emails/{id}' }, routes)).toBeNull();
+    expect(unmatchable({ method: 'GET', path: '/v1/emails/msg_1' }, routes)).toBeNull();
+    expect(unmatchable({ method: 'POST', path: '/v1/emails/{id}' }, routes)).toBeNull(); // /v1/emails/batch
+    expect(unmatchable({ path: '/v1/emails/' }, routes)).toBeNull();
+    expect(unmatchable({ method: 'PATCH' }, routes)).toEqual({ field: 'method', message: 'no /v1 route takes PATCH' });
+    expect(unmatchable({ path: '/v1/email' }, routes)?.field).toBe('path');
+    expect(unmatchable({ path: '/v1/emails/{id}/x/y' }, routes)?.field).toBe('path');
+    expect(unmatchable({ method: 'GET', path: '/v1/emails' }, routes)).toEqual({
+      field: 'method',
+      message: '/v1/emails takes POST, not GET',
+    });
   });
 });

@@ -3,8 +3,10 @@
 // method and path (`{id}`-style placeholders) or an SMTP stage; it may apply only the next `times` matches, and only
 // with a `probability`, drawn from a generator seeded by the rules' `seed`, so a run with the same seed and the same
 // requests fails the same way.
+import type { SmtpStage } from '../../contract/chaos.js';
+import type { ErrorCode } from '../../contract/common.js';
 
-export type SmtpStage = 'connect' | 'mail' | 'rcpt' | 'data';
+export type { SmtpStage };
 
 export type ChaosMatch = { method?: string; path?: string } | { smtp: SmtpStage };
 
@@ -89,6 +91,64 @@ export function createChaos(): Chaos {
     http: (method, path) => pick((l) => l.test(method.toUpperCase(), path)),
     smtp: (stage) => pick((l) => 'smtp' in l.rule.match && l.rule.match.smtp === stage),
   };
+}
+
+/** The code of a status a chaos rule answers with: the service's own for it, else the generic one of its class. */
+const CODE_OF_STATUS: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'missing_credentials',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  413: 'payload_too_large',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  451: 'content_blocked',
+  500: 'internal_error',
+  503: 'unavailable',
+  507: 'insufficient_storage',
+};
+
+export function chaosCode(status: number): ErrorCode {
+  return CODE_OF_STATUS[status] ?? (status < 500 ? 'invalid_request' : 'internal_error');
+}
+
+/**
+ * Why an HTTP match can never take a request, or null when some route takes it: `routes` are the `/v1` routes served
+ * (`/v1/emails/:id`), and the match's path is compared segment by segment, a placeholder on either side taking any.
+ */
+export function unmatchable(
+  match: { method?: string; path?: string },
+  routes: readonly { method: string; path: string }[],
+): { field: 'method' | 'path'; message: string } | null {
+  const method = match.method?.toUpperCase();
+  if (match.path === undefined) {
+    if (method === undefined || routes.some((r) => r.method === method)) return null;
+    return { field: 'method', message: `no /v1 route takes ${method}` };
+  }
+  const segments = (p: string) => p.replace(/\/+$/, '').split('/');
+  const placeholder = (seg: string) => /^\{[^/{}]+\}$/.test(seg) || /^:\w+$/.test(seg);
+  const want = segments(match.path);
+  const same = routes.filter((r) => {
+    const have = segments(r.path);
+    return (
+      have.length === want.length &&
+      have.every((seg, i) => seg === want[i] || placeholder(seg) || placeholder(want[i]!))
+    );
+  });
+  if (same.length === 0) {
+    return {
+      field: 'path',
+      message: 'no /v1 route has this path; GET /v1/openapi.json lists them (e.g. /v1/emails/{id})',
+    };
+  }
+  if (method !== undefined && !same.some((r) => r.method === method)) {
+    const methods = [...new Set(same.map((r) => r.method))].join(', ');
+    return { field: 'method', message: `${match.path} takes ${methods}, not ${method}` };
+  }
+  return null;
 }
 
 /** Whether a rule's match takes a `/v1` request: its method (any when absent) and path, `{name}` standing for one segment. */
