@@ -14,3 +14,9 @@ export const INSTANCE_HEADER = 'Svc-Sandbox-Instance';
 export function isSandbox(headers: { get(name: string): string | null }): boolean {
   return headers.get(SANDBOX_HEADER) === '1';
 }
+
+/**
+ * On an answer a chaos rule of the local server gave (a Problem on purpose) or held back (a delay): the rule's index
+ * in `GET /sandbox/chaos`.
+ */
+export const CHAOS_HEADER = 'Svc-Chaos';

@@ -23,6 +23,7 @@ import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
 import { inboxStream } from './sandbox/stream.js';
 import { instanceId } from './sandbox/instance.js';
+import { createChaos, type Chaos } from './sandbox/chaos.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
@@ -114,6 +115,8 @@ export interface RunningServer {
   changes: Changes;
   /** The job schedulers (the default queue's and one per webhook endpoint), run as one. */
   scheduler: Schedulers;
+  /** The chaos rules of this server (PUT /sandbox/chaos), which the HTTP API and the SMTP sink both follow. */
+  chaos: Chaos;
   close(): Promise<void>;
 }
 
@@ -221,8 +224,12 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       },
     );
 
+    // One set of chaos rules per running server, followed by the `/v1` routes and the SMTP sink alike; they start empty
+    // on every start.
+    const chaos = createChaos();
+    const stopped = new AbortController();
     const sink = createSink(
-      { inbox: core.inbox, log },
+      { inbox: core.inbox, log, chaos },
       { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
@@ -301,6 +308,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...opts.bodyLimits,
       },
       stopping: () => stopping,
+      stopped: stopped.signal,
+      chaos,
       storage,
       trustProxy: Boolean(opts.trustProxy),
       instance: instanceId(secrets),
@@ -315,7 +324,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...eventRoutes(core),
         getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
       },
-      sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue()),
+      sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), chaos),
       extra: (a) => {
         healthRoutes(a, {
           listening: () => listening && sink.listening(),
@@ -404,10 +413,12 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       core,
       changes,
       scheduler,
+      chaos,
       close() {
         closing ??= (async () => {
           // In the reverse order of opening: the API, the workers, the outbound side, the sink, the store, the lock.
           stopping = true;
+          stopped.abort();
           changes.close();
           stream.close();
           await unwind();

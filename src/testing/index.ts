@@ -10,11 +10,13 @@ import { sleep } from '../client/backoff.js';
 import { allCodes, allLinks } from '../client/extract.js';
 import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
 import type { EventType } from '../contract/events.js';
-import type { CaughtMessage, CaughtMessageSummary, ReadySeed } from '../contract/sandbox.js';
+import type { CaughtMessage, CaughtMessageSummary, ChaosRule, ChaosState, ReadySeed } from '../contract/sandbox.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
 import { startServer } from '../server/index.js';
+
+export type { ChaosRule, ChaosState } from '../contract/sandbox.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
@@ -113,6 +115,15 @@ export interface Sandbox {
     /** A receiver on 127.0.0.1, registered as an endpoint of the seeded workspace (for `events`, or every type). */
     capture(opts?: { events?: EventType[]; workspaceId?: string }): Promise<Capture>;
   };
+  /** Failures on purpose (docs/local-server.md#chaos): `/v1` requests and SMTP stages refused, delayed or dropped. */
+  chaos: {
+    /** Replaces the rules (none: `[]`); `seed` makes the draws of `probability` repeatable. Resolves with them as listed. */
+    set(rules: ChaosRule[], seed?: number): Promise<ChaosState>;
+    /** The rules in force, each with how many more matches it applies to (`remaining`), and the seed. */
+    list(): Promise<ChaosState>;
+    /** Removes every rule. */
+    clear(): Promise<void>;
+  };
   /** Stops the receivers and the server: every socket, timer and thread it started. */
   close(): Promise<void>;
 }
@@ -210,6 +221,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const c = await capture(client, workspaceId, o.events, () => captures.delete(c));
         captures.add(c);
         return c;
+      },
+    },
+    chaos: {
+      async set(rules, seed) {
+        return (await client.sandbox('setChaos', { body: { rules, ...(seed !== undefined ? { seed } : {}) } })).body;
+      },
+      async list() {
+        return (await client.sandbox('getChaos')).body;
+      },
+      async clear() {
+        await client.sandbox('clearChaos');
       },
     },
     async close() {

@@ -3,6 +3,22 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from './helpers.js';
 
+/** `svc sandbox chaos set`'s options, none given. */
+const CHAOS_NONE = {
+  method: undefined,
+  path: undefined,
+  smtp: undefined,
+  status: undefined,
+  retryAfter: undefined,
+  delay: undefined,
+  reset: undefined,
+  code: undefined,
+  message: undefined,
+  times: undefined,
+  probability: undefined,
+  seed: undefined,
+};
+
 describe('svc events | webhooks | sandbox argv', () => {
   it.each([
     [['events', 'list'], 'events list', { types: undefined, limit: undefined, after: undefined }],
@@ -144,6 +160,25 @@ describe('svc events | webhooks | sandbox argv', () => {
     [['sandbox', 'webhooks', 'enable', 'whk_1'], 'sandbox webhooks enable', { id: 'whk_1' }],
     [['sandbox', 'messages', 'clear'], 'sandbox messages clear', {}],
     [['--admin-token', 'adm_x', 'sandbox', 'clock'], 'sandbox clock', {}],
+    [
+      ['sandbox', 'chaos', 'set', '--path', '/v1/emails', '--method', 'POST', '--status', '503', '--times', '2'],
+      'sandbox chaos set',
+      { ...CHAOS_NONE, path: '/v1/emails', method: 'POST', status: 503, times: 2 },
+    ],
+    [
+      ['sandbox', 'chaos', 'set', '--status', '429', '--retry-after', '7', '--probability', '0.5', '--seed', '42'],
+      'sandbox chaos set',
+      { ...CHAOS_NONE, status: 429, retryAfter: 7, probability: 0.5, seed: 42 },
+    ],
+    [['sandbox', 'chaos', 'set', '--delay', '250'], 'sandbox chaos set', { ...CHAOS_NONE, delay: 250 }],
+    [['sandbox', 'chaos', 'set', '--reset'], 'sandbox chaos set', { ...CHAOS_NONE, reset: true }],
+    [
+      ['sandbox', 'chaos', 'set', '--smtp', 'rcpt', '--code', '451', '--message', 'Greylisted', '--times', '1'],
+      'sandbox chaos set',
+      { ...CHAOS_NONE, smtp: 'rcpt', code: 451, message: 'Greylisted', times: 1 },
+    ],
+    [['sandbox', 'chaos', 'list'], 'sandbox chaos list', {}],
+    [['sandbox', 'chaos', 'clear'], 'sandbox chaos clear', {}],
   ])('svc %j', async (argv, command, opts) => {
     const r = await parse(...argv);
     expect(r.stderr).toBe('');
@@ -194,6 +229,20 @@ describe('svc events | webhooks | sandbox argv', () => {
     [['sandbox', 'webhooks', 'add', '--url', 'http://localhost/h'], /required option '--workspace <id>' not specified/],
     [['sandbox', 'webhooks', 'add', '--workspace', 'ws_1'], /required option '--url <url>' not specified/],
     [['sandbox', 'webhooks', 'remove'], /missing required argument 'id'/],
+    [
+      ['sandbox', 'chaos', 'set', '--status', '503', '--delay', '5'],
+      /'--status <status>' cannot be used with option '--delay <ms>'/,
+    ],
+    [['sandbox', 'chaos', 'set', '--smtp', 'rcpt', '--status', '503'], /cannot be used with option '--smtp <stage>'/],
+    [['sandbox', 'chaos', 'set', '--smtp', 'rcpt', '--path', '/v1/emails'], /cannot be used with option/],
+    [['sandbox', 'chaos', 'set', '--smtp', 'helo', '--code', '451'], /argument 'helo' is invalid/],
+    [['sandbox', 'chaos', 'set', '--status', '399'], /--status must be a whole number from 400 to 599/],
+    [['sandbox', 'chaos', 'set', '--delay', '60001'], /--delay must be a whole number from 0 to 60000/],
+    [['sandbox', 'chaos', 'set', '--status', '503', '--times', '0'], /--times must be a whole number from 1/],
+    [
+      ['sandbox', 'chaos', 'set', '--status', '503', '--probability', 'half'],
+      /--probability takes a number from 0 to 1/,
+    ],
   ])('svc %j is a usage error (exit 2)', async (argv, message) => {
     const r = await parse(...argv);
     expect(r.code).toBe(2);

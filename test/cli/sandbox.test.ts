@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/contract/auth.js';
 import { verifyWebhook } from '../../src/contract/signature.js';
 import { ClockState, Invite, MovedClock, WebhookEndpoint } from '../../src/contract/sandbox.js';
+import { sandboxChaosClearRun, sandboxChaosListRun, sandboxChaosSetRun } from '../../src/cli/commands/sandbox/chaos.js';
 import { sandboxClockRun } from '../../src/cli/commands/sandbox/clock.js';
 import { sandboxDnsPublishRun, sandboxDnsRemoveRun, sandboxDnsSetRun } from '../../src/cli/commands/sandbox/dns.js';
 import { sandboxInvitesCreateRun } from '../../src/cli/commands/sandbox/invites.js';
@@ -290,6 +291,36 @@ describe('svc sandbox', () => {
     expect(await c.run(sandboxMessagesClearRun, {})).toBe(0);
     expect(c.stdout()).toBe('');
     expect((await s.admin('GET', '/sandbox/messages')).body.data).toEqual([]);
+  });
+
+  it('chaos set prints the rule as a table on a terminal; list shows its remaining; clear empties it', async () => {
+    const set = await admin({ tty: true, env: { NO_COLOR: '1' } });
+    expect(await set.run(sandboxChaosSetRun, { path: '/v1/emails/{id}', delay: 10, probability: 0.5, seed: 3 })).toBe(
+      0,
+    );
+    expect(set.stdout()).toMatch(/^INDEX {2}MATCH {2,}ACTION {2,}PROBABILITY {2}REMAINING\n/);
+    expect(set.stdout()).toMatch(/\n0 {5,}any \/v1\/emails\/\{id\} {2,}delay 10 ms {2,}0\.5 {9,}no limit\n$/);
+    expect(set.stderr()).toContain('Chaos rule 0 set (seed 3)');
+
+    const smtp = await admin();
+    expect(await smtp.run(sandboxChaosSetRun, { smtp: 'data', code: 554, times: 3 })).toBe(0);
+    const list = await admin({ tty: true, env: { NO_COLOR: '1' } });
+    expect(await list.run(sandboxChaosListRun, {})).toBe(0);
+    expect(list.stdout()).toMatch(/\n0 {5,}smtp data {2,}554 {2,}- {2,}3\n$/);
+    expect(list.stderr()).toMatch(/^Seed \d+\.\n$/);
+
+    const usage = await admin();
+    expect(
+      await usage.run(sandboxChaosSetRun, { status: 503, retryAfter: 1, reset: true }, 'svc sandbox chaos set'),
+    ).toBe(2);
+    expect(usage.stderr()).toMatch(/give one action: --status and --reset cannot go together/);
+
+    const clear = await admin();
+    expect(await clear.run(sandboxChaosClearRun, {})).toBe(0);
+    const empty = await admin({ tty: true });
+    expect(await empty.run(sandboxChaosListRun, {})).toBe(0);
+    expect(empty.stdout()).toBe('');
+    expect(empty.stderr()).toContain('No chaos rules: every request is handled as usual.');
   });
 
   it('without the admin token, says where one comes from (exit 4)', async () => {

@@ -63,7 +63,18 @@ describe('a relay that answers 451, then 554', () => {
     expect(sent.status, sent.text).toBe(202);
     await s.settle();
     expect(relay.seen).toEqual(['451 4.3.0 Try again later']);
-    expect((await message(s, sent.body.id)).status).toBe('queued');
+    const waiting = await message(s, sent.body.id);
+    expect(waiting.status).toBe('queued');
+    // The 451 is a deferral: an event per recipient, with the answer and the job's next attempt.
+    const deferred = waiting.events.filter((e) => e.type === 'email.deferred');
+    expect(deferred.map((e) => e.detail)).toEqual([
+      {
+        to: 'customer@example.com',
+        smtp_code: '451',
+        reason: 'The relay answered 451 4.3.0 Try again later; the message will be tried again.',
+        next_attempt_at: expect.any(String),
+      },
+    ]);
     // The retry is due 2 s later on the service clock.
     await s.advance(2);
     expect(relay.seen).toHaveLength(2);
@@ -75,7 +86,7 @@ describe('a relay that answers 451, then 554', () => {
     // Nothing further: no more attempts, however far the clock moves.
     await s.advance(3600);
     expect(relay.seen).toHaveLength(2);
-    expect(m.events.map((e) => e.type)).toEqual(['email.queued', 'email.failed']);
+    expect(m.events.map((e) => e.type)).toEqual(['email.queued', 'email.deferred', 'email.failed']);
   });
 });
 

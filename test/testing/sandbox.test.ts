@@ -87,6 +87,45 @@ describe('startSandbox', () => {
     expect(left.body.data.map((w) => w.id)).not.toContain(hook.endpointId);
   });
 
+  it('sets, lists and clears chaos rules: a refused send retried by the client, a deferral the clock moves past', async () => {
+    const set = await sb.chaos.set(
+      [{ match: { method: 'POST', path: '/v1/emails' }, action: { status: 503, retry_after: 0 }, times: 1 }],
+      5,
+    );
+    expect(set).toEqual({
+      rules: [
+        {
+          match: { method: 'POST', path: '/v1/emails' },
+          action: { status: 503, retry_after: 0 },
+          times: 1,
+          remaining: 1,
+        },
+      ],
+      seed: 5,
+    });
+    // The sandbox's client retries the 503 by itself (Retry-After: 0).
+    const through = sb.inbox.waitFor({ to: 'eve@example.org' });
+    const sent = await send({ to: 'eve@example.org', text: 'Through' });
+    expect(sent.status).toBe(202);
+    expect((await sb.chaos.list()).rules[0]!.remaining).toBe(0);
+    await through;
+
+    // The sink refuses the next recipient once: the delivery is deferred, and goes out 2 s of service time later.
+    await sb.chaos.set([{ match: { smtp: 'rcpt' }, action: { code: 451 }, times: 1 }]);
+    const deferred = await send({ to: 'fay@example.org', text: 'Later' });
+    const id = (deferred.body as { id: string }).id;
+    const timeline = async () => (await sb.client.call('getEmail', { params: { id } })).body.events.map((e) => e.type);
+    for (let i = 0; i < 100 && (await timeline()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await timeline()).toEqual(['email.queued', 'email.deferred']);
+    await expect(sb.inbox.waitFor({ to: 'fay@example.org', timeout: 200 })).rejects.toThrow(/no message to fay/);
+    const waiting = sb.inbox.waitFor({ to: 'fay@example.org' });
+    await sb.clock.advance('2s');
+    expect((await waiting).text).toContain('Later');
+
+    await sb.chaos.clear();
+    expect((await sb.chaos.list()).rules).toEqual([]);
+  });
+
   it('clears the inbox', async () => {
     await sb.inbox.clear();
     expect(await sb.inbox.list()).toEqual([]);

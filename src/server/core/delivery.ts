@@ -157,9 +157,30 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
       });
     },
 
-    /** A transient hand-over error: back to `queued` so the retried job claims it again. */
+    /** Back to `queued` so the retried job claims it again (the compose thread died under it: no event). */
     requeue(id: string): Promise<boolean> {
       return commit(() => store.transition(id, 'sending', 'queued', clock.now()));
+    },
+
+    /**
+     * A temporary refusal at hand-over (a 4xx from the sink or the relay, or no connection): back to `queued`, with an
+     * `email.deferred` per recipient saying why and when the next attempt is (`retryInMs` from now, the job's).
+     */
+    deferred(
+      out: OutgoingMessage,
+      why: { smtpCode: number | null; reason: string; retryInMs: number },
+    ): Promise<boolean> {
+      return commit(() => {
+        const now = clock.now();
+        if (!store.transition(out.row.id, 'sending', 'queued', now)) return false;
+        const detail = {
+          smtp_code: why.smtpCode === null ? null : String(why.smtpCode),
+          reason: why.reason,
+          next_attempt_at: iso(now + why.retryInMs),
+        };
+        for (const r of out.recipients) emails.emit(out.row, 'email.deferred', detail, r);
+        return true;
+      });
     },
 
     /** `sending → sent` once the provider accepted it, then the simulated outcome of each recipient. */

@@ -10,6 +10,8 @@ export class ServiceError extends Error {
       errors?: FieldError[];
       headers?: Record<string, string>;
       members?: Record<string, unknown>;
+      /** Another status than the code's own (a chaos rule's answer); the title is then the status's reason phrase. */
+      status?: number;
     } = {},
   ) {
     super(detail ?? code);

@@ -7,11 +7,12 @@ import type { IncomingMessage } from 'node:http';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
 import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
-import { INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
+import { CHAOS_HEADER, INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { Empty } from '../../contract/common.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import type { Caller } from '../core/access.js';
+import { chaosCode, type Chaos, type ChaosHit } from '../sandbox/chaos.js';
 import { ServiceError, storageFull } from '../core/errors.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { problemResponse } from './problem.js';
@@ -83,10 +84,14 @@ export interface AppDeps {
   storage?: string;
   /** The data directory's instance id (sandbox/instance.ts), sent on every answer beside `Svc-Sandbox: 1`. */
   instance?: string;
+  /** The chaos rules (PUT /sandbox/chaos) every `/v1` request is put to before anything else is done with it. */
+  chaos?: Pick<Chaos, 'http'>;
+  /** Aborted when the server begins to stop: a request a chaos rule holds back is let go at once. */
+  stopped?: AbortSignal;
 }
 
 type Route = { method: string; pattern: RegExp };
-export type Env = { Variables: { requestId: string } };
+export type Env = { Variables: { requestId: string; chaos?: { index: number; did: string } } };
 
 /** The caller of an operation that takes no credential (and of sandbox routes, once the admin token checked out). */
 const ANONYMOUS: Caller = { principal: null as never, workspace: null, role: null };
@@ -220,14 +225,32 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if ((incoming && hasBody && !incoming.readableEnded) || deps.stopping?.()) {
       c.res.headers.set('Connection', 'close');
     }
+    const chaos = c.get('chaos');
+    if (chaos) c.res.headers.set(CHAOS_HEADER, String(chaos.index));
     deps.log.info('request', {
       request_id: requestId,
       method: c.req.method,
       path: c.req.path,
-      status: c.res.status,
+      status: chaos?.did === 'reset' ? 'reset' : c.res.status,
       ms: Math.round(performance.now() - started),
+      ...(chaos ? { chaos: `rule ${chaos.index}: ${chaos.did}` } : {}),
     });
   });
+
+  // Chaos (sandbox/chaos.ts) comes first on /v1, before the route reads a byte of the body or looks at the credential:
+  // a request it answers has done nothing (a send refused with 503 created no message).
+  const chaos = deps.chaos;
+  if (chaos) {
+    app.use('/v1/*', async (c, next) => {
+      const hit = chaos.http(c.req.method, c.req.path);
+      if (!hit) return next();
+      const answer = chaosAnswer(c, hit, deps.origin());
+      c.set('chaos', { index: hit.index, did: answer.did });
+      if (answer.response) return answer.response;
+      await holdBack(answer.delayMs!, deps.stopped, c.req.raw.signal);
+      await next();
+    });
+  }
 
   function register<
     E extends {
@@ -366,3 +389,62 @@ export function createApp(deps: AppDeps): Hono<Env> {
 }
 
 const ERR_401 = new Set(['invalid_api_key', 'invalid_token']);
+
+/**
+ * What a chaos rule does to a request: a Problem of its status (`Retry-After` on 429 and 503, 1 s unless the rule gives
+ * another), a delay before the request is handled as usual, or the connection reset under it.
+ */
+function chaosAnswer(
+  c: Context,
+  hit: ChaosHit,
+  origin: string,
+): { did: string; response?: Response; delayMs?: number } {
+  const a = hit.action;
+  if ('delay_ms' in a) return { did: `delayed ${a.delay_ms} ms`, delayMs: a.delay_ms };
+  const rule = `chaos rule ${hit.index}`;
+  const requestId = c.get('requestId');
+  if ('reset' in a) {
+    const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+    if (socket) {
+      // A TCP reset, not a close: the client sees the connection fail under its request, as when a peer crashes.
+      socket.resetAndDestroy();
+      return { did: 'reset', response: new Response(null, { status: 500 }) };
+    }
+    const err = new ServiceError(
+      'internal_error',
+      `The ${rule} drops the connection, and this request came without one.`,
+    );
+    return { did: 'reset', response: problemResponse(err, requestId, origin) };
+  }
+  // An SMTP rule's action (chaos.http never answers with one): the request goes on.
+  if (!('status' in a)) return { did: 'nothing', delayMs: 0 };
+  const status = a.status;
+  const headers: Record<string, string> = {};
+  const retryAfter = a.retry_after ?? (status === 429 || status === 503 ? 1 : undefined);
+  if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  const err = new ServiceError(
+    chaosCode(status),
+    `The sandbox's ${rule} answered this request with ${status} on purpose, before it was handled; ` +
+      'clear the rules with `svc sandbox chaos clear` (DELETE /sandbox/chaos), or see them with `svc sandbox chaos list`.',
+    { status },
+  );
+  return { did: `answered ${status}`, response: problemResponse(err, requestId, origin, headers) };
+}
+
+/** Waits `ms`, or less when the server stops or the client goes away (the request then goes on, and ends as usual). */
+function holdBack(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
+  const on = signals.filter((s): s is AbortSignal => s !== undefined);
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      for (const s of on) s.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const s of on) {
+      if (s.aborted) return done();
+      s.addEventListener('abort', done, { once: true });
+    }
+  });
+}

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, problemType, type Problem } from '../../contract/common.js';
 import type { ServiceError } from '../core/errors.js';
 import { docsUrl } from './docs.js';
@@ -9,10 +10,11 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
  * made below the router answers the same body; `origin` is the server's public origin, where `docs_url` points.
  */
 export function problemBody(err: ServiceError, requestId: string, origin: string): Problem {
-  const [status, title] = ERROR_CODES[err.code];
+  const [own, title] = ERROR_CODES[err.code];
+  const status = err.extra.status ?? own;
   return {
     type: problemType(err.code),
-    title,
+    title: status === own ? title : (STATUS_CODES[status] ?? title),
     status,
     code: err.code,
     ...(err.detail ? { detail: err.detail } : {}),

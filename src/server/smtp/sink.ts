@@ -7,6 +7,7 @@ import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
 import type { DkimVerdict, Inbox } from '../core/inbox.js';
+import type { Chaos, ChaosHit, SmtpStage } from '../sandbox/chaos.js';
 import { glanceBody, previewOf } from './body-text.js';
 import { useSinkConnections } from './connection.js';
 import { headerBlock, parseHeaders } from './headers.js';
@@ -24,8 +25,8 @@ export const MAX_CONNECTIONS = 100;
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
 
-/** Where caught mail is stored: core's inbox. */
-export type SinkDeps = { log: Logger; inbox: Pick<Inbox, 'catch'> };
+/** Where caught mail is stored: core's inbox; and the chaos rules that answer stages of a session on purpose. */
+export type SinkDeps = { log: Logger; inbox: Pick<Inbox, 'catch'>; chaos?: Pick<Chaos, 'smtp'> };
 
 /** Whether the header block (within its first 256 KiB) has a DKIM-Signature field. */
 function isSigned(raw: Buffer): boolean {
@@ -73,6 +74,36 @@ export async function ingest(
   });
 }
 
+/**
+ * The chaos rules' answers to the stages of SMTP sessions, as smtp-server takes a refusal: an Error with
+ * `responseCode`. An `rcpt` rule answers every recipient of the message it falls on (one decision per mail
+ * transaction, so a message is refused whole: the sink keeps one copy per Message-ID, and a message half taken
+ * could never be delivered to the rest), and its `times` and `probability` count messages.
+ */
+function chaosReplies(deps: SinkDeps) {
+  const rcpt = new WeakMap<object, ChaosHit | null>();
+  const refusal = (stage: SmtpStage, hit: ChaosHit): Error | undefined => {
+    const a = hit.action;
+    if (!('code' in a)) return undefined;
+    const text = a.message ?? (a.code < 500 ? 'try again later' : 'refused');
+    deps.log.info('smtp chaos', { stage, chaos: `rule ${hit.index}: answered ${a.code}` });
+    return Object.assign(new Error(`${text} (svc sandbox chaos rule ${hit.index})`), { responseCode: a.code });
+  };
+  return {
+    answer(stage: SmtpStage, envelope?: object): Error | undefined {
+      if (!deps.chaos) return undefined;
+      let hit: ChaosHit | null;
+      if (stage === 'rcpt' && envelope) {
+        hit = rcpt.has(envelope) ? rcpt.get(envelope)! : deps.chaos.smtp(stage);
+        rcpt.set(envelope, hit);
+      } else {
+        hit = deps.chaos.smtp(stage);
+      }
+      return hit ? refusal(stage, hit) : undefined;
+    },
+  };
+}
+
 export interface Sink {
   listen(port: number, host: string): Promise<number>;
   /** Whether the sink is taking connections. */
@@ -96,6 +127,7 @@ export interface SinkLimits {
 export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
   const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
+  const chaos = chaosReplies(deps);
   const server: SMTPServer = new SMTPServer({
     name: 'svc-sink',
     banner: 'svc SMTP sink: every message is caught, none is delivered',
@@ -109,10 +141,18 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
     // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
     // later; answering at once sends the greeting before anything is read from the socket (connection.ts) and saves
     // two turns a message.
-    onConnect: (_session, callback) => callback(),
-    onMailFrom: (_address, _session, callback) => callback(),
-    onRcptTo: (_address, _session, callback) => callback(),
+    onConnect: (_session, callback) => callback(chaos.answer('connect')),
+    onMailFrom: (_address, _session, callback) => callback(chaos.answer('mail')),
+    onRcptTo: (_address, session, callback) => callback(chaos.answer('rcpt', session.envelope)),
     onData(stream, session, callback) {
+      // Decided as the message begins, answered once it is all read (the reply to DATA comes after the final dot).
+      const refusal = chaos.answer('data', session.envelope);
+      if (refusal) {
+        stream.on('error', () => {});
+        stream.on('end', () => callback(refusal));
+        stream.resume();
+        return;
+      }
       // smtp-server resets the envelope after the callback: copy it first.
       const envelope = {
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,

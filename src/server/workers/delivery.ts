@@ -9,7 +9,7 @@ import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
 import type { OutgoingMail, Sender } from '../smtp/sender.js';
 import type { JobPayloads } from '../core/job-kinds.js';
-import { MAX_ATTEMPTS, type JobHandler } from './scheduler.js';
+import { DISK_FULL_RETRY_MS, MAX_ATTEMPTS, retryDelay, type JobHandler } from './scheduler.js';
 import { messageIdHeader } from '../core/message-ids.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
@@ -140,7 +140,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
   }
 
   /** A message's way from its claim to the sink (and relay), holding its size of the budget until it is over. */
-  async function deliver(message_id: string): Promise<void> {
+  async function deliver(message_id: string, attempts: number): Promise<void> {
     const out = await deps.delivery.claim(message_id);
     if (!out) return;
     if (deps.delivery.refusedByProvider(out)) {
@@ -171,21 +171,35 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
         );
         return;
       }
-      await deps.delivery.requeue(message_id);
       // The sink's 452 says its disk is full: the message waits for space without using up its attempts.
-      if (e.responseCode === 452 && e.who === SINK) throw Object.assign(e, { diskFull: true });
+      const full = e.responseCode === 452 && e.who === SINK;
+      // A temporary refusal is a deferral, with the job's next attempt; after the last one the message fails instead.
+      const retryInMs = full ? DISK_FULL_RETRY_MS : retryDelay(attempts);
+      if (retryInMs === null) {
+        await deps.delivery.requeue(message_id);
+      } else {
+        await deps.delivery.deferred(out, {
+          smtpCode: e.responseCode ?? null,
+          reason:
+            e.responseCode !== undefined
+              ? `${e.who ?? 'The receiving server'} answered ${smtpReason(e)}; the message will be tried again.`
+              : `${e.who ?? 'The receiving server'} could not be reached (${smtpReason(e)}); the message will be tried again.`,
+          retryInMs,
+        });
+      }
+      if (full) throw Object.assign(e, { diskFull: true });
       throw err;
     }
     await deps.delivery.sent(out);
   }
 
   return {
-    async run({ message_id }) {
+    async run({ message_id }, job) {
       // Room is taken before the claim: a message waiting for it is still `queued`, and can be cancelled.
       const size = deps.delivery.sizeOf(message_id);
       const give = await deps.budget.take(size);
       try {
-        await deliver(message_id);
+        await deliver(message_id, job.attempts);
       } finally {
         give();
         if (size >= BIG_MESSAGE_BYTES && deps.budget.held === 0) deps.collect?.();

@@ -32,7 +32,15 @@ const LEASE_MS = 5 * MINUTE;
 export const MAX_ATTEMPTS = 10;
 const IDLE_POLL_MS = 5 * SECOND;
 /** How long a job that met a full disk waits before it tries again. */
-const DISK_FULL_RETRY_MS = 30 * SECOND;
+export const DISK_FULL_RETRY_MS = 30 * SECOND;
+
+/**
+ * How long after its `attempts`-th attempt threw a job runs again (2 s, 4 s, …, at most an hour); none after the
+ * last (MAX_ATTEMPTS): the job is then dropped.
+ */
+export function retryDelay(attempts: number): number | null {
+  return attempts >= MAX_ATTEMPTS ? null : Math.min(2 ** attempts * SECOND, HOUR);
+}
 
 export interface Scheduler {
   start(): void;
@@ -87,7 +95,8 @@ export function createScheduler<P = JobPayloads>(
         await postpone(job.id);
         return;
       }
-      if (job.attempts >= MAX_ATTEMPTS) {
+      const delay = retryDelay(job.attempts);
+      if (delay === null) {
         log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
         if (handler && typeof handler !== 'function' && handler.exhausted) {
           // try/catch: a clean-up that throws at once is logged like one that rejects, and the job is still dropped.
@@ -99,7 +108,6 @@ export function createScheduler<P = JobPayloads>(
         }
         await write(() => jobs.complete(job.id));
       } else {
-        const delay = Math.min(2 ** job.attempts * SECOND, HOUR);
         log.warn('job failed, will retry', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
         await write(() => jobs.reschedule(job.id, clock.now() + delay));
       }
