@@ -21,6 +21,7 @@ const TOOLS = [
   'list_events',
   'advance_clock',
   'publish_domain_records',
+  'set_chaos',
 ];
 
 describe('svc mcp, the built binary on stdio', () => {
@@ -141,6 +142,20 @@ describe('svc mcp, the built binary on stdio', () => {
     expect(published.isError, published.content[0]?.text).toBeFalsy();
     expect(published.structuredContent.domain_id).toBe(served.ready.seed!.domain_id);
     expect(published.structuredContent.records.length).toBeGreaterThan(0);
+
+    // Chaos on purpose: the next send is refused with the rule's status, then the rules are cleared.
+    const chaos = await call('set_chaos', {
+      rules: [{ match: { method: 'POST', path: '/v1/emails' }, action: { status: 409 }, times: 1 }],
+      seed: 7,
+    });
+    expect(chaos.isError, chaos.content[0]?.text).toBeFalsy();
+    expect(chaos.structuredContent).toMatchObject({ seed: 7, rules: [{ remaining: 1 }] });
+    const failed = await call('send_email', { from: 'orders@example.test', to: 'chaos@example.org', text: 'x' });
+    expect(failed.isError).toBe(true);
+    expect(failed.content[0]!.text).toContain('chaos rule 0 answered this request with 409');
+    expect(json(await call('set_chaos', { rules: [] })).rules).toEqual([]);
+    const invalid = await call('set_chaos', { rules: [{ match: { smtp: 'rcpt' }, action: { status: 503 } }] });
+    expect(invalid.isError).toBe(true);
 
     // Refusals: tool errors with the Problem's words (and the Problem), never protocol errors or a crash.
     const refused = await call('send_email', { from: 'hi@unverified.example', to: 'ada@example.org', text: 'x' });

@@ -12,7 +12,12 @@ import { caughtSince, InboxStreamEnded, subjectMatches, waitForCaught } from '..
 import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';
 import { EventType } from '../../contract/events.js';
-import { PublishDomainRequest, type CaughtMessage, type CaughtMessageSummary } from '../../contract/sandbox.js';
+import {
+  PublishDomainRequest,
+  SetChaosRequest,
+  type CaughtMessage,
+  type CaughtMessageSummary,
+} from '../../contract/sandbox.js';
 import { parseDuration } from '../../lib/duration.js';
 import { humanDuration } from '../command.js';
 import type { Context } from '../context.js';
@@ -335,8 +340,24 @@ export function tools(): Tool[] {
         return { domain_id: id, records: r.body.records };
       },
     }),
-    // set_chaos: the chaos routes of the sandbox come on another branch. Its tool goes here, once they are in the
-    // contract (src/contract/sandbox.ts), as a thin call of its route like the tools above.
+    tool({
+      name: 'set_chaos',
+      title: 'Make the sandbox fail on purpose',
+      description:
+        "Replaces the local server's chaos rules (PUT /sandbox/chaos; docs/local-server.md#chaos), to test how an " +
+        'app copes with failures: each rule has a `match` — `{method?, path?}` on /v1 routes (`/v1/emails/{id}`-style ' +
+        "placeholders) or `{smtp: 'connect'|'mail'|'rcpt'|'data'}` on the SMTP sink, which the service's own " +
+        'deliveries also reach — and an `action`: `{status, retry_after?}` (a Problem of that status), `{delay_ms}`, ' +
+        '`{reset: true}` (the connection dropped) or, for SMTP, `{code, message?}`; `times` applies it to the next N ' +
+        'matches only, `probability` (0–1) to a share of them, drawn from `seed` so a run repeats. An empty `rules` ' +
+        'clears them. Answers the rules in force, each with how many matches it has left.',
+      input: SetChaosRequest,
+      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      structured: true,
+      async run(body, { ctx }) {
+        return (await (await ctx.client()).sandbox('setChaos', { body })).body;
+      },
+    }),
   ];
   return table as unknown as Tool[];
 }
@@ -393,5 +414,6 @@ export const INSTRUCTIONS =
   'wait_for_message waits for the next caught message (with extract: "code" or "link", its one-time code or link, ' +
   'for a sign-up or a password reset); list_messages and get_message read the caught mail; list_events lists the ' +
   'delivery events; advance_clock moves the manual clock (scheduled sends, retries); publish_domain_records ' +
-  "publishes a domain's records in the sandbox DNS zone. A call that fails answers isError with the service's " +
-  'Problem.';
+  "publishes a domain's records in the sandbox DNS zone; set_chaos makes the sandbox fail on purpose (an API " +
+  "route's status, a delay, a dropped connection, an SMTP reply). A call that fails answers isError with the " +
+  "service's Problem.";
