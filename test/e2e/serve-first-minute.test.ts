@@ -194,7 +194,7 @@ describe('svc serve, the first minute', () => {
     expect(declined.screen).toContain(
       `Empty ${dataDir}? Its database (accounts, keys, sent and caught mail), secrets, admin token and seed go for good.`,
     );
-    expect(declined.screen).toContain('error: svc: reset declined; nothing was removed');
+    expect(declined.screen).toContain('error: svc serve: reset declined; nothing was removed');
     expect(readdirSync(dataDir).sort()).toEqual(before);
 
     const accepted = await inTerminal(['--data-dir', dataDir, '--reset'], { NO_COLOR: '1' }, [
@@ -225,7 +225,7 @@ describe('svc serve, the first minute', () => {
     const unasked = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--reset']);
     expect((await within(10_000, unasked.exited, 'exit of --reset without --yes')).code).toBe(2);
     expect(unasked.stderr()).toBe(
-      `error: svc: --reset asks before it empties ${dataDir}, and there is no terminal to ask on; hint: add --yes to reset without asking\n`,
+      `error: svc serve: --reset asks before it empties ${dataDir}, and there is no terminal to ask on; hint: add --yes to reset without asking\n`,
     );
     expect(readdirSync(dataDir).sort()).toEqual(before);
 

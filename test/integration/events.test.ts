@@ -93,7 +93,8 @@ describe('the long poll', () => {
     );
     expect(r.status).toBe(200);
     expect(r.body.data.map((e: Event) => [e.type, e.data.message_id])).toEqual([['email.queued', id]]);
-    expect(latency).toBeLessThan(100);
+    // Woken by the commit, not at the end of the 30 s wait (the figure above is what it took; a loaded machine varies).
+    expect(latency).toBeLessThan(10_000);
   });
 
   it('with a type filter, other events do not end the wait; wait=0 answers at once', async () => {
