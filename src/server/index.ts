@@ -324,7 +324,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...eventRoutes(core),
         getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
       },
-      sandbox: sandboxRoutes(core, clock, () => scheduler!.runDue(), chaos),
+      sandbox: sandboxRoutes(core, () => scheduler!.runDue(), chaos),
       extra: (a) => {
         healthRoutes(a, {
           listening: () => listening && sink.listening(),

@@ -24,6 +24,7 @@ import { DEFAULT_MAX_MESSAGES } from '../../contract/sandbox.js';
 import { createRetention, type RetentionPolicy } from './retention.js';
 import { createInbox, type DkimVerdict } from './inbox.js';
 import { createZone } from './zone.js';
+import { createSandboxClock } from './clock.js';
 import { caughtOrigin } from './message-ids.js';
 
 export interface CoreOptions {
@@ -94,6 +95,8 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   return {
     accounts,
     keys,
+    /** The service clock as the sandbox reads and moves it. */
+    clock: createSandboxClock({ clock: deps.clock, inbox }),
     access,
     events,
     domains,

@@ -1,23 +1,13 @@
-import type { z } from 'zod';
-import { endpoints } from '../../contract/endpoints.js';
-import type { ChaosRule as ChaosRuleSchema } from '../../contract/sandbox.js';
-import type { FieldError } from '../../contract/common.js';
-import { iso, type Clock, type ManualClock } from '../../lib/clock.js';
+// The sandbox routes (docs/local-server.md#sandbox-routes), each a call of core or of the chaos rules shaped as its
+// answer: what the sandbox does is decided there, not here.
 import type { Core } from '../core/index.js';
-import { ServiceError, fail } from '../core/errors.js';
 import type { SandboxHandlers } from '../http/app.js';
 import { attachmentHeaders, mediaType, messageCsp, messageDocument } from './caught.js';
-import { unmatchable, type Chaos, type ChaosAction, type ChaosMatch, type ChaosRule } from './chaos.js';
+import type { Chaos } from './chaos.js';
+import { ruleFromRequest } from './chaos-request.js';
 
-/** The `/v1` routes served, for telling a chaos rule that can never match. */
-const V1_ROUTES = Object.values(endpoints).map((e) => ({ method: e.method, path: `/v1${e.path}` }));
-
-export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<number>, chaos: Chaos): SandboxHandlers {
-  const { accounts, inbox, domains, zone, webhooks } = core;
-  const manual = () =>
-    clock.mode === 'manual'
-      ? (clock as ManualClock)
-      : fail('conflict', 'The clock is real; restart the server with `svc serve --clock manual` to move it.');
+export function sandboxRoutes(core: Core, runDue: () => Promise<number>, chaos: Chaos): SandboxHandlers {
+  const { accounts, inbox, domains, zone, webhooks, clock } = core;
 
   return {
     createInvite: ({ body }) => ({ body: accounts.createInvite(body) }),
@@ -53,27 +43,11 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
     markMessageRead: ({ params }) => ({ body: inbox.markRead(params.id!, true) }),
     markMessageUnread: ({ params }) => ({ body: inbox.markRead(params.id!, false) }),
 
-    getClock: () => ({ body: { now: iso(clock.now()), mode: clock.mode } }),
+    getClock: () => ({ body: clock.state() }),
     moveClock: async ({ body }) => {
-      const c = manual();
-      if (body.to !== undefined) {
-        const target = Date.parse(body.to);
-        if (target < c.now()) {
-          throw new ServiceError(
-            'validation_failed',
-            'to: the clock only moves forward; give a time after the current service time.',
-            {
-              errors: [{ path: 'to', code: 'in_past', message: 'earlier than the current service time' }],
-            },
-          );
-        }
-        c.set(target);
-      } else {
-        c.advance(Math.round(body.advance_seconds! * 1000));
-      }
+      clock.move(body);
       const ran = await runDue();
-      inbox.publish({ event: 'clock', data: { now: iso(c.now()), mode: c.mode } });
-      return { body: { now: iso(c.now()), ran } };
+      return { body: { now: clock.announce().now, ran } };
     },
 
     publishDomain: ({ params, body }) => ({ body: domains.publish(params.id!, body) }),
@@ -93,43 +67,7 @@ export function sandboxRoutes(core: Core, clock: Clock, runDue: () => Promise<nu
     }),
 
     getChaos: () => ({ body: chaos.list() }),
-    setChaos: ({ body }) => ({ body: chaos.set(body.rules.map(checkedRule), body.seed) }),
+    setChaos: ({ body }) => ({ body: chaos.set(body.rules.map(ruleFromRequest), body.seed) }),
     clearChaos: () => chaos.clear(),
-  };
-}
-
-/**
- * A rule as validated (contract/sandbox.ts: ranges, one action that fits the match) in the engine's shape, once its
- * HTTP match is known to fit a route: a rule that could never match is refused rather than kept doing nothing.
- */
-function checkedRule(rule: z.output<typeof ChaosRuleSchema>, i: number): ChaosRule {
-  const { match: m, action: a } = rule;
-  let match: ChaosMatch;
-  if (m.smtp !== undefined) {
-    match = { smtp: m.smtp };
-  } else {
-    const never = unmatchable(m, V1_ROUTES);
-    if (never) {
-      const error: FieldError = { path: `rules.${i}.match.${never.field}`, code: 'no_route', message: never.message };
-      throw new ServiceError('validation_failed', `${error.path}: ${error.message}`, { errors: [error] });
-    }
-    match = {
-      ...(m.method !== undefined ? { method: m.method } : {}),
-      ...(m.path !== undefined ? { path: m.path } : {}),
-    };
-  }
-  const action: ChaosAction =
-    a.code !== undefined
-      ? { code: a.code, ...(a.message !== undefined ? { message: a.message } : {}) }
-      : a.status !== undefined
-        ? { status: a.status, ...(a.retry_after !== undefined ? { retry_after: a.retry_after } : {}) }
-        : a.delay_ms !== undefined
-          ? { delay_ms: a.delay_ms }
-          : { reset: true };
-  return {
-    match,
-    action,
-    ...(rule.times !== undefined ? { times: rule.times } : {}),
-    ...(rule.probability !== undefined ? { probability: rule.probability } : {}),
   };
 }
