@@ -7,6 +7,7 @@
 import type { Domain } from '../contract/domains.js';
 import type { Event } from '../contract/events.js';
 import type { Client, Reply } from './index.js';
+import { allDomains, domainNamed } from './domains.js';
 import { listenEvents } from './listen.js';
 
 /** The event types a trigger produces, and how: the simulator mailbox a message goes to, or a domain's record set. */
@@ -100,7 +101,7 @@ export async function triggerEvent(client: Client, type: TriggerType, o: Trigger
     // The domain is looked up first: a server that is not a sandbox is refused before anything is made.
     const given = o.domain === undefined ? undefined : await findDomain(client, o.domain);
     const from = recipe.domain ? undefined : (given ?? (await firstVerified(client)));
-    if (recipe.domain && !given) await allDomains(client);
+    if (recipe.domain && !given) sandboxOnly(client, await client.call('listDomains', { query: { limit: 1 } }));
     // A click or an open needs the message caught first: its delivery is awaited on the same stream.
     const watched = recipe.track ? [type, 'email.delivered'] : [type];
     const events = wait || recipe.track ? await watch(client, watched, o.sleep, ac.signal) : undefined;
@@ -153,8 +154,7 @@ export async function triggerEvent(client: Client, type: TriggerType, o: Trigger
 async function findDomain(client: Client, nameOrId: string): Promise<Domain> {
   if (/^dom_/.test(nameOrId))
     return sandboxOnly(client, await client.call('getDomain', { params: { id: nameOrId } })).body;
-  const wanted = nameOrId.toLowerCase().replace(/\.$/, '');
-  const found = (await allDomains(client)).find((d) => d.name === wanted);
+  const found = await domainNamed(client, nameOrId, (reply) => sandboxOnly(client, reply));
   if (!found) {
     throw new TriggerError(
       `${nameOrId} is not a domain of this workspace`,
@@ -164,18 +164,8 @@ async function findDomain(client: Client, nameOrId: string): Promise<Domain> {
   return found;
 }
 
-async function allDomains(client: Client): Promise<Domain[]> {
-  const all: Domain[] = [];
-  for (let after: string | undefined; ; ) {
-    const page = sandboxOnly(client, await client.call('listDomains', { query: { limit: 100, after } })).body;
-    all.push(...page.data);
-    if (!page.has_more) return all;
-    after = page.data.at(-1)!.id;
-  }
-}
-
 async function firstVerified(client: Client): Promise<Domain> {
-  const domains = await allDomains(client);
+  const domains = await allDomains(client, (reply) => sandboxOnly(client, reply));
   const verified = domains.find((d) => d.status === 'verified');
   if (verified) return verified;
   throw new TriggerError(

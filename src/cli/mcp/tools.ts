@@ -7,6 +7,7 @@
 // tools run, and are tested, without it and without stdio.
 import * as z from 'zod';
 import type { Client } from '../../client/index.js';
+import { domainNamed } from '../../client/domains.js';
 import { allCodes, allLinks, firstCode, firstLink } from '../../client/extract.js';
 import { caughtSince, InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
 import { Id, InputTimestamp } from '../../contract/common.js';
@@ -364,14 +365,8 @@ export function tools(): Tool[] {
 
 /** The id of the workspace's domain named `name` (any case, a trailing dot ignored). */
 async function domainId(client: Client, name: string): Promise<string> {
-  const wanted = name.toLowerCase().replace(/\.$/, '');
-  for (let after: string | undefined; ; ) {
-    const page = (await client.call('listDomains', { query: { limit: 100, after } })).body;
-    const d = page.data.find((x) => x.name.toLowerCase() === wanted);
-    if (d) return d.id;
-    if (!page.has_more) break;
-    after = page.data.at(-1)!.id;
-  }
+  const d = await domainNamed(client, name);
+  if (d) return d.id;
   throw new CommandError(`the workspace has no domain named ${name}`, `add it with \`svc domains add ${name}\``);
 }
 

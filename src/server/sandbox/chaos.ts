@@ -93,6 +93,9 @@ export function createChaos(): Chaos {
   };
 }
 
+/** A `{name}` segment of a rule's path: any one segment. */
+const PLACEHOLDER = /^\{[^/{}]+\}$/;
+
 /** The code of a status a chaos rule answers with: the service's own for it, else the generic one of its class. */
 const CODE_OF_STATUS: Record<number, ErrorCode> = {
   400: 'invalid_request',
@@ -129,7 +132,7 @@ export function unmatchable(
     return { field: 'method', message: `no /v1 route takes ${method}` };
   }
   const segments = (p: string) => p.replace(/\/+$/, '').split('/');
-  const placeholder = (seg: string) => /^\{[^/{}]+\}$/.test(seg) || /^:\w+$/.test(seg);
+  const placeholder = (seg: string) => PLACEHOLDER.test(seg) || /^:\w+$/.test(seg);
   const want = segments(match.path);
   const same = routes.filter((r) => {
     const have = segments(r.path);
@@ -163,7 +166,7 @@ function pathPattern(template: string): RegExp {
   const parts = template
     .replace(/\/+$/, '')
     .split('/')
-    .map((seg) => (/^\{[^/{}]+\}$/.test(seg) ? '[^/]+' : escapeRegExp(seg)));
+    .map((seg) => (PLACEHOLDER.test(seg) ? '[^/]+' : escapeRegExp(seg)));
   return new RegExp(`^${parts.join('/')}/?$`);
 }
 
