@@ -134,6 +134,24 @@ describe('chaos', () => {
       });
     });
 
+    it('lets a delayed request go at once when the server stops, rather than holding the stop for the delay', async () => {
+      const own = await startTestServer();
+      try {
+        const r = await own.admin('PUT', '/sandbox/chaos', {
+          rules: [{ match: { path: '/v1/domains' }, action: { delay_ms: 60_000 } }],
+        });
+        expect(r.status, r.text).toBe(200);
+        const held = own.call('GET', '/v1/domains', { token: own.seed!.api_key_test });
+        // A request on a connection of its own has come back: the held one is in the server, waiting out its delay.
+        expect((await own.call('GET', '/v1/openapi.json')).status).toBe(200);
+        await own.close();
+        // Without the early end, the close and this answer would wait the whole minute (past the test's time).
+        expect((await held).status).toBe(200);
+      } finally {
+        await own.close();
+      }
+    });
+
     it('delays a request, then handles it as usual, with Svc-Chaos', async () => {
       await setRules([{ match: { method: 'GET', path: '/v1/domains' }, action: { delay_ms: 300 }, times: 1 }]);
       const started = performance.now();

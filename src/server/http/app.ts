@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import type { IncomingMessage } from 'node:http';
+import { setTimeout as wait } from 'node:timers/promises';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
 import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
@@ -434,17 +435,10 @@ function chaosAnswer(
 
 /** Waits `ms`, or less when the server stops or the client goes away (the request then goes on, and ends as usual). */
 function holdBack(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
-  const on = signals.filter((s): s is AbortSignal => s !== undefined);
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      for (const s of on) s.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    for (const s of on) {
-      if (s.aborted) return done();
-      s.addEventListener('abort', done, { once: true });
-    }
-  });
+  const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+  // An abort ends the wait early; it is no failure of the request.
+  return wait(ms, undefined, { signal }).then(
+    () => {},
+    () => {},
+  );
 }
