@@ -20,6 +20,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20);
 /** A measurement stops after this long and reports what was done by then (a peer at 200 msg/s would take 100 s). */
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 60);
+/** Only these peers (comma-separated names, e.g. `svc` to profile svc alone); all by default. */
+/** Flags added to `svc serve` (e.g. `--max-messages off`, to see what retention costs). */
+const SVC_ARGS = (process.env.BENCH_SVC_ARGS ?? '').split(' ').filter(Boolean);
+const ONLY = process.env.BENCH_PEERS?.split(',').map((p) => p.trim());
 const MESSAGE_BYTES = 4096;
 const MAILDEV_VERSION = '3.0.0';
 const MAILDEV_DIR = join(tmpdir(), `svc-bench-maildev-${MAILDEV_VERSION}`);
@@ -238,7 +242,7 @@ function stopper(proc: ChildProcess, cleanup = () => {}): () => Promise<void> {
 const svcPeer: Peer = {
   name: 'svc',
   async start() {
-    const svc = await spawnServe();
+    const svc = await spawnServe(SVC_ARGS);
     const dataDir = svc.proc.spawnargs[svc.proc.spawnargs.indexOf('--data-dir') + 1]!;
     let db: Database.Database | undefined;
     return {
@@ -339,12 +343,16 @@ async function measure(peer: Peer, mode: Mode): Promise<Figure> {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const peers: Peer[] = [svcPeer];
 const missing: string[] = [];
-if (existsSync(SMTP_SINK)) peers.push(smtpSinkPeer);
-else
+const wanted = (name: string) => !ONLY || ONLY.includes(name);
+if (existsSync(SMTP_SINK)) {
+  if (wanted('smtp-sink')) peers.push(smtpSinkPeer);
+} else
   missing.push(
     `postfix's smtp-sink is not installed (Debian: echo "postfix postfix/main_mailer_type select No configuration" | sudo debconf-set-selections && sudo apt-get install postfix)`,
   );
-if (haveMaildev()) peers.push(maildevPeer);
+if (!wanted('MailDev')) {
+  // Not asked for: not installed either.
+} else if (haveMaildev()) peers.push(maildevPeer);
 else
   missing.push(
     `MailDev could not be installed into ${MAILDEV_DIR} (npm install --prefix ${MAILDEV_DIR} maildev@${MAILDEV_VERSION}); skipped`,

@@ -10,7 +10,7 @@ import type {
   WebhookDelivery,
 } from '../../contract/sandbox.js';
 import { iso, type Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
+import { timeOrderedId } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
 import type { SinkAttachment, SinkRow, SinkStore, SinkSummaryRow } from '../store/sink.js';
 import type { WebhookStore } from '../store/webhooks.js';
@@ -188,7 +188,8 @@ export function createInbox(deps: InboxDeps) {
      */
     async catch(mail: CaughtMail): Promise<string | null> {
       const origin = mail.messageIdHeader ? deps.origin?.(mail.messageIdHeader) : undefined;
-      const id = newId('eml');
+      // Time-ordered: caught mail arrives fast and in order, and each id lands at the end of the table's id index.
+      const id = timeOrderedId('eml');
       const caught = {
         id,
         message_id_header: mail.messageIdHeader,

@@ -353,4 +353,14 @@ CREATE INDEX events_unlinked ON events(created_at) WHERE message_id IS NULL;
 CREATE INDEX events_ws_type ON events(workspace_id, type, seq);
 `,
   },
+  {
+    version: 7,
+    name: 'sink message-id index',
+    sql: `
+-- A caught message is looked up by its Message-ID only to keep one copy of the service's own mail: the index holds
+-- those alone. Mail from other programs (any Message-ID, in no order) no longer adds a random page to every commit.
+DROP INDEX sink_messages_msgid;
+CREATE INDEX sink_messages_service_msgid ON sink_messages(message_id_header) WHERE from_service = 1;
+`,
+  },
 ];

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { timeOrderedId } from '../../lib/ids.js';
+import { openDb } from './db.js';
+import { createSinkStore, type SinkRow } from './sink.js';
+
+function row(messageId: string, fromService: 0 | 1): SinkRow {
+  return {
+    id: timeOrderedId('eml'),
+    message_id_header: messageId,
+    svc_message_id: null,
+    from_service: fromService,
+    workspace_id: null,
+    mail_from: 'shop@example.test',
+    rcpt_to: ['ada@example.test'],
+    from_addr: 'shop@example.test',
+    to_addrs: ['ada@example.test'],
+    cc_addrs: [],
+    subject: 'Hello',
+    text: null,
+    html: null,
+    headers: [{ name: 'Subject', value: 'Hello' }],
+    attachments: [],
+    dkim: 'none',
+    size: 5,
+    raw: Buffer.from('Hello'),
+    received_at: 0,
+    preview: null,
+    has_attachments: 0,
+  };
+}
+
+describe('the sink store', () => {
+  const setup = () => {
+    const { db } = openDb({ memory: true });
+    const store = createSinkStore(db);
+    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM sink_messages').get() as { n: number }).n;
+    return { db, store, count };
+  };
+
+  it("keeps one copy of the service's own mail, by Message-ID, and every copy of anyone else's", () => {
+    const { store, count } = setup();
+    expect(store.add(row('<a@svc.test>', 1))).not.toBeNull();
+    expect(store.add(row('<a@svc.test>', 1))).toBeNull();
+    expect(count()).toBe(1);
+    expect(store.add(row('<b@app.test>', 0))).not.toBeNull();
+    expect(store.add(row('<b@app.test>', 0))).not.toBeNull();
+    // Another program's message with the Message-ID of the service's own is not a copy of it.
+    expect(store.add(row('<a@svc.test>', 0))).not.toBeNull();
+    expect(count()).toBe(4);
+  });
+
+  it('finds the Message-ID of service mail through its own index', () => {
+    const { db } = setup();
+    const plan = db
+      .prepare('EXPLAIN QUERY PLAN SELECT 1 FROM sink_messages WHERE message_id_header = ? AND from_service = 1')
+      .all('<a@svc.test>') as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING COVERING INDEX sink_messages_service_msgid/);
+  });
+});
