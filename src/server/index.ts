@@ -32,7 +32,7 @@ import { createSink, verifyDkim } from './smtp/sink.js';
 import { groupCommit, openDb } from './store/db.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import { createJobStore } from './store/jobs.js';
-import { createSchedulers, type Schedulers } from './workers/scheduler.js';
+import { createSchedulers, type JobHandlers, type Schedulers } from './workers/scheduler.js';
 import { createWebhookAgent, webhookWorker } from './workers/webhooks.js';
 import { eventRoutes } from './http/routes/events.js';
 import { DEFAULT_QUEUE } from './store/jobs.js';
@@ -192,15 +192,21 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const released = jobStore.releaseAll();
     if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
 
-    let scheduler: Schedulers | undefined;
+    const commit = groupCommit(db);
+    // The schedulers are built from what they run on, before core (whose enqueuer kicks them), and get their handlers
+    // when they start, once the outbound side the handlers use is open.
+    const scheduler = createSchedulers({
+      jobs: jobStore,
+      commit,
+      clock,
+      log,
+      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
+      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
+      concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
+    });
     let listening = false;
     let stopping = false;
-    const jobs = jobsFor(
-      jobStore,
-      clock,
-      (queue) => scheduler?.kick(queue),
-      (queue) => scheduler?.retire(queue),
-    );
+    const jobs = jobsFor(jobStore, clock, scheduler);
     const scheme = tls ? 'https' : 'http';
     const urlHost = host.includes(':') ? `[${host}]` : host;
     // The public origin is only known once the port is bound; config reads it lazily.
@@ -212,7 +218,6 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       providerHosts: LOCAL_PROVIDER_HOSTS,
     };
     const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : 'sandbox';
-    const commit = groupCommit(db);
     const changes = createChanges();
     const core = createCore(
       { db, commit, clock, log, secrets, config, jobs, resolver, changes },
@@ -248,44 +253,36 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       await webhookAgent.close();
       await composer.close();
     });
-    scheduler = createSchedulers({
-      jobs: jobStore,
-      commit,
-      clock,
-      log,
-      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
-      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
-      concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
-      handlers: {
-        webhook: webhookWorker({
-          webhooks: core.webhooks,
-          agent: webhookAgent,
-          userAgent: `svc-webhooks/${VERSION}`,
-          timeoutMs: opts.webhookTimeoutMs,
-        }),
-        system_mail: systemMailWorker(sender, composer, config.systemFrom),
-        deliver: deliveryWorker({
-          delivery: core.delivery,
-          domains: core.domains,
-          tracking: core.tracking,
-          sender,
-          relay,
-          composer,
-          budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
-          collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
-          origin: () => config.publicOrigin,
-        }),
-        outcome: outcomeWorker(core.delivery),
-        domain_check: domainCheckWorker(core.domains),
-        [RETENTION_JOB]: retentionWorker({
-          retention: core.retention,
-          clock,
-          log,
-          onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
-        }),
-      },
-    });
-    opened.push(() => scheduler!.stop());
+    const handlers: JobHandlers = {
+      webhook: webhookWorker({
+        webhooks: core.webhooks,
+        agent: webhookAgent,
+        userAgent: `svc-webhooks/${VERSION}`,
+        timeoutMs: opts.webhookTimeoutMs,
+      }),
+      system_mail: systemMailWorker(sender, composer, config.systemFrom),
+      deliver: deliveryWorker({
+        delivery: core.delivery,
+        domains: core.domains,
+        tracking: core.tracking,
+        sender,
+        relay,
+        composer,
+        budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
+        collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
+        origin: () => config.publicOrigin,
+      }),
+      outcome: outcomeWorker(core.delivery),
+      domain_check: domainCheckWorker(core.domains),
+      [RETENTION_JOB]: retentionWorker({
+        retention: core.retention,
+        clock,
+        log,
+        onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
+      }),
+    };
+    // The workers start once the API listens, but stop right after it: their stop goes below the API's close.
+    opened.push(() => scheduler.stop());
 
     // The demo account is made before the API listens: a request never meets a server half set up.
     let seed: Seed | null = null;
@@ -324,7 +321,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...eventRoutes(core),
         getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
       },
-      sandbox: sandboxRoutes(core, () => scheduler!.runDue(), chaos),
+      sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos),
       extra: (a) => {
         healthRoutes(a, {
           listening: () => listening && sink.listening(),
@@ -382,7 +379,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     listening = true;
 
     core.retention.schedule();
-    scheduler.start();
+    scheduler.start(handlers);
     let closing: Promise<void> | undefined;
     const api = `${config.publicOrigin}/v1`;
     lock?.listening(api);

@@ -65,31 +65,37 @@ export interface Deps {
   changes: Changes;
 }
 
+/**
+ * The schedulers of the job queues, as the enqueuer tells them of its writes (workers/scheduler.ts's Schedulers, which
+ * core does not import). They need not have started: a kick before they start is a no-op, and a start finds the rows.
+ */
+export interface QueueSchedulers {
+  /** Asks the queue's scheduler for a step soon (after the current transaction has committed). */
+  kick(queue: string): void;
+  /** The queue's jobs were all dropped: its scheduler stops. */
+  retire(queue: string): void;
+}
+
 /** Builds the job enqueuer: a durable row now, a kick to the queue's scheduler once the caller's transaction has committed. */
-export function jobsFor(
-  store: JobStore,
-  clock: Clock,
-  kick: (queue: string) => void,
-  retire: (queue: string) => void = () => {},
-): Jobs {
+export function jobsFor(store: JobStore, clock: Clock, scheduler: QueueSchedulers): Jobs {
   return {
     enqueue(kind, payload, runAt, queue = DEFAULT_QUEUE) {
       const now = clock.now();
       store.enqueue(kind, payload, runAt ?? now, now, queue);
-      kick(queue);
+      scheduler.kick(queue);
     },
     dropQueue(queue) {
       store.dropQueue(queue);
-      retire(queue);
+      scheduler.retire(queue);
     },
     ensure(kind, payload, queue = DEFAULT_QUEUE) {
       const now = clock.now();
       const id = store.ensure(kind, payload, now, now, queue);
-      kick(queue);
+      scheduler.kick(queue);
       return id;
     },
     hasten(id, queue = DEFAULT_QUEUE) {
-      if (store.hasten(id, clock.now())) kick(queue);
+      if (store.hasten(id, clock.now())) scheduler.kick(queue);
     },
   };
 }

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HOUR, MINUTE, SECOND, manualClock, type ManualClock } from '../../lib/clock.js';
 import { silentLogger } from '../../lib/log.js';
 import { openDb, type Db } from '../store/db.js';
-import { createJobStore, type JobRow, type JobStore } from '../store/jobs.js';
-import { createScheduler, type JobHandler, type Scheduler } from './scheduler.js';
+import { createJobStore, DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
+import { createScheduler, createSchedulers, type JobHandler, type JobHandlers, type Scheduler } from './scheduler.js';
 
 const T0 = Date.UTC(2026, 7, 1, 12, 0, 0);
 
@@ -300,5 +300,26 @@ describe('scheduler', () => {
     await stopped;
     expect(done).toBe(true);
     expect(r.jobs.count()).toBe(0);
+  });
+
+  it('the schedulers of every queue get their handlers when they start: until then a kick claims nothing', async () => {
+    const db = openDb({ memory: true }).db;
+    cleanups.push(() => db.close());
+    const jobs = createJobStore(db);
+    const schedulers = createSchedulers({ jobs, clock: manualClock(T0), log: silentLogger });
+    cleanups.push(() => schedulers.stop());
+    const seen: unknown[] = [];
+    jobs.enqueue('mail', { n: 1 }, T0, T0);
+    schedulers.kick(DEFAULT_QUEUE);
+    expect(await schedulers.runDue()).toBe(0);
+    expect(jobs.count()).toBe(1);
+
+    schedulers.start({ mail: (p: unknown) => void seen.push(p) } as unknown as JobHandlers);
+    await vi.waitFor(() => expect(seen).toEqual([{ n: 1 }]), { timeout: 2000, interval: 10 });
+    // Started again after a stop, they run the handlers of their first start.
+    await schedulers.stop();
+    jobs.enqueue('mail', { n: 2 }, T0, T0);
+    schedulers.start();
+    await vi.waitFor(() => expect(seen).toEqual([{ n: 1 }, { n: 2 }]), { timeout: 2000, interval: 10 });
   });
 });

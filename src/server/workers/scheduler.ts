@@ -216,9 +216,14 @@ export function createScheduler<P = JobPayloads>(
   };
 }
 
-/** The schedulers of every queue, run as one: started and stopped together, and `runDue` runs them all until none has work due. */
+/**
+ * The schedulers of every queue, run as one: started and stopped together, and `runDue` runs them all until none has
+ * work due. They are built from what they run on and given their handlers when they start, since the handlers need
+ * what is opened after them (core, the outbound side); until then a kick is a no-op and nothing is claimed.
+ */
 export interface Schedulers {
-  start(): void;
+  /** Starts every queue's scheduler, running `handlers`; a start after stop() may leave them out: the same ones run. */
+  start(handlers?: JobHandlers): void;
   stop(): Promise<void>;
   /** Asks the queue's scheduler for a step, creating it on the first job of a new queue. */
   kick(queue: string): void;
@@ -233,32 +238,40 @@ export interface Schedulers {
  * concurrency, the default queue's by default), so a receiver that hangs holds up only its own deliveries.
  */
 export function createSchedulers(
-  deps: SchedulerDeps & { concurrency?: (queue: string) => number | undefined },
+  deps: Omit<SchedulerDeps, 'handlers'> & { concurrency?: (queue: string) => number | undefined },
 ): Schedulers {
   const all = new Map<string, Scheduler>();
+  let handlers: JobHandlers | undefined;
   let running = false;
-  const get = (queue: string) => {
+  // A queue's scheduler is made only once the handlers are known: before the first start there is none to kick.
+  const get = (queue: string, run: JobHandlers) => {
     let s = all.get(queue);
     if (!s) {
-      s = createScheduler({ ...deps, queue, concurrency: deps.concurrency?.(queue) });
+      s = createScheduler({ ...deps, handlers: run, queue, concurrency: deps.concurrency?.(queue) });
       all.set(queue, s);
       if (running) s.start();
     }
     return s;
   };
-  get(DEFAULT_QUEUE);
   return {
-    start() {
+    start(given) {
+      if (handlers && given && given !== handlers)
+        throw new Error('the schedulers run the handlers of their first start');
+      handlers ??= given;
+      if (!handlers) throw new Error('the schedulers are first started with their handlers');
       running = true;
+      get(DEFAULT_QUEUE, handlers);
       // Queues with jobs left by a previous run (a webhook endpoint's retries) get their scheduler back.
-      for (const queue of deps.jobs.queues()) get(queue);
+      for (const queue of deps.jobs.queues()) get(queue, handlers);
       for (const s of all.values()) s.start();
     },
     async stop() {
       running = false;
       await Promise.all([...all.values()].map((s) => s.stop()));
     },
-    kick: (queue) => get(queue).kick(),
+    kick(queue) {
+      if (handlers) get(queue, handlers).kick();
+    },
     retire(queue) {
       const s = all.get(queue);
       if (!s || queue === DEFAULT_QUEUE) return;
