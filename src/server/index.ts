@@ -204,14 +204,19 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
       concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
     });
-    let listening = false;
+    // The origin the API listens on: its port is known once it is bound (it may be 0 until then). Core, the workers
+    // and the API read it through `origin`, which only what runs once the API listens calls.
+    let listeningAt: string | undefined;
+    const origin = () => {
+      if (listeningAt === undefined) throw new Error('the API has no origin before it listens');
+      return listeningAt;
+    };
     let stopping = false;
     const jobs = jobsFor(jobStore, clock, scheduler);
     const scheme = tls ? 'https' : 'http';
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    // The public origin is only known once the port is bound; config reads it lazily.
     const config = {
-      publicOrigin: '',
+      origin,
       openSignup: Boolean(opts.openSignup),
       waitlistUrl: 'https://svc.dev/waitlist',
       systemFrom: 'svc <no-reply@svc.test>',
@@ -270,7 +275,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         composer,
         budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
         collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
-        origin: () => config.publicOrigin,
+        origin,
       }),
       outcome: outcomeWorker(core.delivery),
       domain_check: domainCheckWorker(core.domains),
@@ -310,28 +315,28 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       storage,
       trustProxy: Boolean(opts.trustProxy),
       instance: instanceId(secrets),
-      origin: () => config.publicOrigin,
+      origin,
       authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
       isAdmin: (bearer, req) => admin.admits(bearer, req),
       v1: {
         ...authRoutes(core),
         ...keyRoutes(core),
         ...domainRoutes(core),
-        ...emailRoutes(core, () => config.publicOrigin),
+        ...emailRoutes(core, origin),
         ...eventRoutes(core),
-        getOpenApi: () => ({ body: openApiDocument(`${config.publicOrigin}/v1`) }),
+        getOpenApi: () => ({ body: openApiDocument(`${origin()}/v1`) }),
       },
       sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos),
       extra: (a) => {
         healthRoutes(a, {
-          listening: () => listening && sink.listening(),
+          listening: () => listeningAt !== undefined && sink.listening(),
           stopping: () => stopping,
           probeWrite: async () => {
             jobStore.probe();
             if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
           },
           storage,
-          origin: () => config.publicOrigin,
+          origin,
         });
         pages(a, {
           auth: admin,
@@ -353,7 +358,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
 
     const http = createServer(app, {
       log,
-      origin: () => config.publicOrigin,
+      origin,
       tls: tls ? { cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) } : undefined,
       timeouts: opts.httpTimeouts,
     });
@@ -361,6 +366,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       http.once('error', reject);
       http.listen(opts.port ?? 4010, host, () => {
         http.off('error', reject);
+        listeningAt = `${scheme}://${urlHost}:${(http.address() as { port: number }).port}`;
         resolve(http);
       });
     });
@@ -375,19 +381,17 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         }),
     );
     const port = (server.address() as { port: number }).port;
-    config.publicOrigin = `${scheme}://${urlHost}:${port}`;
-    listening = true;
 
     core.retention.schedule();
     scheduler.start(handlers);
     let closing: Promise<void> | undefined;
-    const api = `${config.publicOrigin}/v1`;
+    const api = `${origin()}/v1`;
     lock?.listening(api);
     const smtp = `smtp://${urlHost}:${smtpPort}`;
-    const inbox = `${config.publicOrigin}/?token=${adminToken}`;
+    const inbox = `${origin()}/?token=${adminToken}`;
     return {
       api,
-      origin: config.publicOrigin,
+      origin: origin(),
       smtp,
       inbox,
       port,

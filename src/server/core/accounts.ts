@@ -103,7 +103,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       expires_at: now + VERIFICATION_TTL,
       used_at: null,
     });
-    const link = `${config.publicOrigin}/verify-email?token=${encodeURIComponent(token)}`;
+    const link = `${config.origin()}/verify-email?token=${encodeURIComponent(token)}`;
     jobs.enqueue('system_mail', {
       // Fixed when the job is written, so a resend after a crash is recognised by the sink as the same message.
       message_id: systemMessageIdHeader(),

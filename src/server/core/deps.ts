@@ -16,8 +16,11 @@ export interface Secrets {
 }
 
 export interface ServiceConfig {
-  /** Origin the service is reached at, e.g. `http://127.0.0.1:4010` (links in emails). */
-  publicOrigin: string;
+  /**
+   * The origin the service is reached at, e.g. `http://127.0.0.1:4010` (links in emails): the API's, known once it
+   * listens, so only what runs from then on reads it (requests, and jobs, whose schedulers start then).
+   */
+  origin(): string;
   openSignup: boolean;
   waitlistUrl: string;
   /** Sender of the service's own mail (verification, notices). */
