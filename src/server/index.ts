@@ -1,53 +1,44 @@
-// Composition root of `svc serve`: opens the store, wires core, starts the SMTP sink, the HTTP API and the schedulers.
-import { mkdirSync, readFileSync } from 'node:fs';
+// Composition root of `svc serve`: checks its options, opens the backend (backend.ts: the store, core, the schedulers,
+// the seed), then listens on it — the SMTP sink, the outbound side, the workers, the HTTP API — as one ordered stack.
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { SCOPES } from '../contract/keys.js';
-import { DEFAULT_MAX_MESSAGES, type ReadyLine, type ReadySeed, type Seed } from '../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES, type ReadyLine, type Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
 import { createByteBudget } from '../lib/byte-budget.js';
-import { createChanges, type Changes } from '../lib/changes.js';
-import { manualClock, realClock, type Clock } from '../lib/clock.js';
-import { base62 } from '../lib/ids.js';
+import type { Changes } from '../lib/changes.js';
+import type { Clock } from '../lib/clock.js';
 import { createLogger, type Logger } from '../lib/log.js';
-import { createCore, type Core } from './core/index.js';
-import { jobsFor } from './core/deps.js';
+import type { Core } from './core/index.js';
+import { openBackend, type Backend } from './backend.js';
+import { opened } from './opened.js';
 import { createApp } from './http/app.js';
 import { DEFAULT_BODY_LIMITS, type BodyLimits } from './http/body.js';
 import { createServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/server.js';
 import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { domainRoutes } from './http/routes/domains.js';
-import { systemResolver } from './dns/system.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { pages } from './sandbox/pages.js';
 import { sandboxAuth } from './sandbox/auth.js';
 import { inboxStream } from './sandbox/stream.js';
-import { instanceId } from './sandbox/instance.js';
-import { createChaos, type Chaos } from './sandbox/chaos.js';
-import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
+import type { Chaos } from './sandbox/chaos.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
-import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { createComposer, type ComposerOptions } from './smtp/compose.js';
-import { createSink, verifyDkim } from './smtp/sink.js';
-import { groupCommit, openDb } from './store/db.js';
-import { startCheckpointer } from './store/checkpointer.js';
-import { createJobStore } from './store/jobs.js';
-import { createSchedulers, type JobHandlers, type Schedulers } from './workers/scheduler.js';
+import { createSink } from './smtp/sink.js';
+import type { JobHandlers, Schedulers } from './workers/scheduler.js';
 import { createWebhookAgent, webhookWorker } from './workers/webhooks.js';
 import { eventRoutes } from './http/routes/events.js';
-import { DEFAULT_QUEUE } from './store/jobs.js';
 import { VERSION } from '../lib/version.js';
 import { systemMailWorker } from './workers/system-mail.js';
 import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { domainCheckWorker } from './workers/domain-check.js';
 import { retentionWorker } from './workers/retention.js';
-import { RETENTION_JOB, RETENTION_QUEUE } from './core/retention.js';
+import { RETENTION_JOB } from './core/retention.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
-import { lockDataDir } from './data-dir.js';
 import { isDiskFull } from '../lib/disk-full.js';
 import { isLoopbackHost } from '../lib/loopback.js';
 
@@ -145,105 +136,64 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
     throw new ServeUsageError('--max-age must be at least one second, or off.');
   }
-  const memory = opts.memory || !opts.dataDir;
-  const dataDir = memory ? null : opts.dataDir!;
+  const dataDir = opts.memory || !opts.dataDir ? null : opts.dataDir;
   // What a write that finds no room is told, and what a start that finds none says.
   const storage = !dataDir
     ? 'the in-memory database is full'
     : opts.maxDbSize
       ? `the database in ${dataDir} has reached its size limit (--max-db-size), or the disk holding it is full`
       : `the disk holding the data directory ${dataDir} is full`;
-  // What has been opened so far, closed in reverse order when starting fails part-way: nothing may keep a process
-  // that failed to start alive (a thread, a listener), or a supervisor would never see it exit.
-  const opened: (() => Promise<void> | void)[] = [];
-  const unwind = async () => {
-    for (let close = opened.pop(); close; close = opened.pop()) {
-      try {
-        await close();
-      } catch {
-        // The rest is still closed.
-      }
-    }
+  const log = opts.log ?? createLogger({ json: opts.json });
+  const scheme = tls ? 'https' : 'http';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  // The origin the API listens on: its port is known once it is bound (it may be 0 until then). Core, the workers
+  // and the API read it through `origin`, which only what runs once the API listens calls.
+  let listeningAt: string | undefined;
+  const origin = () => {
+    if (listeningAt === undefined) throw new Error('the API has no origin before it listens');
+    return listeningAt;
   };
+  // Start-up is one stack in two phases: the backend at the bottom (closing what it opened itself), then the
+  // listening side, each piece pushed as it opens. A stop, or a start that fails part-way, unwinds it from the top.
+  const stack = opened();
   try {
-    return await start();
+    const backend = await openBackend({
+      dataDir,
+      maxDbSize: opts.maxDbSize,
+      log,
+      clock: opts.clock,
+      dns: opts.dns,
+      dnsServer: opts.dnsServer,
+      openSignup: opts.openSignup,
+      sendRate: opts.sendRate,
+      blockPattern: opts.blockPattern,
+      retention,
+      seed: opts.seed !== false,
+      origin,
+    });
+    stack.push(() => backend.close());
+    return await listen(backend);
   } catch (err) {
-    await unwind();
+    await stack.unwind();
     if (isDiskFull(err))
       throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
     throw err;
   }
 
-  async function start(): Promise<RunningServer> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    // One server per data directory: a second one is refused here, before it opens the database.
-    const lock = dataDir ? lockDataDir(dataDir) : null;
-    if (lock) opened.push(() => lock.release());
-    const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory, maxBytes: opts.maxDbSize });
-    opened.push(() => void db.close());
-    const log = opts.log ?? createLogger({ json: opts.json });
-    const checkpointer = startCheckpointer(db, log);
-    opened.push(() => checkpointer.close());
-    const { secrets, adminToken } = loadSecrets(dataDir);
-    const clock: Clock = opts.clock === 'manual' ? manualClock() : realClock();
-    const jobStore = createJobStore(db);
-    // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
-    jobStore.probe();
-    const released = jobStore.releaseAll();
-    if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
-
-    const commit = groupCommit(db);
-    // The schedulers are built from what they run on, before core (whose enqueuer kicks them), and get their handlers
-    // when they start, once the outbound side the handlers use is open.
-    const scheduler = createSchedulers({
-      jobs: jobStore,
-      commit,
-      clock,
-      log,
-      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
-      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
-      concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
-    });
-    // The origin the API listens on: its port is known once it is bound (it may be 0 until then). Core, the workers
-    // and the API read it through `origin`, which only what runs once the API listens calls.
-    let listeningAt: string | undefined;
-    const origin = () => {
-      if (listeningAt === undefined) throw new Error('the API has no origin before it listens');
-      return listeningAt;
-    };
+  /**
+   * The second phase, on the open backend: the SMTP sink, the outbound side, the workers' handlers, the API, and only
+   * once it listens the workers and the ready line.
+   */
+  async function listen(backend: Backend): Promise<RunningServer> {
+    const { clock, config, core, changes, chaos, scheduler, adminToken } = backend;
     let stopping = false;
-    const jobs = jobsFor(jobStore, clock, scheduler);
-    const scheme = tls ? 'https' : 'http';
-    const urlHost = host.includes(':') ? `[${host}]` : host;
-    const config = {
-      origin,
-      openSignup: Boolean(opts.openSignup),
-      waitlistUrl: 'https://svc.dev/waitlist',
-      systemFrom: 'svc <no-reply@svc.test>',
-      providerHosts: LOCAL_PROVIDER_HOSTS,
-    };
-    const resolver = opts.dns === 'system' ? systemResolver(opts.dnsServer ?? []) : 'sandbox';
-    const changes = createChanges();
-    const core = createCore(
-      { db, commit, clock, log, secrets, config, jobs, resolver, changes },
-      {
-        sendRate: opts.sendRate ?? 50,
-        blockPatterns: (opts.blockPattern ?? []).map((p) => new RegExp(p, 'i')),
-        retention,
-        verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
-      },
-    );
-
-    // One set of chaos rules per running server, followed by the `/v1` routes and the SMTP sink alike; they start empty
-    // on every start.
-    const chaos = createChaos();
     const stopped = new AbortController();
     const sink = createSink(
       { inbox: core.inbox, log, chaos },
       { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
-    opened.push(() => sink.close());
+    stack.push(() => sink.close());
     const sender = createPoolSender({ host: isLoopbackHost(host) ? host : '127.0.0.1', port: smtpPort });
     const relay = opts.relay ? createRelaySender(opts.relay) : null;
     const composer = createComposer({
@@ -252,7 +202,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       resourceLimits: opts.composeResourceLimits,
     });
     const webhookAgent = createWebhookAgent(opts.webhookTimeoutMs);
-    opened.push(async () => {
+    stack.push(async () => {
       sender.close();
       relay?.close();
       await webhookAgent.close();
@@ -287,18 +237,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       }),
     };
     // The workers start once the API listens, but stop right after it: their stop goes below the API's close.
-    opened.push(() => scheduler.stop());
-
-    // The demo account is made before the API listens: a request never meets a server half set up.
-    let seed: Seed | null = null;
-    let reported: ReadySeed | null = null;
-    if (opts.seed !== false) {
-      if (fresh) {
-        seed = await seedSandbox(core, opts.dns !== 'system', memory);
-        if (dataDir) saveSeed(dataDir, seed);
-      }
-      reported = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
-    }
+    stack.push(() => scheduler.stop());
 
     const admin = sandboxAuth(adminToken);
     const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
@@ -314,7 +253,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       chaos,
       storage,
       trustProxy: Boolean(opts.trustProxy),
-      instance: instanceId(secrets),
+      instance: backend.instance,
       origin,
       authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
       isAdmin: (bearer, req) => admin.admits(bearer, req),
@@ -331,10 +270,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         healthRoutes(a, {
           listening: () => listeningAt !== undefined && sink.listening(),
           stopping: () => stopping,
-          probeWrite: async () => {
-            jobStore.probe();
-            if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
-          },
+          probeWrite: async () => backend.probeWrite(),
           storage,
           origin,
         });
@@ -345,8 +281,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
           webhooks: true,
           firstSend: () => ({
             seed:
-              reported?.api_key_test && core.keys.active(reported.api_key_test)
-                ? { key: reported.api_key_test, domain: reported.domain }
+              backend.readySeed?.api_key_test && core.keys.active(backend.readySeed.api_key_test)
+                ? { key: backend.readySeed.api_key_test, domain: backend.readySeed.domain }
                 : null,
             smtp,
           }),
@@ -372,7 +308,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     });
     // Stops taking requests and lets those in flight finish (held long polls are answered at once, and every answer from
     // now on closes its connection); only then do the workers stop.
-    opened.push(
+    stack.push(
       () =>
         new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -386,7 +322,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     scheduler.start(handlers);
     let closing: Promise<void> | undefined;
     const api = `${origin()}/v1`;
-    lock?.listening(api);
+    backend.listening(api);
     const smtp = `smtp://${urlHost}:${smtpPort}`;
     const inbox = `${origin()}/?token=${adminToken}`;
     return {
@@ -397,14 +333,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       port,
       smtpPort,
       adminToken,
-      seed,
+      seed: backend.seed,
       ready: {
         ready: true,
         api,
         smtp,
         inbox,
         admin_token: adminToken,
-        seed: reported,
+        seed: backend.readySeed,
         retention: {
           max_messages: retention.maxMessages,
           max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000),
@@ -417,52 +353,16 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       chaos,
       close() {
         closing ??= (async () => {
-          // In the reverse order of opening: the API, the workers, the outbound side, the sink, the store, the lock.
+          // In the reverse order of opening: the API, the workers, the outbound side, the sink, then the backend (the
+          // store, the lock).
           stopping = true;
           stopped.abort();
           changes.close();
           stream.close();
-          await unwind();
+          await stack.unwind();
         })();
         return closing;
       },
     };
   }
-}
-
-/**
- * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`
- * (its records published in the sandbox zone), and a test and a live key with every scope.
- */
-async function seedSandbox(core: Core, sandboxDns: boolean, inMemory: boolean): Promise<Seed> {
-  const email = 'owner@example.test';
-  const password = `sandbox-${base62(16)}`;
-  const { user, workspace } = await core.accounts.seedOwner(email, password, 'Sandbox');
-  const domain = await core.domains.create(workspace.id, { name: 'example.test' }, { inMemorySeed: inMemory });
-  if (sandboxDns) {
-    core.domains.publish(domain.id, {});
-    await core.domains.verify(workspace.id, domain.id);
-  }
-  const test = core.keys.create(workspace.id, user.id, { name: 'Sandbox test key', scopes: [...SCOPES], mode: 'test' });
-  const live = core.keys.create(workspace.id, user.id, { name: 'Sandbox live key', scopes: [...SCOPES], mode: 'live' });
-  return {
-    email,
-    password,
-    user_id: user.id,
-    workspace_id: workspace.id,
-    domain: domain.name,
-    domain_id: domain.id,
-    api_key_test: test.key,
-    api_key_live: live.key,
-  };
-}
-
-/**
- * The seed kept from an earlier start, as the ready line reports it: null once its account is gone (the database was
- * replaced), and a key that no longer works (revoked) as null.
- */
-function keptSeed(core: Core, kept: Seed | null): ReadySeed | null {
-  if (!kept || !core.accounts.exists(kept.user_id)) return null;
-  const working = (key: string) => (core.keys.active(key) ? key : null);
-  return { ...kept, api_key_test: working(kept.api_key_test), api_key_live: working(kept.api_key_live) };
 }

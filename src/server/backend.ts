@@ -1,0 +1,198 @@
+// The first phase of `svc serve`'s start-up: everything behind the listeners, opened before anything listens — the
+// data directory's lock, the store (a write probed: no room, no start), secrets, the clock, the schedulers (built, not
+// started), core, the chaos rules, the change signal and the seed. It knows nothing of the listeners: index.ts opens
+// them on it, and hands it only the origin the API will listen on.
+import { mkdirSync } from 'node:fs';
+import { SCOPES } from '../contract/keys.js';
+import type { ReadySeed, Seed } from '../contract/sandbox.js';
+import { createChanges, type Changes } from '../lib/changes.js';
+import { manualClock, realClock, type Clock } from '../lib/clock.js';
+import { base62 } from '../lib/ids.js';
+import type { Logger } from '../lib/log.js';
+import { createCore, type Core } from './core/index.js';
+import { jobsFor, type ServiceConfig } from './core/deps.js';
+import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
+import { RETENTION_QUEUE, type RetentionPolicy } from './core/retention.js';
+import { lockDataDir } from './data-dir.js';
+import { systemResolver } from './dns/system.js';
+import { opened } from './opened.js';
+import { createChaos, type Chaos } from './sandbox/chaos.js';
+import { instanceId } from './sandbox/instance.js';
+import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
+import { verifyDkim } from './smtp/sink.js';
+import { startCheckpointer } from './store/checkpointer.js';
+import { groupCommit, openDb } from './store/db.js';
+import { createJobStore, DEFAULT_QUEUE } from './store/jobs.js';
+import { createSchedulers, type Schedulers } from './workers/scheduler.js';
+
+/** What the backend is opened from: the server's options that concern it (ServeOptions names them the same). */
+export interface BackendOptions {
+  /** The data directory; null for an in-memory database, with secrets made afresh. */
+  dataDir: string | null;
+  /** The largest the database may grow, in bytes. */
+  maxDbSize?: number;
+  log: Logger;
+  clock?: 'real' | 'manual';
+  dns?: 'sandbox' | 'system';
+  dnsServer?: string[];
+  openSignup?: boolean;
+  sendRate?: number;
+  blockPattern?: string[];
+  retention: RetentionPolicy;
+  /** Make the demo account of a fresh data directory, and report the one an earlier start kept (false: neither). */
+  seed: boolean;
+  /** The origin the API listens on, from the listening phase: known once the API listens (core's `config.origin`). */
+  origin: () => string;
+}
+
+/** The backend, open: what the listening phase builds on. */
+export interface Backend {
+  clock: Clock;
+  config: ServiceConfig;
+  core: Core;
+  changes: Changes;
+  /** The chaos rules of this server, which the HTTP API and the SMTP sink both follow; empty on every start. */
+  chaos: Chaos;
+  /** The job schedulers, built but not started: they start with their handlers once the API listens. */
+  scheduler: Schedulers;
+  adminToken: string;
+  /** The data directory's instance id (the Svc-Sandbox-Instance header). */
+  instance: string;
+  /** The demo account created by this start (a fresh data directory, or in memory); null when none was. */
+  seed: Seed | null;
+  /** The seed the ready line reports: this start's, or the one kept by an earlier start while it still works. */
+  readySeed: ReadySeed | null;
+  /** A write that touches the disk and leaves nothing behind; throws when the database cannot be written. */
+  probeWrite(): void;
+  /** Records the API's address in the data directory's lock, for the message a second server gets. */
+  listening(api: string): void;
+  /** Closes what the backend opened, in reverse: the checkpoints, the database, then the lock. */
+  close(): Promise<void>;
+}
+
+/** Opens the backend; when that fails part-way, what it opened is closed again before the error goes on. */
+export async function openBackend(o: BackendOptions): Promise<Backend> {
+  const { dataDir, log } = o;
+  const stack = opened();
+  try {
+    if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // One server per data directory: a second one is refused here, before it opens the database.
+    const lock = dataDir ? lockDataDir(dataDir) : null;
+    if (lock) stack.push(() => lock.release());
+    const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory: !dataDir, maxBytes: o.maxDbSize });
+    stack.push(() => void db.close());
+    const checkpointer = startCheckpointer(db, log);
+    stack.push(() => checkpointer.close());
+    const { secrets, adminToken } = loadSecrets(dataDir);
+    const clock: Clock = o.clock === 'manual' ? manualClock() : realClock();
+    const jobStore = createJobStore(db);
+    // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
+    jobStore.probe();
+    const released = jobStore.releaseAll();
+    if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
+
+    const commit = groupCommit(db);
+    // The schedulers are built from what they run on, before core (whose enqueuer kicks them); they get their
+    // handlers when they start, in the listening phase, which opens the outbound side the handlers use.
+    const scheduler = createSchedulers({
+      jobs: jobStore,
+      commit,
+      clock,
+      log,
+      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
+      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
+      concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
+    });
+    const config: ServiceConfig = {
+      origin: o.origin,
+      openSignup: Boolean(o.openSignup),
+      waitlistUrl: 'https://svc.dev/waitlist',
+      systemFrom: 'svc <no-reply@svc.test>',
+      providerHosts: LOCAL_PROVIDER_HOSTS,
+    };
+    const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? []) : 'sandbox';
+    const changes = createChanges();
+    const core = createCore(
+      { db, commit, clock, log, secrets, config, jobs: jobsFor(jobStore, clock, scheduler), resolver, changes },
+      {
+        sendRate: o.sendRate ?? 50,
+        blockPatterns: (o.blockPattern ?? []).map((p) => new RegExp(p, 'i')),
+        retention: o.retention,
+        verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
+      },
+    );
+    // One set of chaos rules per running server, followed by the `/v1` routes and the SMTP sink alike; they start empty
+    // on every start.
+    const chaos = createChaos();
+
+    // The demo account is made before the API listens: a request never meets a server half set up.
+    let seed: Seed | null = null;
+    let readySeed: ReadySeed | null = null;
+    if (o.seed) {
+      if (fresh) {
+        seed = await seedSandbox(core, o.dns !== 'system', !dataDir);
+        if (dataDir) saveSeed(dataDir, seed);
+      }
+      readySeed = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
+    }
+
+    return {
+      clock,
+      config,
+      core,
+      changes,
+      chaos,
+      scheduler,
+      adminToken,
+      instance: instanceId(secrets),
+      seed,
+      readySeed,
+      probeWrite() {
+        jobStore.probe();
+        if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
+      },
+      listening: (api) => lock?.listening(api),
+      close: () => stack.unwind(),
+    };
+  } catch (err) {
+    await stack.unwind();
+    throw err;
+  }
+}
+
+/**
+ * The demo account of a fresh data directory: a confirmed owner, a workspace, the verified domain `example.test`
+ * (its records published in the sandbox zone), and a test and a live key with every scope.
+ */
+async function seedSandbox(core: Core, sandboxDns: boolean, inMemory: boolean): Promise<Seed> {
+  const email = 'owner@example.test';
+  const password = `sandbox-${base62(16)}`;
+  const { user, workspace } = await core.accounts.seedOwner(email, password, 'Sandbox');
+  const domain = await core.domains.create(workspace.id, { name: 'example.test' }, { inMemorySeed: inMemory });
+  if (sandboxDns) {
+    core.domains.publish(domain.id, {});
+    await core.domains.verify(workspace.id, domain.id);
+  }
+  const test = core.keys.create(workspace.id, user.id, { name: 'Sandbox test key', scopes: [...SCOPES], mode: 'test' });
+  const live = core.keys.create(workspace.id, user.id, { name: 'Sandbox live key', scopes: [...SCOPES], mode: 'live' });
+  return {
+    email,
+    password,
+    user_id: user.id,
+    workspace_id: workspace.id,
+    domain: domain.name,
+    domain_id: domain.id,
+    api_key_test: test.key,
+    api_key_live: live.key,
+  };
+}
+
+/**
+ * The seed kept from an earlier start, as the ready line reports it: null once its account is gone (the database was
+ * replaced), and a key that no longer works (revoked) as null.
+ */
+function keptSeed(core: Core, kept: Seed | null): ReadySeed | null {
+  if (!kept || !core.accounts.exists(kept.user_id)) return null;
+  const working = (key: string) => (core.keys.active(key) ? key : null);
+  return { ...kept, api_key_test: working(kept.api_key_test), api_key_live: working(kept.api_key_live) };
+}
