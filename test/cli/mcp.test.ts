@@ -9,7 +9,18 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, killAll, ROOT, serve, stop, within, type Exit, type Served } from '../helpers/binary.js';
+import {
+  BIN,
+  clientEnv,
+  ensureBuilt,
+  killAll,
+  ROOT,
+  serve,
+  stop,
+  within,
+  type Exit,
+  type Served,
+} from '../helpers/binary.js';
 
 type Result = { content: { type: string; text: string }[]; structuredContent?: any; isError?: boolean };
 
@@ -48,16 +59,7 @@ describe('svc mcp, the built binary on stdio', () => {
       args: [BIN, 'mcp'],
       cwd: ROOT,
       stderr: 'pipe',
-      env: {
-        PATH: process.env.PATH!,
-        HOME: home,
-        SVC_CONFIG_DIR: join(home, 'config'),
-        SVC_RUNTIME_DIR: join(home, 'run'),
-        SVC_CREDENTIAL_STORE: 'file',
-        SVC_BASE_URL: served.ready.api,
-        SVC_API_KEY: served.ready.seed!.api_key_test!,
-        SVC_ADMIN_TOKEN: served.ready.admin_token,
-      },
+      env: clientEnv(home, served),
     });
     let stderr = '';
     transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

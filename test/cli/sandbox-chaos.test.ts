@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosState } from '../../src/contract/sandbox.js';
-import { BIN, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
+import { BIN, clientEnv, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
 
 describe('svc sandbox chaos, built, against svc serve', { timeout: 60_000 }, () => {
   let home: string;
@@ -25,16 +25,7 @@ describe('svc sandbox chaos, built, against svc serve', { timeout: 60_000 }, () 
 
   const svc = (args: string[]) =>
     execa(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH!,
-        HOME: home,
-        SVC_CONFIG_DIR: join(home, 'config'),
-        SVC_RUNTIME_DIR: join(home, 'run'),
-        SVC_CREDENTIAL_STORE: 'file',
-        SVC_BASE_URL: s.ready.api,
-        SVC_ADMIN_TOKEN: s.ready.admin_token,
-        SVC_API_KEY: s.ready.seed!.api_key_test!,
-      },
+      env: clientEnv(home, s),
       extendEnv: false,
       reject: false,
       cwd: ROOT,

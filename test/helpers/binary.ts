@@ -31,6 +31,25 @@ export interface Served extends Launched {
   origin: string;
 }
 
+/**
+ * The whole environment of a built `svc` run against `server`, nothing of the machine's (no D-Bus, no SVC_* of the
+ * user): its own home, profile and runtime directories (so no registry of the user's local servers), credentials in
+ * a file, and the server's API, seed test key and admin token.
+ */
+export function clientEnv(home: string, server: Served, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH!,
+    HOME: home,
+    SVC_CONFIG_DIR: join(home, 'config'),
+    SVC_RUNTIME_DIR: join(home, 'run'),
+    SVC_CREDENTIAL_STORE: 'file',
+    SVC_BASE_URL: server.ready.api,
+    SVC_API_KEY: server.ready.seed!.api_key_test!,
+    SVC_ADMIN_TOKEN: server.ready.admin_token,
+    ...extra,
+  };
+}
+
 /** Every child still alive, so an afterAll can kill what a failed test left behind. */
 export const running = new Set<ChildProcess>();
 

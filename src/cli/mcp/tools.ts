@@ -14,6 +14,7 @@ import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';
 import { EventType } from '../../contract/events.js';
 import {
+  MessagesQuery,
   PublishDomainRequest,
   SetChaosRequest,
   type CaughtMessage,
@@ -114,6 +115,10 @@ async function messageView(client: Client, id: string): Promise<MessageView> {
 /** Every tool, in the order `tools/list` gives them. Built when `svc mcp` runs (the contract's schemas with it). */
 export function tools(): Tool[] {
   const Limit = z.number().int().min(1).max(100);
+  // The filters of the tools that look for caught mail: a recipient as the sandbox's listing takes it, and a part of
+  // a subject (a header line is at most 998 characters).
+  const To = MessagesQuery.shape.to;
+  const SubjectPart = z.string().max(998).optional();
   const table = [
     tool({
       name: 'send_email',
@@ -147,8 +152,8 @@ export function tools(): Tool[] {
         'received_at, status, preview, …). `to` is an envelope recipient, To or Cc address; `subject` a part of the ' +
         'subject, in any case. get_message reads one whole.',
       input: z.strictObject({
-        to: z.string().min(1).max(320).optional().describe('only mail to this address'),
-        subject: z.string().max(998).optional().describe('only mail whose subject contains this text (any case)'),
+        to: To.describe('only mail to this address'),
+        subject: SubjectPart.describe('only mail whose subject contains this text (any case)'),
         limit: Limit.optional().describe('at most this many (1–100, default 20)'),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -198,8 +203,8 @@ export function tools(): Tool[] {
         'send_email) it is the oldest matching message caught at or after that time, returned before or not. ' +
         'Gives up after `timeout_ms`.',
       input: z.strictObject({
-        to: z.string().min(1).max(320).optional().describe('an envelope recipient, To or Cc address'),
-        subject: z.string().max(998).optional().describe('a part of the subject, in any case'),
+        to: To.describe('an envelope recipient, To or Cc address'),
+        subject: SubjectPart.describe('a part of the subject, in any case'),
         timeout_ms: z
           .number()
           .int()
