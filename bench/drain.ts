@@ -114,9 +114,12 @@ function report(title: string, r: Awaited<ReturnType<typeof measure>>, lines: st
 
 console.log(`bench/drain  (${TOTAL} messages, batches of ${BATCH}, 2 KB html + text, DKIM-signed, one recipient)`);
 
+// Both runs turn retention off: the figure waits until the sink holds all TOTAL messages, more than the default
+// --max-messages keeps.
+
 // Backlog: accepted first, then released at once by one move of the manual clock.
 {
-  const svc = await spawnServe(['--send-rate', '1000000', '--clock', 'manual']);
+  const svc = await spawnServe(['--send-rate', '1000000', '--clock', 'manual', '--max-messages', 'off']);
   const admin = { 'Content-Type': 'application/json', Authorization: `Bearer ${svc.ready.admin_token}` };
   const origin = svc.ready.api.replace(/\/v1$/, '');
   const { now } = (await (await fetch(`${origin}/sandbox/clock`, { headers: admin })).json()) as { now: string };
@@ -140,7 +143,7 @@ console.log(`bench/drain  (${TOTAL} messages, batches of ${BATCH}, 2 KB html + t
 
 // Arriving: accepted while the server delivers.
 {
-  const svc = await spawnServe(['--send-rate', '1000000']);
+  const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off']);
   const r = await measure(svc, () => sendAll(svc));
   await svc.stop();
   report('arriving: accepted while the server delivers (timed from the first request)', r, [

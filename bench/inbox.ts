@@ -153,7 +153,8 @@ console.log(
   `  filled through the sink's ingest at ${Math.round(perSecond)} messages/s; database ${dbMb.toFixed(0)} MB`,
 );
 
-const svc = await spawnServe([], { dataDir });
+// Retention off: the default --max-messages would prune the filled sink to 10,000 while it is measured.
+const svc = await spawnServe(['--max-messages', 'off'], { dataDir });
 try {
   const base = `${svc.ready.api.replace(/\/v1$/, '')}/sandbox/messages?limit=${PAGE}`;
   const cases: [string, string, boolean][] = [
