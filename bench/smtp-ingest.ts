@@ -1,5 +1,6 @@
 // bench/smtp-ingest: how fast mail handed over SMTP is caught, by svc's sink beside postfix's smtp-sink (a C sink that
-// stores nothing: the ceiling of this machine) and MailDev (a Node mail catcher), measured in the same run.
+// stores nothing: the ceiling of this machine), MailDev (a Node mail catcher) and svc's floor (smtp-floor-server.ts:
+// the sink's SMTP library and connection class with nothing behind them), measured in the same run.
 //
 // 20 sessions at once send BENCH_MESSAGES (default 20,000) messages of 4 KB, in two modes:
 //   reused connections: each session sends message after message on one connection (a pooled client);
@@ -20,9 +21,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20);
 /** A measurement stops after this long and reports what was done by then (a peer at 200 msg/s would take 100 s). */
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 60);
-/** Only these peers (comma-separated names, e.g. `svc` to profile svc alone); all by default. */
 /** Flags added to `svc serve` (e.g. `--max-messages off`, to see what retention costs). */
 const SVC_ARGS = (process.env.BENCH_SVC_ARGS ?? '').split(' ').filter(Boolean);
+/** Only these peers (comma-separated names, e.g. `svc` to profile svc alone); all by default. */
 const ONLY = process.env.BENCH_PEERS?.split(',').map((p) => p.trim());
 const MESSAGE_BYTES = 4096;
 const MAILDEV_VERSION = '3.0.0';
@@ -272,6 +273,18 @@ const smtpSinkPeer: Peer = {
   },
 };
 
+const floorPeer: Peer = {
+  name: 'floor',
+  async start() {
+    const port = await freePort();
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/smtp-floor-server.ts', String(port)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await greeted(port, proc);
+    return { port, pid: proc.pid!, stop: stopper(proc) };
+  },
+};
+
 const maildevPeer: Peer = {
   name: 'MailDev',
   async start() {
@@ -341,9 +354,9 @@ async function measure(peer: Peer, mode: Mode): Promise<Figure> {
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const peers: Peer[] = [svcPeer];
-const missing: string[] = [];
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
+const peers: Peer[] = [svcPeer, floorPeer].filter((p) => wanted(p.name));
+const missing: string[] = [];
 if (existsSync(SMTP_SINK)) {
   if (wanted('smtp-sink')) peers.push(smtpSinkPeer);
 } else
@@ -385,15 +398,19 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
   const ratios: string[] = [];
   const rate = (peer: string, mode: Mode) => results.get(`${peer} ${mode}`)?.[round - 1]?.rate;
-  const [svcPer, sinkPer, svcReused, devReused] = [
+  const [svcPer, sinkPer, floorPer, svcReused, devReused, floorReused] = [
     rate('svc', 'per-connection'),
     rate('smtp-sink', 'per-connection'),
+    rate('floor', 'per-connection'),
     rate('svc', 'reused'),
     rate('MailDev', 'reused'),
+    rate('floor', 'reused'),
   ];
-  if (svcPer && sinkPer)
-    ratios.push(`per connection svc/smtp-sink ${((svcPer / sinkPer) * 100).toFixed(0)} % (target ≥ 50 %)`);
+  const percent = (a: number, b: number) => `${((a / b) * 100).toFixed(0)} %`;
+  if (svcPer && sinkPer) ratios.push(`per connection svc/smtp-sink ${percent(svcPer, sinkPer)} (target ≥ 50 %)`);
+  if (floorPer && sinkPer) ratios.push(`floor/smtp-sink ${percent(floorPer, sinkPer)}`);
   if (svcReused && devReused) ratios.push(`reused svc/MailDev ${(svcReused / devReused).toFixed(1)}× (target ≥ 4×)`);
+  if (floorReused && devReused) ratios.push(`floor/MailDev ${(floorReused / devReused).toFixed(1)}×`);
   if (ratios.length) console.log(`    ratios: ${ratios.join('; ')}`);
   console.log(`    CPU steal: ${stealLine(before, await machineTicks())}`);
 }

@@ -1,0 +1,34 @@
+// The floor for bench/smtp-ingest: svc's SMTP sink with nothing behind it. The same library (smtp-server) with the
+// sink's own options and connection class (greeted at once, pipelined replies in one write), taking each message into
+// one Buffer as the sink does and answering 250 at once: no parse, no store, no search entry. The gap between it and
+// svc is what catching a message costs; the gap between it and postfix's smtp-sink is the library's own.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { useSinkConnections } from '../src/server/smtp/connection.js';
+import { MAX_CONNECTIONS, MAX_MESSAGE_BYTES } from '../src/server/smtp/sink.js';
+
+const server = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  hideSTARTTLS: true,
+  disableReverseLookup: true,
+  size: MAX_MESSAGE_BYTES,
+  maxClients: MAX_CONNECTIONS,
+  logger: false,
+  onConnect: (_session, callback) => callback(),
+  onMailFrom: (_address, _session, callback) => callback(),
+  onRcptTo: (_address, _session, callback) => callback(),
+  onData(stream, _session, callback) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      Buffer.concat(chunks);
+      callback(null, 'Caught');
+    });
+  },
+});
+useSinkConnections(server);
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
+  console.log(JSON.stringify({ port: (server.server.address() as AddressInfo).port })),
+);
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
