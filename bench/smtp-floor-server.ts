@@ -4,25 +4,20 @@
 // svc is what catching a message costs; the gap between it and postfix's smtp-sink is the library's own.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { gather } from '../src/lib/gather.js';
 import { useSinkConnections } from '../src/server/smtp/connection.js';
-import { MAX_CONNECTIONS, MAX_MESSAGE_BYTES } from '../src/server/smtp/sink.js';
+import { sinkServerOptions } from '../src/server/smtp/sink.js';
 
 const server = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  hideSTARTTLS: true,
-  disableReverseLookup: true,
-  size: MAX_MESSAGE_BYTES,
-  maxClients: MAX_CONNECTIONS,
-  logger: false,
+  ...sinkServerOptions(),
   onConnect: (_session, callback) => callback(),
   onMailFrom: (_address, _session, callback) => callback(),
   onRcptTo: (_address, _session, callback) => callback(),
   onData(stream, _session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const raw = gather(0);
+    stream.on('data', (chunk: Buffer) => raw.add(chunk));
     stream.on('end', () => {
-      Buffer.concat(chunks);
+      raw.bytes();
       callback(null, 'Caught');
     });
   },

@@ -1,7 +1,7 @@
 // The SMTP sink: catches every message handed to it (by the service or any other program), parses its header block
 // and stores it with its raw source through core's inbox before answering 250, so an accepted message is already
 // readable.
-import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerOptions } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
@@ -124,20 +124,30 @@ export interface SinkLimits {
   maxConnections?: number;
 }
 
-export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
-  const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-  const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
-  const chaos = chaosReplies(deps);
-  const server: SMTPServer = new SMTPServer({
+/**
+ * The sink's smtp-server options apart from its handlers: the sessions it takes and its limits. bench/smtp-ingest's
+ * floor (bench/smtp-floor-server.ts) runs a server on them too, with nothing behind it.
+ */
+export function sinkServerOptions(limits: SinkLimits = {}): SMTPServerOptions {
+  return {
     name: 'svc-sink',
     banner: 'svc SMTP sink: every message is caught, none is delivered',
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     hideSTARTTLS: true,
     disableReverseLookup: true,
-    size: maxBytes,
+    size: limits.maxMessageBytes ?? MAX_MESSAGE_BYTES,
     maxClients: limits.maxConnections ?? MAX_CONNECTIONS,
     logger: false,
+  };
+}
+
+export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
+  const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
+  const chaos = chaosReplies(deps);
+  const server: SMTPServer = new SMTPServer({
+    ...sinkServerOptions(limits),
     // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
     // later; answering at once sends the greeting before anything is read from the socket (connection.ts) and saves
     // two turns a message.
