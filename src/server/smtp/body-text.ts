@@ -6,6 +6,11 @@
 export interface BodyGlance {
   /** The body as text: the text/plain part, else the HTML part with its tags removed; at most MAX_TEXT characters. */
   text: string;
+  /**
+   * What the search indexes: `text`, then the HTML part's text (at most MAX_TEXT characters) when the message has both
+   * parts and the HTML has a word the text part lacks (HTML-only content: a code, a link's words, a footer).
+   */
+  indexed: string;
   /** A part marked `Content-Disposition: attachment`, or a non-text part that the HTML does not use by Content-ID. */
   hasAttachments: boolean;
 }
@@ -140,7 +145,6 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
     if (!fields.has(name)) fields.set(name, h.value);
   }
   let plain: string | null = null;
-  // The HTML part is decoded only when there is no text part.
   let html: { start: number; end: number; fields: Fields } | null = null;
   let hasAttachments = false;
   let parts = 0;
@@ -197,13 +201,21 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
   const bodyAt = bodyStart(raw, 0, raw.length);
   if (bodyAt >= 0) walk(bodyAt, raw.length, fields, 0);
   const found = html as { start: number; end: number; fields: Fields } | null;
-  const text =
-    plain !== null
-      ? (plain as string).replace(/\r\n/g, '\n').trim()
-      : found
-        ? htmlText(decodePart(raw, found.start, found.end, found.fields))
-        : '';
-  return { text: text.slice(0, MAX_TEXT), hasAttachments };
+  const fromHtml = found ? htmlText(decodePart(raw, found.start, found.end, found.fields)).slice(0, MAX_TEXT) : '';
+  if (plain === null) return { text: fromHtml, indexed: fromHtml, hasAttachments };
+  const text = (plain as string).replace(/\r\n/g, '\n').trim().slice(0, MAX_TEXT);
+  return { text, indexed: addsWords(text, fromHtml) ? `${text}\n${fromHtml}` : text, hasAttachments };
+}
+
+/**
+ * Whether `html` (a text) has a word that `text` lacks, in any case. Most HTML mail comes with a text part that says
+ * the same (one is made from the other): its words would double the search entry for nothing.
+ */
+function addsWords(text: string, html: string): boolean {
+  if (!html) return false;
+  const words = (s: string) => s.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  const known = new Set(words(text));
+  return words(html).some((w) => w !== '' && !known.has(w));
 }
 
 /** The preview line of a body text: its start, whitespace collapsed. */
