@@ -155,7 +155,7 @@ describe('inbox routes', () => {
     });
     await smtp({ subject: 'text only', text: 'Your order has shipped, ZX80.' });
     expect(await subjects('zx81')).toEqual(['both parts']);
-    expect(await subjects('"track zx81"')).toEqual(['both parts']);
+    expect(await subjects('track zx81')).toEqual(['both parts']);
     expect(await subjects('shipped')).toEqual(['text only', 'both parts']);
   });
 

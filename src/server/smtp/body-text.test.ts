@@ -36,18 +36,24 @@ describe('glanceBody', () => {
     expect(glance(await build({ html })).text).toBe('Order 1042 & more\nSecond—para');
   });
 
-  it("indexes the HTML part's text beside the text part when the HTML has words of its own, each bounded", async () => {
+  it("indexes the words of the HTML part that the text part lacks, once each, from the HTML's first MAX_TEXT characters", async () => {
     const g = glance(
-      await build({ text: 'Your order has shipped.', html: '<p>Your order has shipped.</p><p>Track: <b>ZX81</b></p>' }),
+      await build({
+        text: 'Your order has shipped.',
+        html: '<style>p{color:red}</style><p>Your order has shipped.</p><p>Track: <b>ZX81</b> &amp; track&nbsp;again</p>',
+      }),
     );
     expect(g.text).toBe('Your order has shipped.');
-    expect(g.indexed).toBe('Your order has shipped.\nYour order has shipped.\nTrack: ZX81');
+    expect(g.indexed).toBe('Your order has shipped.\ntrack zx81 again');
     // The same words in another case and layout add nothing.
     expect(glance(await build({ text: 'HELLO  there', html: '<p>Hello</p><p>there</p>' })).indexed).toBe(
       'HELLO  there',
     );
-    const long = glance(await build({ text: 'short', html: `<p>${'htmlword '.repeat(MAX_TEXT / 4)}</p>` }));
-    expect(long.indexed.length).toBe('short\n'.length + MAX_TEXT);
+    const words = Array.from({ length: MAX_TEXT / 4 }, (_, i) => `w${i.toString(36).padStart(3, '0')}`);
+    const long = glance(await build({ text: 'short', html: `<p>${words.join(' ')}</p>` }));
+    expect(long.indexed.startsWith('short\nw000 w001 ')).toBe(true);
+    expect(long.indexed).not.toContain(words.at(-1));
+    expect(long.indexed.length).toBeLessThanOrEqual('short\n'.length + MAX_TEXT);
   });
 
   it('marks attachments, but not an inline image the HTML uses by Content-ID', async () => {
