@@ -1,7 +1,11 @@
-// Waiting for the next caught message of a local server (`svc inbox wait`, svc/testing's `inbox.waitFor`): by the
-// server's inbox stream (GET /sandbox/stream, server-sent events; nothing polls), on the service clock, so a manual
-// clock works too.
+// Waiting for caught mail of a local server (`svc inbox wait`, svc/testing's `inbox.waitFor`, `svc mcp`'s
+// `wait_for_message`): a wait returns the oldest matching message, caught since a given service time, that no earlier
+// wait returned — mail caught before the call included, since an app's mail is often caught before the call that
+// sent it returns. The mark "returned" lives on the server (POST /sandbox/messages/{id}/claim), so waits in separate
+// processes share it, and two waits racing for one message get it once. New mail comes by the server's inbox stream
+// (GET /sandbox/stream, server-sent events; nothing polls), on the service clock, so a manual clock works too.
 import type { CaughtMessageSummary, InboxEvent } from '../contract/sandbox.js';
+import { ApiError } from './errors.js';
 import type { Client } from './index.js';
 
 /** Whether a subject filter matches: a substring of the subject, case-insensitively (none: every message). */
@@ -11,16 +15,19 @@ export function subjectMatches(m: CaughtMessageSummary, subject: string | undefi
 
 /**
  * Every caught message to `to` (all of them when undefined) received at or after `since`, newest first, by the
- * service's own rule for `to` (an envelope recipient, or a To or Cc address, case-insensitively).
+ * service's own rule for `to` (an envelope recipient, or a To or Cc address, case-insensitively); with `claimed`,
+ * only the mail a wait took (true) or none did (false).
  */
 export async function caughtSince(
   client: Client,
   to: string | undefined,
   since: string | undefined,
+  claimed?: boolean,
 ): Promise<CaughtMessageSummary[]> {
   const all: CaughtMessageSummary[] = [];
+  const filter = claimed === undefined ? {} : { claimed: claimed ? ('true' as const) : ('false' as const) };
   for (let after: string | undefined; ; ) {
-    const page = (await client.sandbox('listMessages', { query: { to, since, limit: 100, after } })).body;
+    const page = (await client.sandbox('listMessages', { query: { to, since, limit: 100, after, ...filter } })).body;
     all.push(...page.data);
     if (!page.has_more) return all;
     after = page.data.at(-1)!.id;
@@ -50,66 +57,64 @@ export interface CaughtWait {
   to?: string;
   /** Besides `to`: whether a message is the one awaited. */
   accept(m: CaughtMessageSummary): boolean | Promise<boolean>;
-  /** Take mail received at or after this service time, rather than only mail arriving after the wait began. */
-  since?: string;
+  /** Only mail received at or after this service time (ISO 8601): where the caller's "since" begins. */
+  since: string;
   timeoutMs: number;
   /** The local clock the timeout runs on. */
   clock: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
-  /** Called once nothing already caught matches, just before the wait proper (a spinner, a log line). */
-  onWaiting?(since: string): void | Promise<void>;
-}
-
-export interface CaughtWaitResult {
-  /** The message awaited; undefined when the time ran out. */
-  found?: CaughtMessageSummary;
-  /** The service time the wait counted from. */
-  since: string;
-  /** Matching mail already there when the wait began (not taken, unless `since` was given). */
-  already: ReadonlySet<string>;
+  /** Called once nothing already caught is taken, just before the wait on the stream (a spinner, a log line). */
+  onWaiting?(): void | Promise<void>;
 }
 
 /**
- * Waits for the next caught message that `to` and `accept` take. "Next" is on the service clock: mail received at or
- * after its time when the wait began (or `since`), except mail already there at that moment (under a manual clock
- * that has not moved, earlier mail has the same time). Throws InboxStreamEnded when the server stops meanwhile.
+ * Waits for the oldest caught message received at or after `since` that `to` and `accept` take and that no earlier
+ * wait returned, and claims it; undefined when the time runs out first. The stream is opened before the mail already
+ * caught is listed, so a message is in one or the other (or both: a claim takes it once). Throws InboxStreamEnded when
+ * the server stops meanwhile.
  */
-export async function waitForCaught(client: Client, o: CaughtWait): Promise<CaughtWaitResult> {
+export async function waitForCaught(client: Client, o: CaughtWait): Promise<CaughtMessageSummary | undefined> {
   const deadline = o.clock.now() + o.timeoutMs;
-  const matching = async (since: string | undefined) => {
-    const all = await caughtSince(client, o.to, since);
-    const taken: CaughtMessageSummary[] = [];
-    for (const m of all) if (await o.accept(m)) taken.push(m);
-    return taken;
-  };
-  const since = o.since ?? (await client.sandbox('getClock')).body.now;
-  const already = new Set(o.since ? [] : (await matching(since)).map((m) => m.id));
   const stop = new AbortController();
   try {
-    // The stream first, then what arrived before it started: a message is in one or the other, or both.
     const stream = await client.inboxStream({ signal: stop.signal });
-    const found = (await matching(since)).filter((m) => !already.has(m.id)).at(-1);
-    if (found) return { found, since, already };
-    await o.onWaiting?.(since);
-    const arrival = nextMatch(client, stream, o);
+    // Newest first from the listing: tried oldest first.
+    for (const m of (await caughtSince(client, o.to, o.since, false)).reverse()) {
+      if ((await o.accept(m)) && (await claim(client, m.id))) return m;
+    }
+    await o.onWaiting?.();
+    const arrival = nextClaimed(client, stream, o);
     const expiry = o.clock.sleep(Math.max(0, deadline - o.clock.now()), stop.signal).then(() => undefined);
     // Whichever loses is ended by the abort below; its rejection is expected.
     arrival.catch(() => {});
     expiry.catch(() => {});
-    return { found: await Promise.race([arrival, expiry]), since, already };
+    return await Promise.race([arrival, expiry]);
   } finally {
     stop.abort();
   }
 }
 
-/** The first message of the stream that matches; throws when the stream ends (the server stopped). */
-async function nextMatch(
+/** Claims a message for this wait: whether this call took it (false: another wait did, or it was deleted). */
+async function claim(client: Client, id: string): Promise<boolean> {
+  try {
+    return (await client.sandbox('claimMessage', { params: { id } })).body.taken;
+  } catch (err) {
+    // Deleted since it was listed (the inbox emptied, the message pruned): not this wait's message.
+    if (err instanceof ApiError && err.status === 404) return false;
+    throw err;
+  }
+}
+
+/** The first message of the stream that matches and that this wait claims; throws when the stream ends. */
+async function nextClaimed(
   client: Client,
   stream: AsyncIterable<InboxEvent>,
   o: CaughtWait,
 ): Promise<CaughtMessageSummary> {
+  const since = Date.parse(o.since);
   for await (const e of stream) {
-    if (e.event === 'message' && (o.to === undefined || (await isTo(client, o.to, e.data))) && (await o.accept(e.data)))
-      return e.data;
+    if (e.event !== 'message' || Date.parse(e.data.received_at) < since) continue;
+    if (o.to !== undefined && !(await isTo(client, o.to, e.data))) continue;
+    if ((await o.accept(e.data)) && (await claim(client, e.data.id))) return e.data;
   }
   throw new InboxStreamEnded();
 }

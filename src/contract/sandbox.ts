@@ -109,9 +109,15 @@ export const CaughtMessageSummary = lazySchema(() =>
     has_attachments: z.boolean(),
     /** Whether it was marked read (the inbox page marks a message read when it is opened). */
     read: z.boolean(),
+    /** Whether a wait for mail returned it (`POST /sandbox/messages/{id}/claim`): no later wait returns it again. */
+    claimed: z.boolean(),
   }),
 );
 export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
+
+/** `POST /sandbox/messages/{id}/claim`: whether this call took the message (false: a wait had taken it before). */
+export const ClaimedMessage = lazySchema(() => z.object({ taken: z.boolean(), message: CaughtMessageSummary }));
+export type ClaimedMessage = z.infer<typeof ClaimedMessage>;
 
 export const CaughtAttachment = lazySchema(() =>
   z.object({
@@ -193,10 +199,13 @@ export const MessagesQuery = lazySchema(() =>
     after: Id('eml').optional(),
     /** Only mail received at or after this time (service clock). */
     since: InputTimestamp.optional(),
+    /** Only mail a wait has claimed (`true`), or that none has (`false`). */
+    claimed: z.enum(['true', 'false']).optional(),
     /**
      * A search: words match the subject, sender, recipients and body text (a word matches as a prefix, a "quoted
-     * phrase" exactly); `to:`, `from:` and `subject:` limit a word or phrase to that field; `is:unread`, `is:read`
-     * and `has:attachment` filter. Every part must match.
+     * phrase" exactly); `to:`, `from:` and `subject:` limit a word or phrase to that field; `cc:`, `tag:`, `status:`,
+     * `before:`, `after:`, `larger:`, `smaller:`, `is:unread`, `is:read` and `has:attachment` filter; `-` before a
+     * part excludes it. Every part must match; an unknown operator is a 400.
      */
     q: z.string().max(500).optional(),
   }),
@@ -467,6 +476,7 @@ export const sandboxEndpoints = {
   getAttachment: { method: 'GET', path: '/sandbox/messages/:id/attachments/:n', success: [200, null] },
   markMessageRead: { method: 'POST', path: '/sandbox/messages/:id/read', success: [200, CaughtMessageSummary] },
   markMessageUnread: { method: 'POST', path: '/sandbox/messages/:id/unread', success: [200, CaughtMessageSummary] },
+  claimMessage: { method: 'POST', path: '/sandbox/messages/:id/claim', success: [200, ClaimedMessage] },
   getClock: { method: 'GET', path: '/sandbox/clock', success: [200, ClockState] },
   moveClock: { method: 'POST', path: '/sandbox/clock', body: MoveClockRequest, success: [200, MovedClock] },
   publishDomain: {

@@ -50,8 +50,8 @@ export interface WaitForOptions {
   subject?: string;
   /** Only mail this function takes. */
   match?: (m: TestMessage) => boolean;
-  /** Take mail caught at or after this service time (ISO 8601), not only mail arriving after the call. */
-  since?: string;
+  /** Only mail caught at or after this service time (a `Date` or ISO 8601), rather than since the sandbox started. */
+  since?: string | Date;
   /** Milliseconds of real time before it gives up (default 5,000). */
   timeout?: number;
 }
@@ -96,7 +96,10 @@ export interface Sandbox {
   /** The package's client, with the seeded test key (when seeded) and the admin token for the sandbox routes. */
   client: Client;
   inbox: {
-    /** The first caught message that matches and arrived after the call (or `since`). */
+    /**
+     * The oldest caught message that matches and that no earlier `waitFor` returned, caught since the sandbox started
+     * (or `since`) — before the call too — waiting for one when none has come yet.
+     */
     waitFor(opts?: WaitForOptions): Promise<TestMessage>;
     /** Every caught message, newest first. */
     list(): Promise<CaughtMessageSummary[]>;
@@ -151,6 +154,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const captures = new Set<Capture>();
   const wallClock = { now: Date.now, sleep };
+  // Where a wait's "since" begins: nothing older is left after inbox.clear() either.
+  const started = new Date(server.clock.now()).toISOString();
 
   const full = async (id: string): Promise<TestMessage> => {
     const m = (await client.sandbox('getMessage', { params: { id } })).body;
@@ -167,6 +172,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     inbox: {
       async waitFor(o = {}) {
         const timeout = o.timeout ?? DEFAULT_WAIT_MS;
+        const from = o.since === undefined ? undefined : new Date(o.since);
+        if (from && !Number.isFinite(from.getTime()))
+          throw new TypeError(`inbox.waitFor: since takes a Date or an ISO 8601 time (got ${JSON.stringify(o.since)})`);
+        const since = from ? from.toISOString() : started;
         const fulls = new Map<string, TestMessage>();
         const accept = async (m: CaughtMessageSummary) => {
           if (!subjectMatches(m, o.subject)) return false;
@@ -175,22 +184,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           fulls.set(m.id, f);
           return o.match(f);
         };
-        let waited;
+        let found;
         try {
-          waited = await waitForCaught(client, {
-            to: o.to,
-            accept,
-            since: o.since,
-            timeoutMs: timeout,
-            clock: wallClock,
-          });
+          found = await waitForCaught(client, { to: o.to, accept, since, timeoutMs: timeout, clock: wallClock });
         } catch (err) {
           if (err instanceof InboxStreamEnded)
             throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');
           throw err;
         }
-        if (waited.found) return fulls.get(waited.found.id) ?? full(waited.found.id);
-        throw new Error(await timedOut(o, timeout, waited.since));
+        // Read before it was claimed when `match` needed it.
+        if (found) return { ...(fulls.get(found.id) ?? (await full(found.id))), claimed: true };
+        throw new Error(await timedOut(o, timeout, since));
       },
       list: () => caughtSince(client, undefined, undefined),
       async clear() {
@@ -252,7 +256,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const caught = await caughtSince(client, undefined, undefined);
     const lines = caught
       .slice(0, 10)
-      .map((m) => `  ${m.received_at}  to ${[...m.to, ...m.cc].join(', ') || '(none)'}  "${m.subject ?? ''}"`);
+      .map(
+        (m) =>
+          `  ${m.received_at}  to ${[...m.to, ...m.cc].join(', ') || '(none)'}  "${m.subject ?? ''}"` +
+          (m.claimed ? '  (an earlier wait returned it)' : ''),
+      );
     const held = caught.length
       ? `The inbox holds ${caught.length} message${caught.length === 1 ? '' : 's'}${caught.length > 10 ? ', the newest 10' : ''}:\n${lines.join('\n')}`
       : 'The inbox is empty: nothing was caught (was the message sent, and accepted?).';

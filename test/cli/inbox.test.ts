@@ -375,8 +375,13 @@ describe('svc inbox', () => {
       return { code: await done, ms, c };
     }
 
-    it('waits for the next message to the address and prints its code; mail caught before it started is not "next"', async () => {
+    it('takes mail caught just before it started, once; then waits for the next message and prints its code', async () => {
       await send('ada@example.org', 'Your code', { text: 'Your code is 111111' });
+      // Sent, then waited for: caught before the wait began, within its minute, so taken at once.
+      const first = await cmd({ clock: heldClock().clock });
+      expect(await first.run(inboxWaitRun, { to: 'ada@example.org', extract: 'code' })).toBe(0);
+      expect([first.stdout(), first.stderr()]).toEqual(['111111\n', '']);
+      // The next wait does not take it again: it waits.
       const { code, ms, c } = await waitFor({ to: 'ada@example.org', extract: 'code' }, async () => {
         await send('bob@example.org', 'Your code', { text: 'Your code is 222222' });
         await send('ada@example.org', 'Your code', { text: 'Your code is 482913' });
@@ -435,15 +440,21 @@ describe('svc inbox', () => {
       });
     });
 
-    it('--since takes mail that arrived before it started, the oldest first, without waiting', async () => {
-      const before = (await s.admin('GET', '/sandbox/clock')).body.now as string;
+    it('takes mail that arrived before it started the oldest first, one a wait, and --since narrows', async () => {
       await send('ada@example.org', 'Code one', { text: 'Your code is 101010' });
+      await s.advance(10);
+      const between = (await s.admin('GET', '/sandbox/clock')).body.now as string;
       await send('ada@example.org', 'Code two', { text: 'Your code is 202020' });
-      const held = heldClock();
-      const c = await cmd({ clock: held.clock });
-      expect(await c.run(inboxWaitRun, { to: 'ada@example.org', since: before, extract: 'code' })).toBe(0);
-      expect(c.stdout()).toBe('101010\n');
-      expect(c.stderr()).toBe('');
+      await send('ada@example.org', 'Code three', { text: 'Your code is 303030' });
+      const codes = [];
+      for (const since of [between, undefined, undefined]) {
+        const c = await cmd({ clock: heldClock().clock });
+        expect(await c.run(inboxWaitRun, { to: 'ada@example.org', since, extract: 'code' })).toBe(0);
+        expect(c.stderr()).toBe('');
+        codes.push(c.stdout());
+      }
+      // Since `between`: not the first; then the oldest one left, then the last.
+      expect(codes).toEqual(['202020\n', '101010\n', '303030\n']);
     });
 
     it('follows the service clock: a manual clock moved a day ahead still tells old mail from new', async () => {
@@ -456,8 +467,9 @@ describe('svc inbox', () => {
       expect(c.stdout()).toBe('300001\n');
     });
 
-    it('times out with exit 1 and a clear message, saying when matching mail came before the wait began', async () => {
+    it('times out with exit 1 and a clear message, saying when matching mail came before the minute it looks back', async () => {
       const early = await send('ada@example.org', 'Your code', { text: 'Your code is 654321' });
+      await s.advance(61);
       const { code, c } = await waitFor({ to: 'ada@example.org', timeout: 5_000, extract: 'code' }, async (expire) =>
         expire(),
       );
@@ -467,8 +479,16 @@ describe('svc inbox', () => {
       expect(m!.message_id).toBe(early);
       expect(c.stderr()).toMatch(
         new RegExp(
-          `error: svc inbox wait: no message to ada@example\\.org arrived within 5s \\(since .+Z\\); hint: the latest one, ${m!.id}, came at .+Z, before the wait began: take it with --since`,
+          `error: svc inbox wait: no message to ada@example\\.org arrived within 5s \\(since .+Z\\); hint: the latest one, ${m!.id}, came at .+Z, before the minute before the wait: take it with an earlier --since`,
         ),
+      );
+      // Taken by a wait, it is named as such.
+      const taken = await cmd({ clock: heldClock().clock });
+      expect(await taken.run(inboxWaitRun, { to: 'ada@example.org', since: m!.received_at })).toBe(0);
+      const again = await waitFor({ to: 'ada@example.org', since: m!.received_at }, async (expire) => expire());
+      expect(again.code).toBe(1);
+      expect(again.c.stderr()).toContain(
+        `hint: the latest one, ${m!.id}, came at ${m!.received_at}, and an earlier wait returned it: see it with \`svc inbox show ${m!.id}\``,
       );
 
       const none = await waitFor({ to: 'nobody@example.org', subject: 'code' }, async (expire) => expire(), {

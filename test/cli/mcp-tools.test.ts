@@ -98,40 +98,90 @@ describe('svc mcp tools', () => {
     const again = await call('wait_for_message', { to: 'code@example.org', timeout_ms: 200 });
     expect(again.isError).toBe(true);
     expect(again.content[0]!.text).toMatch(/^wait_for_message: no message to code@example\.org was caught within 0s/);
-    expect(again.content[0]!.text).toContain(`the latest one, ${got.message.id}`);
-    expect(again.content[0]!.text).toContain('and an earlier wait returned it');
+    expect(again.content[0]!.text).toContain(
+      `the latest one, ${got.message.id}, came at ${got.message.received_at} and an earlier wait returned it: read it with get_message`,
+    );
 
-    // `since` takes it again; `extract: link` answers its link.
-    const link = await call('wait_for_message', {
-      to: 'code@example.org',
-      since: json(sent).created_at,
-      extract: 'link',
-    });
+    // `since` narrows; `extract: link` answers the link.
+    const second = json(await send(call, { to: 'code@example.org', text: 'Or https://app.example.org/next.' }));
+    const link = await call('wait_for_message', { to: 'code@example.org', since: second.created_at, extract: 'link' });
     expect(link.isError).toBeFalsy();
-    expect(json(link).link).toBe('https://app.example.org/verify?t=abc');
-    expect(json(link).message.id).toBe(got.message.id);
+    expect(json(link).link).toBe('https://app.example.org/next');
+    expect(json(link).message.message_id).toBe(second.id);
   });
 
-  it('waits for mail that has not come yet, and says when a message has no code', async () => {
+  it('waits for mail that has not come yet (telling the client it waits), and says when a message has no code', async () => {
+    const { client } = await connect();
+    let waiting!: (message: string) => void;
+    const told = new Promise<string>((resolve) => (waiting = resolve));
+    const result = client.callTool(
+      { name: 'wait_for_message', arguments: { to: 'later@example.org', subject: 'WELCOME', extract: 'code' } },
+      undefined,
+      { onprogress: (p) => waiting(p.message ?? '') },
+    );
+    // Told once nothing already caught is taken: from then on the wait reads the stream.
+    expect(await told).toMatch(
+      /^waiting up to 30s for a message to later@example\.org with "WELCOME" in its subject caught since \S+Z$/,
+    );
     const { call } = await connect();
-    const waiting = call('wait_for_message', { to: 'later@example.org', subject: 'WELCOME', extract: 'code' });
-    await new Promise((r) => setTimeout(r, 200));
     await send(call, { to: 'later@example.org', subject: 'Welcome aboard', text: 'No digits here.' });
-    const r = await waiting;
+    const r = (await result) as Result;
     expect(r.isError).toBe(true);
     expect(r.content[0]!.text).toMatch(/^wait_for_message: eml_\w+ arrived, but it has no 4–10 digit code/);
   });
 
-  it('leaves out mail caught before svc mcp started, though it has the time of the unmoved clock', async () => {
+  it('leaves out mail caught before svc mcp started', async () => {
     const before = await connect();
     await send(before.call, { to: 'before@example.org', text: 'Code 111111' });
     await s.settle();
+    await s.advance(1);
     const { call } = await connect();
     const r = await call('wait_for_message', { to: 'before@example.org', timeout_ms: 200 });
     expect(r.isError).toBe(true);
-    expect(r.content[0]!.text).toMatch(/the latest one, eml_\w+, came at \S+ before svc mcp started/);
+    expect(r.content[0]!.text).toMatch(/the latest one, eml_\w+, came at \S+ before svc mcp started: read it/);
     await send(call, { to: 'before@example.org', text: 'Code 222222' });
     expect(json(await call('wait_for_message', { to: 'before@example.org', extract: 'code' })).code).toBe('222222');
+  });
+
+  it('send_email then wait_for_message, again and again: each wait answers the message just sent', async () => {
+    const { call } = await connect();
+    for (let i = 0; i < 25; i++) {
+      await send(call, { to: 'loop@example.org', text: `Your code is ${700000 + i}` });
+      const r = await call('wait_for_message', { to: 'loop@example.org', extract: 'code', timeout_ms: 10_000 });
+      expect(r.isError, r.content[0]!.text).toBeFalsy();
+      expect(json(r).code).toBe(String(700000 + i));
+    }
+  });
+
+  it('under the real clock too, and across two svc mcp of one server', async () => {
+    const real = await startTestServer({ clock: 'real' });
+    try {
+      const { ctx } = await cli(real, {
+        configDir: dirs.make(),
+        env: { SVC_API_KEY: real.ready.seed!.api_key_test!, SVC_ADMIN_TOKEN: real.adminToken },
+      });
+      const agents = [createMcpServer(ctx), createMcpServer(ctx)];
+      const calls = await Promise.all(
+        agents.map(async (server) => {
+          const [a, b] = InMemoryTransport.createLinkedPair();
+          await server.connect(a);
+          const client = new Client({ name: 'test', version: '0' });
+          await client.connect(b);
+          open.push(client);
+          return async (name: string, args: Record<string, unknown> = {}) =>
+            (await client.callTool({ name, arguments: args })) as Result;
+        }),
+      );
+      for (let i = 0; i < 20; i++) {
+        const call = calls[i % 2]!;
+        await send(call, { to: 'real@example.org', text: `Your code is ${800000 + i}` });
+        const r = await call('wait_for_message', { to: 'real@example.org', extract: 'code', timeout_ms: 10_000 });
+        expect(r.isError, r.content[0]!.text).toBeFalsy();
+        expect(json(r).code).toBe(String(800000 + i));
+      }
+    } finally {
+      await real.close();
+    }
   });
 
   it('lists caught mail by recipient and subject, newest first, and reads one whole', async () => {

@@ -186,11 +186,16 @@ describe('svc mcp, the built binary on stdio', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('ends with exit 0 at %s, in the middle of a wait', async (signal) => {
-    const { proc, call, exited, stderr } = await start();
-    const waiting = call('wait_for_message', { to: 'nobody@example.org', timeout_ms: 60_000 }).catch(
-      (err: Error) => err,
-    );
-    await new Promise((r) => setTimeout(r, 300));
+    const { proc, client, exited, stderr } = await start();
+    let told!: () => void;
+    const waitingNow = new Promise<void>((resolve) => (told = resolve));
+    const waiting = client
+      .callTool({ name: 'wait_for_message', arguments: { to: 'nobody@example.org', timeout_ms: 60_000 } }, undefined, {
+        onprogress: () => told(),
+      })
+      .catch((err: Error) => err);
+    // The wait says (MCP progress) once it waits on the inbox stream: the signal comes in the middle of it.
+    await within(10_000, waitingNow, 'the wait under way');
     proc.kill(signal);
     expect(await within(5_000, exited, 'svc mcp exit')).toEqual({ code: 0, signal: null });
     expect(stderr()).toContain('interrupted');

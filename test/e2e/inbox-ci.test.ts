@@ -78,21 +78,30 @@ describe('svc inbox (the built binary)', () => {
     expect(code.exitCode, code.stderr).toBe(0);
     expect(code.stdout).toBe('482913');
 
-    const json = await svc([
-      '--json',
-      'inbox',
-      'wait',
-      '--to',
-      'ci-user@example.org',
-      '--subject',
-      'SIGN-IN',
-      '--since',
-      accepted.created_at,
-    ]);
+    // A second send, then a wait without --since: the message just caught, not the one the first wait returned.
+    const again = await svc(
+      [
+        'emails',
+        'send',
+        '--json',
+        '--from',
+        'Shop <orders@example.test>',
+        '--to',
+        'ci-user@example.org',
+        '--subject',
+        'Your new sign-in code',
+        '--text',
+        'Your code is 775533.',
+      ],
+      key(),
+    );
+    expect(again.exitCode, again.stderr).toBe(0);
+    const json = await svc(['--json', 'inbox', 'wait', '--to', 'ci-user@example.org', '--subject', 'SIGN-IN']);
     expect(json.exitCode, json.stderr).toBe(0);
     expect(CaughtMessage.parse(JSON.parse(json.stdout))).toMatchObject({
-      subject: 'Your sign-in code',
-      message_id: accepted.id,
+      subject: 'Your new sign-in code',
+      message_id: MessageAccepted.parse(JSON.parse(again.stdout)).id,
+      claimed: true,
     });
 
     // Started before the mail is sent, it takes the next message without --since. Its one line on stderr (for the
@@ -157,12 +166,30 @@ describe('svc inbox (the built binary)', () => {
         ])
       ).stdout,
     ).toBe('111222');
-    // …a wait begun after it does not take it, and says why.
+    // …a later wait, in another process, does not take it again, and says why.
     const late = await svc(['inbox', 'wait', '--to', 'late@example.org', '--timeout', '0', '--extract', 'code']);
     expect(late.exitCode).toBe(1);
     expect(late.stderr).toMatch(
-      /no message to late@example\.org arrived within 0s .*hint: the latest one, eml_\w+, came at .+, before the wait began: take it with --since/,
+      /no message to late@example\.org arrived within 0s .*hint: the latest one, eml_\w+, came at .+, and an earlier wait returned it: see it with `svc inbox show eml_\w+`/,
     );
+  });
+
+  it('an app sends over SMTP, then a script waits: each wait, a process of its own, takes the next message in order', async () => {
+    const port = Number(new URL(s.ready.smtp.replace(/^smtp:/, 'http:')).port);
+    const app = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+    try {
+      // Caught before sendMail resolves: the wait that follows finds it there.
+      await app.sendMail({ from: 'app@example.net', to: 'seq@example.org', subject: 'One', text: 'Code 100100' });
+      const first = await svc(['inbox', 'wait', '--to', 'seq@example.org', '--extract', 'code', '--timeout', '10s']);
+      expect([first.exitCode, first.stdout, first.stderr]).toEqual([0, '100100', '']);
+      await app.sendMail({ from: 'app@example.net', to: 'seq@example.org', subject: 'Two', text: 'Code 200200' });
+      await app.sendMail({ from: 'app@example.net', to: 'seq@example.org', subject: 'Three', text: 'Code 300300' });
+      const second = await svc(['inbox', 'wait', '--to', 'seq@example.org', '--extract', 'code', '--timeout', '10s']);
+      const third = await svc(['inbox', 'wait', '--to', 'seq@example.org', '--extract', 'code', '--timeout', '10s']);
+      expect([second.stdout, third.stdout]).toEqual(['200200', '300300']);
+    } finally {
+      app.close();
+    }
   });
 
   it('lists caught mail (tab-separated when piped), and shows a raw message byte for byte', async () => {

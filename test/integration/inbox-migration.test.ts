@@ -55,6 +55,8 @@ describe('a data directory from before migration 4', () => {
       const headers = JSON.stringify([
         { name: 'Subject', value: subject },
         { name: 'From', value: 'Reports <reports@example.test>' },
+        // Tagged as the service tags its mail: found by tag: after migration 8.
+        ...(parsed ? [{ name: 'X-Svc-Tags', value: 'plan=pro;  team=ops' }] : []),
       ]);
       const attachments = parsed
         ? JSON.stringify([
@@ -122,6 +124,14 @@ describe('a data directory from before migration 4', () => {
     expect(
       (await s.admin('GET', '/sandbox/messages?q=march')).body.data.map((m: { subject: string }) => m.subject),
     ).toEqual(['March statement']);
+    const search = async (q: string) =>
+      (await s.admin('GET', `/sandbox/messages?q=${encodeURIComponent(q)}`)).body.data.map(
+        (m: { subject: string }) => m.subject,
+      );
+    expect(await search('tag:team=ops')).toEqual(['April statement']);
+    expect(await search('-tag:plan')).toEqual(['March statement']);
+    // No wait has taken them.
+    expect(list.body.data.map((m: { claimed: boolean }) => m.claimed)).toEqual([false, false]);
 
     const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
     await t.sendMail({

@@ -147,6 +147,125 @@ describe('inbox routes', () => {
     expect(await subjects('nothing-like-this')).toEqual([]);
   });
 
+  it('finds a word that is only in the HTML part', async () => {
+    await smtp({
+      subject: 'both parts',
+      text: 'Your order has shipped.',
+      html: '<p>Your order has shipped.</p><p>Track ZX81 here</p>',
+    });
+    await smtp({ subject: 'text only', text: 'Your order has shipped, ZX80.' });
+    expect(await subjects('zx81')).toEqual(['both parts']);
+    expect(await subjects('track zx81')).toEqual(['both parts']);
+    expect(await subjects('shipped')).toEqual(['text only', 'both parts']);
+  });
+
+  it('filters by tag:, status:, cc:, before:/after:, larger:/smaller:, and "-" excludes any part', async () => {
+    const tagged = await v1({
+      to: 'delivered@simulator.test',
+      subject: 'pro welcome',
+      text: 'Welcome',
+      tags: [
+        { name: 'plan', value: 'pro' },
+        { name: 'user', value: 'Jürgen' },
+      ],
+    });
+    // (Labelled: bounce@simulator.test itself is suppressed since it bounced in an earlier test.)
+    await v1({
+      to: 'bounce+tags@simulator.test',
+      subject: 'free welcome',
+      text: 'Welcome',
+      tags: [{ name: 'plan', value: 'free' }],
+    });
+    await s.settle();
+    await s.advance(3600);
+    const later = (await s.admin('GET', '/sandbox/clock')).body.now as string;
+    await smtp({
+      from: 'queen@hearts.test',
+      to: 'alice@wonder.test',
+      cc: ['Hatter <hatter@tea.test>', 'march.hare@tea.test'],
+      subject: 'big croquet',
+      text: 'Off with their heads',
+      attachments: [{ filename: 'flamingo.bin', content: Buffer.alloc(40_000, 1) }],
+    });
+
+    expect(await subjects('tag:plan')).toEqual(['free welcome', 'pro welcome']);
+    expect(await subjects('tag:PLAN=pro')).toEqual(['pro welcome']);
+    expect(await subjects('tag:user=Jürgen')).toEqual(['pro welcome']);
+    expect(await subjects('tag:plan=pr')).toEqual([]); // a value matches whole
+    expect(await subjects('-tag:plan')).toEqual(['big croquet']);
+    expect(await subjects('welcome -tag:plan=free')).toEqual(['pro welcome']);
+
+    expect(await subjects('status:delivered')).toEqual(['pro welcome']);
+    expect(await subjects('status:bounced')).toEqual(['free welcome']);
+    // Mail from other programs has no status: it is not delivered, and it is not bounced either.
+    expect(await subjects('-status:delivered')).toEqual(['big croquet', 'free welcome']);
+
+    expect(await subjects('cc:hatter')).toEqual(['big croquet']);
+    expect(await subjects('cc:TEA.test')).toEqual(['big croquet']);
+    expect(await subjects('cc:alice')).toEqual([]); // To, not Cc
+    expect(await subjects('-cc:hatter')).toEqual(['free welcome', 'pro welcome']);
+
+    expect(await subjects(`after:${later}`)).toEqual(['big croquet']);
+    expect(await subjects(`before:${later}`)).toEqual(['free welcome', 'pro welcome']);
+    expect(await subjects(`-before:${later}`)).toEqual(['big croquet']);
+    const day = later.slice(0, 10);
+    const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    expect(await subjects(`before:${next}`)).toHaveLength(3);
+    expect(await subjects(`after:${next}`)).toEqual([]);
+
+    expect(await subjects('larger:30KB')).toEqual(['big croquet']);
+    expect(await subjects('smaller:30KB')).toEqual(['free welcome', 'pro welcome']);
+    expect(await subjects('larger:1MB')).toEqual([]);
+
+    // Exclusion of words and fields, with and without words wanted.
+    expect(await subjects('welcome -free')).toEqual(['pro welcome']);
+    expect(await subjects('-welcome')).toEqual(['big croquet']);
+    expect(await subjects('-from:queen')).toEqual(['free welcome', 'pro welcome']);
+    expect(await subjects('-"off with"')).toEqual(['free welcome', 'pro welcome']);
+    expect(await subjects('welcome -status:bounced -is:read')).toEqual(['pro welcome']);
+    expect((await list('?q=tag:plan=pro')).data[0].message_id).toBe(tagged);
+  });
+
+  it('answers an operator it does not know, or a value an operator does not take, with a 400 naming the field', async () => {
+    await smtp({ subject: 'label:work', text: 'x' });
+    for (const [q, says] of [
+      [
+        'label:work',
+        /"label:" is no search operator; the operators are from:, to:, cc:, subject:, tag:, status:, before:, after:, larger:, smaller:, is:read, is:unread, has:attachment/,
+      ],
+      ['-foo:bar', /"foo:" is no search operator/],
+      ['before:someday', /before: takes a date \(2026-05-01\) or a date-time/],
+      ['status:lost', /status: takes one of queued, scheduled, sending, sent, delivered/],
+      ['larger:huge', /larger: takes a size such as 10KB/],
+      ['is:starred', /is: takes read or unread/],
+    ] as const) {
+      const r = await s.admin('GET', `/sandbox/messages?q=${encodeURIComponent(q)}`);
+      expectProblem(r, 400, 'invalid_request');
+      expect(r.body.detail, q).toMatch(says);
+      expect(r.body.errors, q).toEqual([{ path: 'q', code: 'invalid', message: expect.any(String) }]);
+    }
+    // Quoted, it is text.
+    expect(await subjects('"label:work"')).toEqual(['label:work']);
+  });
+
+  it('claims a message for a wait once: of ten claims at once one takes it; the listing says so and filters', async () => {
+    await smtp({ subject: 'one' });
+    await smtp({ subject: 'two' });
+    const [two, one] = (await list()).data;
+    expect([one.claimed, two.claimed]).toEqual([false, false]);
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, () => s.admin('POST', `/sandbox/messages/${one.id}/claim`)),
+    );
+    expect(claims.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(claims.filter((r) => r.body.taken)).toHaveLength(1);
+    expect(claims[0].body.message).toMatchObject({ id: one.id, claimed: true });
+    expect((await list('?claimed=false')).data.map((d) => d.subject)).toEqual(['two']);
+    expect((await list('?claimed=true')).data.map((d) => d.subject)).toEqual(['one']);
+    expect((await list()).data.map((d) => d.claimed)).toEqual([false, true]);
+    expectProblem(await s.admin('POST', '/sandbox/messages/eml_000000000000000000000000/claim'), 404, 'not_found');
+    expectProblem(await s.admin('GET', '/sandbox/messages?claimed=maybe'), 400, 'invalid_request');
+  });
+
   it('pages a search with limit and after, and combines it with the workspace filter', async () => {
     for (const n of [1, 2, 3, 4, 5]) await smtp({ subject: `report ${n}`, text: n % 2 ? 'odd report' : 'even report' });
     await v1({ to: 'delivered@simulator.test', subject: 'report 6', text: 'odd report from the api' });

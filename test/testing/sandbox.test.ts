@@ -34,8 +34,8 @@ describe('startSandbox', () => {
     expect(m.dkim).toBe('pass');
   });
 
-  it('takes subject and match filters, and only mail that arrives after the call unless given since', async () => {
-    const before = sb.clock.now().toISOString();
+  it('takes subject and match filters, and since as a Date', async () => {
+    const before = sb.clock.now();
     await send({ to: 'bo@example.org', subject: 'Welcome', text: 'Hello' });
     await sb.inbox.waitFor({ to: 'bo@example.org', subject: 'welcome', since: before });
     const next = sb.inbox.waitFor({ to: 'bo@example.org', match: (m) => m.codes.includes('7777'), timeout: 10_000 });
@@ -52,12 +52,12 @@ describe('startSandbox', () => {
     expect(err).toMatch(
       /^inbox\.waitFor: no message to nobody@example\.org was caught within 300 ms \(counting from [^)]+\)\. The inbox holds 4 messages:\n/,
     );
-    // Newest first, one line each: when, to whom, the subject.
+    // Newest first, one line each: when, to whom, the subject, and whether a wait returned it.
     expect(err!.split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Your code" {2}\(an earlier wait returned it\)$/),
       expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Your code"$/),
-      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Your code"$/),
-      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Welcome"$/),
-      expect.stringMatching(/^ {2}\S+ {2}to ada@example\.org {2}"Your code"$/),
+      expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Welcome" {2}\(an earlier wait returned it\)$/),
+      expect.stringMatching(/^ {2}\S+ {2}to ada@example\.org {2}"Your code" {2}\(an earlier wait returned it\)$/),
     ]);
   });
 

@@ -4,6 +4,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../lib/version.js';
 import type { Context } from '../context.js';
 import { callTool, createSession, INSTRUCTIONS, tools, type ToolResult } from './tools.js';
@@ -21,14 +23,28 @@ export function createMcpServer(
     server.registerTool(
       t.name,
       { title: t.title, description: t.description, inputSchema: t.input, annotations: t.annotations },
-      async (args: unknown, extra: { signal: AbortSignal }) => {
-        const result = await callTool(t, args, { ctx, signal: extra.signal, session });
+      async (args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+        const result = await callTool(t, args, { ctx, signal: extra.signal, session, progress: progressOf(extra) });
         if (result.isError) o.onToolError?.(t.name, result);
         return result;
       },
     );
   }
   return server;
+}
+
+/**
+ * MCP progress for a call whose client asked for it (a `progressToken`): each message a notification, numbered, so an
+ * agent's client can show that a long call (a wait for mail) is under way.
+ */
+function progressOf(extra: RequestHandlerExtra<ServerRequest, ServerNotification>) {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let n = 0;
+  return (message: string) =>
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message } })
+      .catch(() => {});
 }
 
 /**

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import type { Client } from '../../client/index.js';
 import { domainNamed } from '../../client/domains.js';
 import { allCodes, allLinks, firstCode, firstLink } from '../../client/extract.js';
-import { caughtSince, InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
+import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
 import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';
 import { EventType } from '../../contract/events.js';
@@ -53,6 +53,8 @@ export interface ToolEnv {
   /** Aborted when the client cancels the call. */
   signal: AbortSignal;
   session: Session;
+  /** Tells the client how the call is going (MCP progress), when it asked to be told. */
+  progress?(message: string): void | Promise<void>;
 }
 
 /**
@@ -75,24 +77,18 @@ function tool<S extends z.ZodObject>(t: Tool<S>): Tool<S> {
   return t;
 }
 
-/** What one `svc mcp` process remembers between calls: when it first reached the server, what waits returned. */
+/** What one `svc mcp` process remembers between calls: when it started. */
 export interface Session {
   /**
-   * The service time `svc mcp` first reached the server at, and the caught mail there already (under a manual clock
-   * that has not moved, earlier mail has the same time): a wait takes the mail caught after that moment.
+   * The service time `svc mcp` started at: the service clock, read once, when it first reached the server. A wait
+   * takes mail caught at or after it (what waits returned is marked on the server: client/inbox-wait.ts).
    */
-  start(): Promise<{ since: string; before: ReadonlySet<string> }>;
-  /** Caught messages a wait already returned: no later wait returns them again (unless given `since`). */
-  readonly returned: Set<string>;
+  start(): Promise<{ since: string }>;
 }
 
 export function createSession(ctx: Context): Session {
   let start: ReturnType<Session['start']> | undefined;
-  const read = async () => {
-    const client = await ctx.client();
-    const since = (await client.sandbox('getClock')).body.now;
-    return { since, before: new Set((await caughtSince(client, undefined, since)).map((m) => m.id)) };
-  };
+  const read = async () => ({ since: (await (await ctx.client()).sandbox('getClock')).body.now });
   return {
     start: () =>
       (start ??= read().catch((err: unknown) => {
@@ -100,7 +96,6 @@ export function createSession(ctx: Context): Session {
         start = undefined;
         throw err;
       })),
-    returned: new Set(),
   };
 }
 
@@ -198,10 +193,10 @@ export function tools(): Tool[] {
       description:
         'Waits for the next caught message (to `to`, with `subject` in its subject) and answers it as get_message ' +
         'does; with `extract` also its first link or one-time code, as `link` or `code`. "Next" is the oldest ' +
-        'matching message caught since svc mcp started that no earlier wait_for_message returned, so call it after ' +
-        'the action that sends, even once the mail is there. With `since` (a service time, e.g. the created_at of ' +
-        'send_email) it is the oldest matching message caught at or after that time, returned before or not. ' +
-        'Gives up after `timeout_ms`.',
+        'matching message caught since svc mcp started that no earlier wait returned (this one, another svc mcp, ' +
+        'svc inbox wait), so call it after the action that sends, even once the mail is there: send, wait, send, ' +
+        'wait answers the two messages in turn. `since` (a service time, e.g. the created_at of send_email) narrows ' +
+        'it to mail caught at or after that time. Gives up after `timeout_ms`.',
       input: z.strictObject({
         to: To.describe('an envelope recipient, To or Cc address'),
         subject: SubjectPart.describe('a part of the subject, in any case'),
@@ -216,23 +211,15 @@ export function tools(): Tool[] {
           .optional()
           .describe("also answer the message's first http(s) link, or its first 4–10 digit code"),
         since: InputTimestamp.optional().describe(
-          'the oldest matching mail received at or after this service time (ISO 8601), even one a wait returned',
+          'only mail received at or after this service time (ISO 8601) rather than since svc mcp started',
         ),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       structured: false,
-      async run(a, { ctx, signal, session }) {
+      async run(a, { ctx, signal, session, progress }) {
         const client = await ctx.client();
         const timeout = Math.min(a.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
-        const start = a.since === undefined ? await session.start() : undefined;
-        const since = a.since ?? start!.since;
-        /** Why a matching message is not the one awaited, if it is not. */
-        const taken = (m: CaughtMessageSummary) =>
-          start?.before.has(m.id)
-            ? 'before svc mcp started'
-            : start && session.returned.has(m.id)
-              ? 'and an earlier wait returned it'
-              : undefined;
+        const since = a.since ?? (await session.start()).since;
         const wanted = [
           'message',
           a.to !== undefined && `to ${a.to}`,
@@ -242,9 +229,9 @@ export function tools(): Tool[] {
           .join(' ');
         let found: CaughtMessageSummary | undefined;
         try {
-          ({ found } = await waitForCaught(client, {
+          found = await waitForCaught(client, {
             to: a.to,
-            accept: (m) => !taken(m) && subjectMatches(m, a.subject),
+            accept: (m) => subjectMatches(m, a.subject),
             since,
             timeoutMs: timeout,
             // The wait ends with the call: a cancelled call stops waiting.
@@ -252,7 +239,9 @@ export function tools(): Tool[] {
               now: ctx.clock.now,
               sleep: (ms, s) => ctx.clock.sleep(ms, s ? AbortSignal.any([s, signal]) : signal),
             },
-          }));
+            onWaiting: () =>
+              progress?.(`waiting up to ${humanDuration(timeout)} for a ${wanted} caught since ${since}`),
+          });
         } catch (err) {
           if (err instanceof InboxStreamEnded) throw new CommandError(err.message, 'start it again with `svc serve`');
           throw err;
@@ -261,14 +250,20 @@ export function tools(): Tool[] {
           // Matching mail from before the wait's start, or returned already: the agent is told where it is.
           const recent = (await client.sandbox('listMessages', { query: { to: a.to, limit: 100 } })).body.data;
           const earlier = recent.find((m) => subjectMatches(m, a.subject));
+          const why = earlier?.claimed
+            ? 'and an earlier wait returned it'
+            : earlier && Date.parse(earlier.received_at) < Date.parse(since)
+              ? a.since === undefined
+                ? 'before svc mcp started'
+                : 'before since'
+              : undefined;
           throw new CommandError(
             `no ${wanted} was caught within ${humanDuration(timeout)} (counting from ${since})`,
-            earlier
-              ? `the latest one, ${earlier.id}, came at ${earlier.received_at} ${taken(earlier) ?? 'before that'}: read it with get_message, or give since`
+            earlier && why
+              ? `the latest one, ${earlier.id}, came at ${earlier.received_at} ${why}: read it with get_message`
               : 'check the address and that the send was accepted; list_messages shows what the inbox holds',
           );
         }
-        session.returned.add(found.id);
         const message = await messageView(client, found.id);
         if (!a.extract) return message;
         const value =
@@ -385,6 +380,9 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
  */
 export async function callTool(t: Tool, args: unknown, env: ToolEnv): Promise<ToolResult> {
   try {
+    // The first call that reaches the server fixes when svc mcp started, before it sends anything (a send, then a
+    // wait, must find the mail sent): a server not reachable at start is reached here.
+    await env.session.start().catch(() => {});
     const value = await t.run(args as z.output<z.ZodObject>, env);
     return {
       content: [{ type: 'text', text: json(value) }],

@@ -17,7 +17,7 @@ import type { WebhookStore } from '../store/webhooks.js';
 import { fail, unknownCursor } from './errors.js';
 import type { Events } from './events.js';
 import type { CaughtOrigin } from './message-ids.js';
-import { parseSearch } from './search.js';
+import { parseSearch, tagsField } from './search.js';
 import type { Webhooks } from './webhooks.js';
 
 const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
@@ -65,6 +65,7 @@ export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
     preview: r.preview,
     has_attachments: r.has_attachments === 1,
     read: r.read_at != null,
+    claimed: r.claimed_at != null,
   };
 }
 
@@ -215,6 +216,7 @@ export function createInbox(deps: InboxDeps) {
         received_at: clock.now(),
         preview: mail.preview,
         has_attachments: mail.hasAttachments ? 1 : 0,
+        tags: tagsField(mail.headers),
       } as const;
       const index = { body: mail.text };
       const commit = deps.commit;
@@ -235,13 +237,22 @@ export function createInbox(deps: InboxDeps) {
     },
 
     /** GET /sandbox/messages: newest first, filtered and searched, paged by the last id seen. */
-    list(q: { to?: string; workspace_id?: string; since?: string; limit?: number; after?: string; q?: string }) {
+    list(q: {
+      to?: string;
+      workspace_id?: string;
+      since?: string;
+      claimed?: 'true' | 'false';
+      limit?: number;
+      after?: string;
+      q?: string;
+    }) {
       const limit = q.limit ?? 20;
       const rows =
         store.list({
           to: q.to,
           workspaceId: q.workspace_id,
           since: q.since ? Date.parse(q.since) : undefined,
+          claimed: q.claimed === undefined ? undefined : q.claimed === 'true',
           limit,
           after: q.after,
           search: q.q ? (parseSearch(q.q) ?? undefined) : undefined,
@@ -292,6 +303,16 @@ export function createInbox(deps: InboxDeps) {
     clear(): void {
       store.clear();
       publish({ event: 'deleted', data: { all: true } });
+    },
+    /**
+     * Takes a message for a wait (`svc inbox wait`, `inbox.waitFor`, `wait_for_message`): marks it claimed now unless a
+     * wait did already. `taken` says whether this call took it: of two waits racing for one message, exactly one does.
+     * The mark is kept with the message, so a wait in another process sees it.
+     */
+    claim(id: string): { taken: boolean; message: CaughtMessageSummary } {
+      const taken = store.claim(id, clock.now());
+      const summary = store.summary(id) ?? noMessage();
+      return { taken, message: summaryOf(summary) };
     },
     /** Marks a message read (now) or unread; the message as listed. */
     markRead(id: string, read: boolean): CaughtMessageSummary {

@@ -42,6 +42,7 @@ export function sandboxRoutes(core: Core, runDue: () => Promise<number>, chaos: 
     deleteMessages: () => inbox.clear(),
     markMessageRead: ({ params }) => ({ body: inbox.markRead(params.id!, true) }),
     markMessageUnread: ({ params }) => ({ body: inbox.markRead(params.id!, false) }),
+    claimMessage: ({ params }) => ({ body: inbox.claim(params.id!) }),
 
     getClock: () => ({ body: clock.state() }),
     moveClock: async ({ body }) => {

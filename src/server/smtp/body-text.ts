@@ -6,6 +6,11 @@
 export interface BodyGlance {
   /** The body as text: the text/plain part, else the HTML part with its tags removed; at most MAX_TEXT characters. */
   text: string;
+  /**
+   * What the search indexes: `text`, then, when the message has a text part and an HTML part, the words of the HTML's
+   * text (its first MAX_TEXT characters) that the text part lacks, each once: a code, a link's words, a footer.
+   */
+  indexed: string;
   /** A part marked `Content-Disposition: attachment`, or a non-text part that the HTML does not use by Content-ID. */
   hasAttachments: boolean;
 }
@@ -114,6 +119,12 @@ function decodePart(buf: Buffer, start: number, end: number, fields: Fields): st
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+const ENTITY = /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi;
+const entity = (all: string, e: string) => {
+  if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? all;
+  const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+  return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : ' ';
+};
 
 /** The text of an HTML body, good enough for search and a preview line. */
 export function htmlText(html: string): string {
@@ -122,11 +133,7 @@ export function htmlText(html: string): string {
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(br|\/p|\/div|\/tr|\/li|\/h[1-6])\b[^>]*>/gi, '\n')
     .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
-      if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? all;
-      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : ' ';
-    })
+    .replace(ENTITY, entity)
     .replace(/[ \t\r\f\v]+/g, ' ')
     .replace(/ ?\n[\s]*/g, '\n')
     .trim();
@@ -140,7 +147,6 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
     if (!fields.has(name)) fields.set(name, h.value);
   }
   let plain: string | null = null;
-  // The HTML part is decoded only when there is no text part.
   let html: { start: number; end: number; fields: Fields } | null = null;
   let hasAttachments = false;
   let parts = 0;
@@ -197,13 +203,50 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
   const bodyAt = bodyStart(raw, 0, raw.length);
   if (bodyAt >= 0) walk(bodyAt, raw.length, fields, 0);
   const found = html as { start: number; end: number; fields: Fields } | null;
-  const text =
-    plain !== null
-      ? (plain as string).replace(/\r\n/g, '\n').trim()
-      : found
-        ? htmlText(decodePart(raw, found.start, found.end, found.fields))
-        : '';
-  return { text: text.slice(0, MAX_TEXT), hasAttachments };
+  if (plain === null) {
+    const text = found ? htmlText(decodePart(raw, found.start, found.end, found.fields)).slice(0, MAX_TEXT) : '';
+    return { text, indexed: text, hasAttachments };
+  }
+  const text = (plain as string).replace(/\r\n/g, '\n').trim().slice(0, MAX_TEXT);
+  const more = found ? newWords(decodePart(raw, found.start, found.end, found.fields), text) : '';
+  return { text, indexed: more ? `${text}\n${more}` : text, hasAttachments };
+}
+
+/** A character of a word: an ASCII letter or digit, or any past ASCII (the search index's tokenizer splits those). */
+const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c > 127;
+
+/**
+ * The words of an HTML body's text (its first MAX_TEXT characters) that `text` lacks, in any case, each once, joined
+ * by spaces. Most HTML mail comes with a text part that says the same (one is made from the other): indexing all of
+ * its words again would double the search entry, and the sink's cost of indexing it, for nothing. One pass drops what
+ * is no text (head, styles, scripts, comments, tags); entities are decoded; a loop over the characters finds the words
+ * (a regular expression's matches cost twice as much, on the sink's path).
+ */
+function newWords(html: string, text: string): string {
+  const words = html
+    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->|<[^>]*>/gi, ' ')
+    .slice(0, MAX_TEXT)
+    .replace(ENTITY, entity)
+    .toLowerCase();
+  const known = new Set<string>();
+  const more: string[] = [];
+  const scan = (s: string, keep: boolean) => {
+    for (let i = 0, start = -1; i <= s.length; i++) {
+      if (i < s.length && isWordChar(s.charCodeAt(i))) {
+        if (start < 0) start = i;
+        continue;
+      }
+      if (start < 0) continue;
+      const word = s.slice(start, i);
+      start = -1;
+      if (known.has(word)) continue;
+      known.add(word);
+      if (keep) more.push(word);
+    }
+  };
+  scan(text.toLowerCase(), false);
+  scan(words, true);
+  return more.join(' ');
 }
 
 /** The preview line of a body text: its start, whitespace collapsed. */

@@ -70,7 +70,7 @@ export async function ingest(
     signed: parsed.signed,
     preview: previewOf(glance.text),
     hasAttachments: glance.hasAttachments,
-    text: glance.text,
+    text: glance.indexed,
   });
 }
 

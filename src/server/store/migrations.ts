@@ -363,4 +363,24 @@ DROP INDEX sink_messages_msgid;
 CREATE INDEX sink_messages_service_msgid ON sink_messages(message_id_header) WHERE from_service = 1;
 `,
   },
+  {
+    version: 8,
+    name: 'claims and tags',
+    sql: `
+-- The service time a wait for mail (svc inbox wait, inbox.waitFor, wait_for_message) took the message; null while
+-- none has. Set once, by a conditional update, so that two waits never return one message. No index: a wait lists
+-- mail since a recent time, and the listing already walks the table newest first.
+ALTER TABLE sink_messages ADD COLUMN claimed_at INTEGER;
+-- The message's tags as the service writes them in X-Svc-Tags (name=value, the value percent-encoded), separated and
+-- surrounded by ';' (';plan=pro;team=ops;'), for the search's tag: operator; null without tags. A few bytes on the
+-- row of tagged mail only.
+ALTER TABLE sink_messages ADD COLUMN tags TEXT;
+UPDATE sink_messages SET tags = (
+  SELECT nullif(';' || replace(replace(replace(json_extract(h.value, '$.value'), ' ', ''), char(9), ''), ';;', ';') || ';', ';;')
+  FROM sink_content c, json_each(c.headers) h
+  WHERE c.seq = sink_messages.seq AND lower(json_extract(h.value, '$.name')) = 'x-svc-tags'
+  ORDER BY h.key DESC LIMIT 1
+);
+`,
+  },
 ];

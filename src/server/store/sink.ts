@@ -38,6 +38,10 @@ export interface SinkRow {
   preview: string | null;
   has_attachments: 0 | 1;
   read_at?: number | null;
+  /** The message's tags as X-Svc-Tags carried them, `;name=value;…;` (core/search.ts tagsField); null without. */
+  tags?: string | null;
+  /** When a wait for mail took it (core/inbox.ts claim); null while none has. */
+  claimed_at?: number | null;
 }
 
 /** A listed message: its own columns, with the `/v1` message's status and the workspace's name when it has them. */
@@ -47,16 +51,38 @@ export type SinkSummaryRow = Omit<
 > & {
   seq: number;
   read_at: number | null;
+  claimed_at: number | null;
   status: string | null;
   workspace_name: string | null;
 };
 
-/** A search of the inbox, parsed (core/search.ts); every part must match. */
+/** A word or a phrase of a search, in one field or (field null) in any; a prefix term matches words that start with it. */
+export interface SinkTerm {
+  field: 'subject' | 'sender' | 'recipients' | null;
+  text: string;
+  prefix: boolean;
+}
+
+/** A condition of a search on a message's columns; `not`: the message must not meet it. */
+export type SinkFilter = { not: boolean } & (
+  | { kind: 'read'; read: boolean }
+  | { kind: 'attachments' }
+  /** `needle` is found in the tags column (`;name=` or `;name=value;`, lowercase). */
+  | { kind: 'tag'; needle: string }
+  /** A Cc address contains the text (lowercase). */
+  | { kind: 'cc'; text: string }
+  | { kind: 'status'; status: string }
+  /** Received before `at` (service time, ms), or at or after it. */
+  | { kind: 'received'; before: boolean; at: number }
+  /** Larger (more bytes) than `bytes`, or smaller. */
+  | { kind: 'size'; larger: boolean; bytes: number }
+);
+
+/** A search of the inbox, parsed (core/search.ts): every term and filter must match, no excluded term may. */
 export interface SinkSearch {
-  /** Words or phrases, each in one field or (field null) in any. A prefix term matches words that start with it. */
-  terms: { field: 'subject' | 'sender' | 'recipients' | null; text: string; prefix: boolean }[];
-  read?: boolean;
-  hasAttachments?: boolean;
+  terms: SinkTerm[];
+  excluded: SinkTerm[];
+  filters: SinkFilter[];
 }
 
 /** What a caught message is found by: its header fields and the body text read when it was caught. */
@@ -87,27 +113,48 @@ const decodeRow = (r: Stored<SinkRow>): SinkRow => ({
 });
 
 const SUMMARY_COLUMNS = `s.seq, s.id, s.message_id_header, s.svc_message_id, s.workspace_id, s.mail_from, s.rcpt_to, s.from_addr,
-  s.to_addrs, s.cc_addrs, s.subject, s.preview, s.has_attachments, s.read_at, s.dkim, s.size, s.received_at,
-  m.status, w.name AS workspace_name`;
+  s.to_addrs, s.cc_addrs, s.subject, s.preview, s.has_attachments, s.read_at, s.claimed_at, s.dkim, s.size,
+  s.received_at, m.status, w.name AS workspace_name`;
 const SUMMARY_JOINS = 'LEFT JOIN messages m ON m.id = s.svc_message_id LEFT JOIN workspaces w ON w.id = s.workspace_id';
 
-/** An FTS5 query of the terms: each a quoted string (quotes doubled), a prefix one marked `*`, joined by AND. */
-function matchExpression(terms: SinkSearch['terms']): string {
+/** An FTS5 query of the terms: each a quoted string (quotes doubled), a prefix one marked `*`, joined by `join`. */
+function matchExpression(terms: SinkTerm[], join: 'AND' | 'OR'): string {
   return terms
     .map((t) => {
       const phrase = `"${t.text.replace(/"/g, '""')}"${t.prefix ? ' *' : ''}`;
       return t.field ? `${t.field} : ${phrase}` : phrase;
     })
-    .join(' AND ');
+    .join(` ${join} `);
+}
+
+/** A filter as SQL over the listing's row (`s`) and its `/v1` message (`m`), with its arguments. */
+function filterSql(f: SinkFilter): { sql: string; args: unknown[] } {
+  const is = (sql: string, ...args: unknown[]) => ({ sql: f.not ? `NOT coalesce(${sql}, 0)` : sql, args });
+  switch (f.kind) {
+    case 'read':
+      return is(f.read ? 's.read_at IS NOT NULL' : 's.read_at IS NULL');
+    case 'attachments':
+      return is('s.has_attachments = 1');
+    case 'tag':
+      return is('instr(lower(s.tags), ?) > 0', f.needle);
+    case 'cc':
+      return is('EXISTS (SELECT 1 FROM json_each(s.cc_addrs) WHERE instr(lower(value), ?) > 0)', f.text);
+    case 'status':
+      return is('m.status = ?', f.status);
+    case 'received':
+      return is(f.before ? 's.received_at < ?' : 's.received_at >= ?', f.at);
+    case 'size':
+      return is(f.larger ? 's.size > ?' : 's.size < ?', f.bytes);
+  }
 }
 
 export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
     `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
-       cc_addrs, subject, dkim, size, received_at, preview, has_attachments)
+       cc_addrs, subject, dkim, size, received_at, preview, has_attachments, tags)
      SELECT @id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
-       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments
+       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments, @tags
      WHERE NOT (@from_service = 1 AND @message_id_header IS NOT NULL AND EXISTS (
        SELECT 1 FROM sink_messages WHERE message_id_header = @message_id_header AND from_service = 1))`,
   );
@@ -120,6 +167,7 @@ export function createSinkStore(db: Db) {
   const add = (row: SinkRow): number | null => {
     const r = insert.run({
       ...row,
+      tags: row.tags ?? null,
       rcpt_to: JSON.stringify(row.rcpt_to),
       to_addrs: JSON.stringify(row.to_addrs),
       cc_addrs: JSON.stringify(row.cc_addrs),
@@ -156,14 +204,15 @@ export function createSinkStore(db: Db) {
     /** Writes the search entry of a message stored by `add`. */
     index: addToIndex,
     /**
-     * Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively; `search` is the
-     * inbox's search. Paged by `seq` (the primary key) so a page deep in a large sink costs what the first does.
-     * Null: `after` is unknown.
+     * Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively; `claimed` keeps the
+     * mail a wait took (true) or none did (false); `search` is the inbox's search. Paged by `seq` (the primary key) so
+     * a page deep in a large sink costs what the first does. Null: `after` is unknown.
      */
     list(opts: {
       to?: string;
       workspaceId?: string;
       since?: number;
+      claimed?: boolean;
       limit: number;
       after?: string;
       search?: SinkSearch;
@@ -186,9 +235,14 @@ export function createSinkStore(db: Db) {
         where.push('s.received_at >= ?');
         args.push(opts.since);
       }
-      if (opts.search?.read !== undefined) where.push(opts.search.read ? 's.read_at IS NOT NULL' : 's.read_at IS NULL');
-      if (opts.search?.hasAttachments) where.push('s.has_attachments = 1');
+      if (opts.claimed !== undefined) where.push(opts.claimed ? 's.claimed_at IS NOT NULL' : 's.claimed_at IS NULL');
+      for (const f of opts.search?.filters ?? []) {
+        const { sql, args: more } = filterSql(f);
+        where.push(sql);
+        args.push(...more);
+      }
       const terms = opts.search?.terms ?? [];
+      const excluded = opts.search?.excluded ?? [];
       // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
       const key = terms.length ? 'f.rowid' : 's.seq';
       if (opts.after) {
@@ -203,7 +257,12 @@ export function createSinkStore(db: Db) {
       if (terms.length) {
         from = `sink_search f JOIN sink_messages s ON s.seq = f.rowid ${SUMMARY_JOINS}`;
         where.unshift('sink_search MATCH ?');
-        args.unshift(matchExpression(terms));
+        // FTS5's NOT takes away what its right side matches: one query for the words wanted and those excluded.
+        const without = excluded.length ? ` NOT (${matchExpression(excluded, 'OR')})` : '';
+        args.unshift(`(${matchExpression(terms, 'AND')})${without}`);
+      } else if (excluded.length) {
+        where.push('s.seq NOT IN (SELECT rowid FROM sink_search WHERE sink_search MATCH ?)');
+        args.push(matchExpression(excluded, 'OR'));
       }
       const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY ${key} DESC LIMIT ?`;
@@ -270,6 +329,13 @@ export function createSinkStore(db: Db) {
         .run({ id, ...body, attachments: JSON.stringify(body.attachments) }),
     setDkim: (id: string, dkim: 'pass' | 'fail' | 'none') =>
       void db.prepare('UPDATE sink_messages SET dkim = ? WHERE id = ?').run(dkim, id),
+    /**
+     * Marks a message taken by a wait at `at`, unless one took it already: whether this call took it. One conditional
+     * update, so of two waits racing for a message exactly one gets it.
+     */
+    claim: (id: string, at: number): boolean =>
+      db.prepare('UPDATE sink_messages SET claimed_at = ? WHERE id = ? AND claimed_at IS NULL').run(at, id).changes ===
+      1,
     /** Marks a message read at `at`, or unread (null); false when there is no such message. */
     setRead: (id: string, at: number | null) =>
       db.prepare('UPDATE sink_messages SET read_at = ? WHERE id = ?').run(at, id).changes === 1,

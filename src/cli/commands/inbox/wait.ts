@@ -13,22 +13,27 @@ export interface InboxWaitOptions {
   subject?: string;
   /** Milliseconds. */
   timeout?: number;
-  /** Take mail received at or after this service time, rather than only mail arriving after the command started. */
+  /** Only mail received at or after this service time, rather than within the look-back window. */
   since?: string;
   extract?: 'link' | 'code';
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
+/** Without --since, a wait takes mail received up to this long (service time) before it began. */
+export const LOOK_BACK_MS = 60_000;
 
 export function inboxWaitCommand(runner: Runner): Command {
   const cmd = new Command('wait')
-    .description('Wait for the next message to an address and print it, or only its first link or code (for CI)')
+    .description(
+      'Wait for the next message to an address and print it, or only its first link or code (for CI): the oldest ' +
+        'caught in the last minute (or since --since) that no earlier wait returned, else the next to arrive',
+    )
     .requiredOption('--to <address>', 'the recipient (an envelope recipient, To or Cc)')
     .option('--subject <text>', 'only a message whose subject contains this text (any case)')
     .option('--timeout <duration>', 'give up after this long, exit 1 (default 30s)', duration('--timeout'))
     .option(
       '--since <time>',
-      'take mail received at or after this service time too (default: only mail arriving from now)',
+      'only mail received at or after this service time (default: one minute before the wait)',
       timestamp('--since'),
     )
     .addOption(
@@ -52,30 +57,33 @@ export function inboxWaitCommand(runner: Runner): Command {
     cmd,
     'svc inbox wait --to ada@example.org --extract code',
     'svc inbox wait --to ada@example.org --subject "reset your password" --extract link --timeout 1m',
-    `sent=$(svc emails send --json --from hi@example.test --to ada@example.org --text 'Your code is 482913') && svc inbox wait --to ada@example.org --since "$(jq -r .created_at <<<"$sent")" --extract code`,
+    "svc emails send --from hi@example.test --to ada@example.org --text 'Your code is 482913' && svc inbox wait --to ada@example.org --extract code",
   );
 }
 
 /**
  * Waits for the next caught message to `to` (and `subject`) until `timeout` on the local clock (client/inbox-wait.ts:
- * the server's stream, the service clock).
+ * the oldest received since `since` — by default within the look-back window — that no earlier wait returned, else
+ * the next to arrive).
  */
 export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<void> {
   const { io, clock } = ctx;
   const client = await ctx.client();
   const timeout = o.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
   const wanted = `message to ${o.to}${o.subject === undefined ? '' : ` with "${o.subject}" in its subject`}`;
+  const since =
+    o.since ?? new Date(Date.parse((await client.sandbox('getClock')).body.now) - LOOK_BACK_MS).toISOString();
   let spinner: Spinner | undefined;
-  let waited: Awaited<ReturnType<typeof waitForCaught>>;
+  let found: Awaited<ReturnType<typeof waitForCaught>>;
   try {
-    waited = await waitForCaught(client, {
+    found = await waitForCaught(client, {
       to: o.to,
       accept: (m) => subjectMatches(m, o.subject),
-      since: o.since,
+      since,
       timeoutMs: timeout,
       clock,
       // A CI log says once what is awaited; a terminal shows a spinner.
-      onWaiting: async (since) => {
+      onWaiting: async () => {
         const waiting = `Waiting up to ${humanDuration(timeout)} for a ${wanted} (received since ${since})…`;
         if (io.stderrIsTTY) spinner = await io.spinner(waiting);
         else io.info(waiting);
@@ -87,19 +95,19 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   } finally {
     spinner?.stop();
   }
-  const { found, since, already } = waited;
   if (!found) {
-    // The most recent matching mail from before the wait, to tell a script that sent first and waited second.
+    // The most recent matching mail the wait did not take, and why, for a script that sent to the right address.
     const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: 100 } })).body.data;
-    const earlier = recent.find(
-      (m) => subjectMatches(m, o.subject) && (Date.parse(m.received_at) < Date.parse(since) || already.has(m.id)),
-    );
+    const earlier = recent.find((m) => subjectMatches(m, o.subject));
     throw new CommandError(
       `no ${wanted} arrived within ${humanDuration(timeout)} (since ${since})`,
-      earlier
-        ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, before the wait began: take it with --since ` +
-            `(the created_at of \`svc emails send --json\`, for one), or see it with \`svc inbox show ${earlier.id}\``
-        : 'check the address, or wait longer with --timeout',
+      earlier?.claimed
+        ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, and an earlier wait returned it: see it ` +
+            `with \`svc inbox show ${earlier.id}\``
+        : earlier && Date.parse(earlier.received_at) < Date.parse(since)
+          ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, before ${o.since ? '--since' : 'the minute before the wait'}: ` +
+            `take it with an earlier --since, or see it with \`svc inbox show ${earlier.id}\``
+          : 'check the address, or wait longer with --timeout',
       false,
     );
   }
