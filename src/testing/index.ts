@@ -48,6 +48,11 @@ export interface WaitForOptions {
   to?: string;
   /** Only mail whose subject contains this text (any case). */
   subject?: string;
+  /**
+   * Only mail of this workspace (its id or name): mail sent through the API or SMTP submission with its keys, or caught
+   * by the sink from a client that logged in with one of its keys.
+   */
+  workspace?: string;
   /** Only mail this function takes. */
   match?: (m: TestMessage) => boolean;
   /** Take mail caught at or after this service time (ISO 8601), not only mail arriving after the call. */
@@ -88,6 +93,12 @@ export interface Sandbox {
   /** `http://127.0.0.1:PORT/v1` */
   apiUrl: string;
   smtp: { host: string; port: number; url: string };
+  /**
+   * SMTP submission (docs/smtp.md): `port` with STARTTLS, `securePort` with implicit TLS; log in with any username and
+   * an API key as the password. `ca` is the certificate both present (PEM), for the client to trust (nodemailer's
+   * `tls: { ca }`).
+   */
+  submission: { host: string; port: number; securePort: number; ca: string; fingerprint: string };
   /** The inbox page, signed in by its token. */
   inboxUrl: string;
   adminToken: string;
@@ -98,8 +109,8 @@ export interface Sandbox {
   inbox: {
     /** The first caught message that matches and arrived after the call (or `since`). */
     waitFor(opts?: WaitForOptions): Promise<TestMessage>;
-    /** Every caught message, newest first. */
-    list(): Promise<CaughtMessageSummary[]>;
+    /** Every caught message, newest first (only a workspace's, its id or name given). */
+    list(opts?: { workspace?: string }): Promise<CaughtMessageSummary[]>;
     /** Deletes every caught message. */
     clear(): Promise<void>;
   };
@@ -135,6 +146,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     host: '127.0.0.1',
     port: 0,
     smtpPort: 0,
+    submissionPort: 0,
+    submissionsPort: 0,
     clock: options.clock ?? 'manual',
     seed: options.seed ?? true,
     ...(options.dataDir ? { dataDir: options.dataDir } : { memory: true }),
@@ -160,6 +173,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const sandbox: Sandbox = {
     apiUrl: server.api,
     smtp: { host: '127.0.0.1', port: server.smtpPort, url: server.smtp },
+    submission: {
+      host: '127.0.0.1',
+      port: server.submissionPort!,
+      securePort: server.submissionsPort!,
+      ca: server.smtpTls.cert.toString(),
+      fingerprint: server.smtpTls.fingerprint,
+    },
     inboxUrl: server.inbox,
     adminToken: server.adminToken,
     seed,
@@ -169,7 +189,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const timeout = o.timeout ?? DEFAULT_WAIT_MS;
         const fulls = new Map<string, TestMessage>();
         const accept = async (m: CaughtMessageSummary) => {
-          if (!subjectMatches(m, o.subject)) return false;
+          if (!subjectMatches(m, o.subject) || !ofWorkspace(m, o.workspace)) return false;
           if (!o.match) return true;
           const f = fulls.get(m.id) ?? (await full(m.id));
           fulls.set(m.id, f);
@@ -192,7 +212,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         if (waited.found) return fulls.get(waited.found.id) ?? full(waited.found.id);
         throw new Error(await timedOut(o, timeout, waited.since));
       },
-      list: () => caughtSince(client, undefined, undefined),
+      list: async (o = {}) =>
+        (await caughtSince(client, undefined, undefined)).filter((m) => ofWorkspace(m, o.workspace)),
       async clear() {
         await client.sandbox('deleteMessages');
       },
@@ -245,6 +266,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const filters = [
       o.to && `to ${o.to}`,
       o.subject !== undefined && `with "${o.subject}" in its subject`,
+      o.workspace !== undefined && `of workspace ${o.workspace}`,
       o.match && 'taken by match()',
     ]
       .filter(Boolean)
@@ -336,6 +358,11 @@ async function capture(
       await closeServer(http);
     },
   };
+}
+
+/** Whether a caught message is of the workspace named by id or name (any, when none is named). */
+function ofWorkspace(m: CaughtMessageSummary, workspace: string | undefined): boolean {
+  return workspace === undefined || m.workspace?.id === workspace || m.workspace?.name === workspace;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

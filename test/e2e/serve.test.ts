@@ -147,7 +147,20 @@ describe('svc serve (the real binary)', () => {
 
   it('refuses plain HTTP on a non-loopback host with exit code 2 and says how to fix it', async () => {
     const dataDir = join(tmp('svc-e2e-'), 'data');
-    const l = launch(['--host', '0.0.0.0', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir]);
+    const l = launch([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ]);
     let stdout = '';
     l.proc.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exit = await within(10_000, l.exited, 'exit of a refused start');
@@ -162,7 +175,7 @@ describe('svc serve (the real binary)', () => {
     const httpPort = new URL(first.origin).port;
     const smtpPort = new URL(first.ready.smtp.replace(/^smtp:/, 'http:')).port;
     for (const args of [
-      ['--port', httpPort, '--smtp-port', '0'],
+      ['--port', httpPort, '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
       ['--port', '0', '--smtp-port', smtpPort],
     ]) {
       const l = launch([...args, '--memory', '--no-seed']);
