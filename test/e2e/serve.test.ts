@@ -170,19 +170,27 @@ describe('svc serve (the real binary)', () => {
     expect(stdout).not.toContain('"ready"');
   });
 
-  it('exits 1 with a message naming the flag when the HTTP or the SMTP port is taken, instead of hanging', async () => {
+  it('exits 1 with a message naming the flag when the HTTP, SMTP or submission port given is taken, instead of hanging', async () => {
     const first = await serve(['--memory', '--no-seed']);
     const httpPort = new URL(first.origin).port;
     const smtpPort = new URL(first.ready.smtp.replace(/^smtp:/, 'http:')).port;
-    for (const args of [
-      ['--port', httpPort, '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
-      ['--port', '0', '--smtp-port', smtpPort],
-    ]) {
+    const submissionPort = new URL(first.ready.submission!.replace(/^smtp:/, 'http:')).port;
+    for (const [args, flag] of [
+      [
+        ['--port', httpPort, '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
+        '--port/--smtp-port',
+      ],
+      [['--port', '0', '--smtp-port', smtpPort], '--port/--smtp-port'],
+      [
+        ['--port', '0', '--smtp-port', '0', '--submission-port', submissionPort, '--submissions-port', '0'],
+        '--submission-port',
+      ],
+    ] as const) {
       const l = launch([...args, '--memory', '--no-seed']);
       const exit = await within(10_000, l.exited, `exit when ${args.join(' ')} is taken`);
       expect(exit.code, l.stderr()).toBe(1);
       expect(l.stderr()).toContain('EADDRINUSE');
-      expect(l.stderr()).toContain('--port/--smtp-port');
+      expect(l.stderr()).toContain(`pick another with ${flag}`);
     }
     // The running server was not disturbed.
     expect((await http(first, 'GET', '/sandbox/clock', { token: first.ready.admin_token })).status).toBe(200);
