@@ -209,7 +209,7 @@ describe('svc serve, the first minute', () => {
     expect(accepted.code, accepted.screen).toBe(0);
     expect(accepted.screen).toMatch(
       new RegExp(
-        `Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json from ${escapeRegExp(dataDir)}\\.`,
+        `Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json, smtp-tls\\.crt, smtp-tls\\.key from ${escapeRegExp(dataDir)}\\.`,
       ),
     );
     const ready = ReadyLine.parse(
@@ -270,7 +270,7 @@ describe('svc serve, the first minute', () => {
     expect(existsSync(join(dataDir, 'seed.json'))).toBe(true);
 
     const reset = await serve(['--data-dir', dataDir, '--reset', '--yes']);
-    expect(reset.stderr()).toMatch(/^Removed svc\.sqlite, .*seed\.json from /);
+    expect(reset.stderr()).toMatch(/^Removed svc\.sqlite, .*seed\.json, smtp-tls\.crt, smtp-tls\.key from /);
     expect(reset.ready.seed!.user_id).not.toBe(first.ready.seed!.user_id);
     expect(await stop(reset)).toEqual({ code: 0, signal: null });
 

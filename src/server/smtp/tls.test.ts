@@ -56,11 +56,13 @@ describe('node-forge as tls.ts knows it', () => {
 });
 
 describe('the certificate made for SMTP TLS', () => {
-  it('names localhost, 127.0.0.1 and ::1, is signed by its own key, and TLS clients trusting it accept it', async () => {
+  it('names localhost, host.docker.internal, 127.0.0.1 and ::1, is signed by its own key, and TLS clients trusting it accept it', async () => {
     const now = Date.now();
     const { cert, key } = await makeCertificate(now);
     const x = new X509Certificate(cert);
-    expect(x.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
+    expect(x.subjectAltName).toBe(
+      'DNS:localhost, DNS:host.docker.internal, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1',
+    );
     expect(x.verify(x.publicKey)).toBe(true);
     expect(x.checkHost('localhost')).toBe('localhost');
     expect(x.checkIP('127.0.0.1')).toBe('127.0.0.1');

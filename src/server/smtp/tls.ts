@@ -1,7 +1,7 @@
 // The certificate of SMTP TLS: the sink's STARTTLS and both submission listeners present it. One brought with
-// `--smtp-tls-cert/--smtp-tls-key` is used as given; otherwise one for `localhost`, 127.0.0.1 and ::1 is made on the
-// first start and kept in the data directory (0600), so a client that trusts it once (nodemailer's `tls.ca`, Python's
-// `cafile`, swaks's `--tls-ca-path`) keeps trusting it across restarts. With `--memory` it is made in memory, once per
+// `--smtp-tls-cert/--smtp-tls-key` is used as given; otherwise one for `localhost` (and `host.docker.internal`),
+// 127.0.0.1 and ::1 is made on the first start and kept in the data directory (0600), so a client that trusts it once
+// (nodemailer's `tls.ca`, Python's `cafile`, swaks's `--tls-ca-path`) keeps trusting it across restarts. With `--memory` it is made in memory, once per
 // process: every in-memory server of a test run presents the same one.
 //
 // node-forge lays out the certificate (X.509 needs an ASN.1 library; node:crypto reads certificates but writes none);
@@ -112,7 +112,10 @@ function given(certFile: string | undefined, keyFile: string | undefined): SmtpT
   return { cert, key, path: resolve(certFile), fingerprint };
 }
 
-/** A self-signed certificate for this machine's names: `localhost`, 127.0.0.1 and ::1, RSA 2048 with SHA-256. */
+/**
+ * A self-signed certificate for this machine's names: `localhost`, `host.docker.internal`, 127.0.0.1 and ::1; RSA 2048
+ * with SHA-256.
+ */
 export async function makeCertificate(now: number): Promise<{ cert: Buffer; key: Buffer }> {
   const [{ default: forge }, keys] = await Promise.all([
     import('node-forge'),
@@ -145,6 +148,8 @@ export async function makeCertificate(now: number): Promise<{ cert: Buffer; key:
       name: 'subjectAltName',
       altNames: [
         { type: 2, value: 'localhost' },
+        // The name a container reaches its host by (Docker Desktop; `host-gateway` on Linux).
+        { type: 2, value: 'host.docker.internal' },
         { type: 7, ip: '127.0.0.1' },
         { type: 7, ip: '::1' },
       ],
