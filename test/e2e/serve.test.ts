@@ -72,7 +72,24 @@ describe('svc serve (the real binary)', () => {
     const { ready } = first;
 
     expect(ready).toMatchObject({ ready: true });
-    expect(Object.keys(ready).sort()).toEqual(['admin_token', 'api', 'inbox', 'ready', 'retention', 'seed', 'smtp']);
+    expect(Object.keys(ready).sort()).toEqual([
+      'admin_token',
+      'api',
+      'inbox',
+      'ready',
+      'retention',
+      'seed',
+      'smtp',
+      'smtp_tls',
+      'submission',
+      'submissions',
+    ]);
+    expect(ready.submission).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.submissions).toMatch(/^smtps:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.smtp_tls).toEqual({
+      cert: join(dataDir, 'smtp-tls.crt'),
+      fingerprint_sha256: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
+    });
     // What it keeps unless told: the newest 10,000 caught messages, whatever their age.
     expect(ready.retention).toEqual({ max_messages: 10_000, max_age_seconds: null });
     expect(ready.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -115,6 +132,8 @@ describe('svc serve (the real binary)', () => {
     // The seed is kept in the data directory and reported again, so a restart never strands anyone.
     expect(second.ready.seed).toEqual(ready.seed);
     expect(second.ready.admin_token).toBe(ready.admin_token);
+    // So is the SMTP certificate: a client that trusted it still does.
+    expect(second.ready.smtp_tls).toEqual(ready.smtp_tls);
     expect(await loginWorks(second, seed.email, seed.password)).toHaveLength(2);
     expect(await inboxOf(second, 'before-stop@example.test')).toHaveLength(1);
     expect(await stop(second)).toEqual({ code: 0, signal: null });
