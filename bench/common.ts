@@ -20,7 +20,20 @@ export async function spawnServe(
 ): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const serveArgs = ['serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...args];
+  const serveArgs = [
+    'serve',
+    '--port',
+    '0',
+    '--smtp-port',
+    '0',
+    '--submission-port',
+    '0',
+    '--submissions-port',
+    '0',
+    '--data-dir',
+    dataDir,
+    ...args,
+  ];
   const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
     env: { ...process.env, ...SERVE_ENV },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],

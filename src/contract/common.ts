@@ -60,6 +60,55 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * Each error code's `name` member: the kind of error in the words of Resend's API, whose SDKs read a failed call's
+ * `name`, `message` and `statusCode` (docs/resend.md). Several of our codes share one of its names.
+ */
+export const ERROR_NAMES = {
+  invalid_request: 'validation_error',
+  invalid_json: 'validation_error',
+  unsupported_content_type: 'validation_error',
+  unsupported_version: 'invalid_parameter',
+  missing_credentials: 'missing_api_key',
+  invalid_credentials: 'invalid_access',
+  invalid_api_key: 'invalid_api_key',
+  invalid_token: 'invalid_access',
+  invalid_refresh_token: 'invalid_access',
+  insufficient_scope: 'restricted_api_key',
+  ip_not_allowed: 'invalid_access',
+  workspace_suspended: 'invalid_access',
+  invite_required: 'invalid_access',
+  session_required: 'invalid_access',
+  api_key_required: 'invalid_access',
+  workspace_required: 'invalid_access',
+  not_a_member: 'invalid_access',
+  forbidden: 'invalid_access',
+  domain_not_allowed: 'invalid_from_address',
+  live_sending_locked: 'invalid_access',
+  not_found: 'not_found',
+  method_not_allowed: 'method_not_allowed',
+  idempotency_conflict: 'invalid_idempotent_request',
+  conflict: 'invalid_parameter',
+  payload_too_large: 'validation_error',
+  validation_failed: 'validation_error',
+  password_too_short: 'validation_error',
+  password_breached: 'validation_error',
+  email_taken: 'validation_error',
+  verification_token_invalid: 'validation_error',
+  domain_not_verified: 'validation_error',
+  domain_exists: 'validation_error',
+  domain_in_use: 'validation_error',
+  message_not_cancellable: 'validation_error',
+  endpoint_limit_reached: 'validation_error',
+  template_not_found: 'not_found',
+  request_timeout: 'application_error',
+  rate_limited: 'rate_limit_exceeded',
+  content_blocked: 'security_error',
+  internal_error: 'internal_server_error',
+  unavailable: 'application_error',
+  insufficient_storage: 'application_error',
+} as const satisfies Record<ErrorCode, string>;
+
 export function statusOf(code: ErrorCode): number {
   return ERROR_CODES[code][0];
 }
@@ -301,6 +350,12 @@ export const Problem = lazySchema(() =>
     docs_url: z.string().optional(),
     errors: z.array(FieldError).optional(),
     waitlist_url: z.string().optional(),
+    /** The error's kind as Resend's API names it (ERROR_NAMES), for its SDKs. */
+    name: z.string().optional(),
+    /** The detail (or the title, without one): what Resend's SDKs show as the error's message. */
+    message: z.string().optional(),
+    /** The status again, as Resend's SDKs read it. */
+    statusCode: z.number().int().optional(),
   }),
 );
 export type Problem = z.infer<typeof Problem>;

@@ -23,6 +23,8 @@ export const Attachment = lazySchema(() =>
     filename: z.string().min(1).max(255),
     content: z.string().optional(),
     url: z.string().max(2048).optional(),
+    /** The same as `url` (Resend's name for a remote attachment's address; its SDKs send it). */
+    path: z.string().max(2048).optional(),
     content_type: z.string().max(255).optional(),
     content_id: z.string().max(255).optional(),
   }),

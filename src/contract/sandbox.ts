@@ -62,6 +62,12 @@ export const ReadyLine = lazySchema(() =>
     admin_token: z.string(),
     seed: ReadySeed.nullable(),
     retention: Retention,
+    /** SMTP submission with STARTTLS (`smtp://HOST:PORT`): AUTH with an API key; null when turned off. */
+    submission: z.string().nullable(),
+    /** SMTP submission with implicit TLS (`smtps://HOST:PORT`); null when turned off. */
+    submissions: z.string().nullable(),
+    /** The certificate SMTP TLS presents (sink STARTTLS, submission): its file (null: made in memory) and fingerprint. */
+    smtp_tls: z.object({ cert: z.string().nullable(), fingerprint_sha256: z.string() }),
   }),
 );
 export type ReadyLine = z.infer<typeof ReadyLine>;
@@ -195,6 +201,8 @@ export const MessagesQuery = lazySchema(() =>
   z.strictObject({
     to: z.string().min(1).max(320).optional(),
     workspace_id: Id('ws').optional(),
+    /** A workspace by id or name: its mail (sent with its keys, or caught from a client that logged in with one). */
+    workspace: z.string().min(1).max(128).optional(),
     limit: PageLimit.optional(),
     after: Id('eml').optional(),
     /** Only mail received at or after this time (service clock). */

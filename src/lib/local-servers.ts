@@ -17,6 +17,14 @@ export interface LocalServer {
   data_dir: string | null;
   admin_token: string;
   started_at: string;
+  /** Its SMTP listeners (the ready line's) and TLS certificate, for `svc smtp`; absent in entries of older versions. */
+  smtp?: {
+    sink: string;
+    submission: string | null;
+    submissions: string | null;
+    tls_cert: string | null;
+    tls_fingerprint: string;
+  };
 }
 
 /**

@@ -5,12 +5,13 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_TOKEN_FILE, SECRETS_FILE, SEED_FILE, writePrivateFile } from './secrets.js';
 import { DB_FILE } from './store/db.js';
+import { TLS_CERT_FILE, TLS_KEY_FILE } from './smtp/tls.js';
 
 /** The lock one running `svc serve` holds on its data directory, and who holds it (pid, API address). */
 export const LOCK_FILE = 'serve.lock';
 export const HOLDER_FILE = 'serve.json';
 
-/** The database (with SQLite's files beside it), the server secrets, the admin token and the kept seed. */
+/** The database (with SQLite's files beside it), the server secrets, the admin token, the kept seed and SMTP certificate. */
 export const DATA_FILES = [
   DB_FILE,
   `${DB_FILE}-wal`,
@@ -19,6 +20,8 @@ export const DATA_FILES = [
   SECRETS_FILE,
   ADMIN_TOKEN_FILE,
   SEED_FILE,
+  TLS_CERT_FILE,
+  TLS_KEY_FILE,
   LOCK_FILE,
   HOLDER_FILE,
 ];

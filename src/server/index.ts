@@ -24,7 +24,10 @@ import { inboxStream } from './sandbox/stream.js';
 import type { Chaos } from './sandbox/chaos.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
 import { createComposer, type ComposerOptions } from './smtp/compose.js';
-import { createSink } from './smtp/sink.js';
+import { createSink, type Sink } from './smtp/sink.js';
+import { createSubmission } from './smtp/submission.js';
+import { smtpTls, TlsFilesError, type SmtpTls } from './smtp/tls.js';
+import { ATTACHMENT_BODY_LIMIT } from '../contract/common.js';
 import type { JobHandlers, Schedulers } from './workers/scheduler.js';
 import { createWebhookAgent, webhookWorker } from './workers/webhooks.js';
 import { eventRoutes } from './http/routes/events.js';
@@ -46,6 +49,16 @@ export interface ServeOptions {
   host?: string;
   port?: number;
   smtpPort?: number;
+  /**
+   * SMTP submission with STARTTLS (`--submission-port`): null turns it off, 0 takes a free port. Unset, it is 2587,
+   * or a free port when another program has 2587 (a given port that is taken stops the start).
+   */
+  submissionPort?: number | null;
+  /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465 or a free port. */
+  submissionsPort?: number | null;
+  /** The certificate (and key) of SMTP TLS; unset, one made for localhost and kept in the data directory. */
+  smtpTlsCert?: string;
+  smtpTlsKey?: string;
   dataDir?: string;
   memory?: boolean;
   clock?: 'real' | 'manual';
@@ -96,6 +109,13 @@ export interface RunningServer {
   inbox: string;
   port: number;
   smtpPort: number;
+  /** The submission listeners' ports (STARTTLS, implicit TLS); null when turned off. */
+  submissionPort: number | null;
+  submissionsPort: number | null;
+  /** The certificate SMTP TLS presents (sink STARTTLS and submission). */
+  smtpTls: SmtpTls;
+  /** Default ports another program had, and the free ones taken instead (the summary says so). */
+  portsMoved: { flag: string; wanted: number; port: number }[];
   adminToken: string;
   /** The demo account created by this start (a fresh data directory, or `--memory`); null when none was. */
   seed: Seed | null;
@@ -110,6 +130,10 @@ export interface RunningServer {
   chaos: Chaos;
   close(): Promise<void>;
 }
+
+/** SMTP submission's default ports: 587 and 465, the ports the real service listens on, moved above 1024. */
+export const DEFAULT_SUBMISSION_PORT = 2587;
+export const DEFAULT_SUBMISSIONS_PORT = 2465;
 
 /** A usage problem with the options: the CLI shows it and exits 2. */
 export class ServeUsageError extends Error {}
@@ -153,6 +177,19 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     if (listeningAt === undefined) throw new Error('the API has no origin before it listens');
     return listeningAt;
   };
+  // The certificate of SMTP TLS: one given is checked before anything opens; one in memory is made while the backend
+  // opens; one kept in the data directory is read (or made) once the directory is locked.
+  let tlsFirst: Promise<SmtpTls> | undefined;
+  try {
+    if (opts.smtpTlsCert || opts.smtpTlsKey) {
+      tlsFirst = Promise.resolve(await smtpTls({ dataDir, certFile: opts.smtpTlsCert, keyFile: opts.smtpTlsKey, log }));
+    }
+  } catch (err) {
+    if (err instanceof TlsFilesError) throw new ServeUsageError(err.message);
+    throw err;
+  }
+  if (!dataDir) tlsFirst ??= smtpTls({ dataDir: null, log });
+  tlsFirst?.catch(() => {});
   // Start-up is one stack in two phases: the backend at the bottom (closing what it opened itself), then the
   // listening side, each piece pushed as it opens. A stop, or a start that fails part-way, unwinds it from the top.
   const stack = opened();
@@ -188,12 +225,48 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const { clock, config, core, changes, chaos, scheduler, adminToken } = backend;
     let stopping = false;
     const stopped = new AbortController();
+    const smtpTlsInUse = await (tlsFirst ?? smtpTls({ dataDir, log }));
+    const tlsPair = { key: smtpTlsInUse.key, cert: smtpTlsInUse.cert };
     const sink = createSink(
-      { inbox: core.inbox, log, chaos },
+      { inbox: core.inbox, log, chaos, workspaceOf: core.keys.workspaceOf },
       { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
+      tlsPair,
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
     stack.push(() => sink.close());
+    const submission = createSubmission(
+      { log, core, origin },
+      { tls: tlsPair, maxMessageBytes: ATTACHMENT_BODY_LIMIT, maxConnections: opts.smtpMaxConnections },
+    );
+    const portsMoved: RunningServer['portsMoved'] = [];
+    /** Listens on the port asked for, or the default one; a default one that is taken gives way to a free one. */
+    const listenOn = async (l: Sink, asked: number | null | undefined, fallback: number, flag: string) => {
+      if (asked === null) return null;
+      let port: number;
+      try {
+        port = await l.listen(asked ?? fallback, host);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        if (asked !== undefined) throw Object.assign(err as Error, { flag });
+        port = await l.listen(0, host);
+        portsMoved.push({ flag, wanted: fallback, port });
+        log.info(`port ${fallback} is taken; SMTP submission listens on ${port} instead (${flag} picks one)`);
+      }
+      stack.push(() => l.close());
+      return port;
+    };
+    const submissionPort = await listenOn(
+      submission.starttls,
+      opts.submissionPort,
+      DEFAULT_SUBMISSION_PORT,
+      '--submission-port',
+    );
+    const submissionsPort = await listenOn(
+      submission.implicit,
+      opts.submissionsPort,
+      DEFAULT_SUBMISSIONS_PORT,
+      '--submissions-port',
+    );
     const sender = createPoolSender({ host: isLoopbackHost(host) ? host : '127.0.0.1', port: smtpPort });
     const relay = opts.relay ? createRelaySender(opts.relay) : null;
     const composer = createComposer({
@@ -268,7 +341,11 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos),
       extra: (a) => {
         healthRoutes(a, {
-          listening: () => listeningAt !== undefined && sink.listening(),
+          listening: () =>
+            listeningAt !== undefined &&
+            sink.listening() &&
+            (submissionPort === null || submission.starttls.listening()) &&
+            (submissionsPort === null || submission.implicit.listening()),
           stopping: () => stopping,
           probeWrite: async () => backend.probeWrite(),
           storage,
@@ -325,6 +402,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     backend.listening(api);
     const smtp = `smtp://${urlHost}:${smtpPort}`;
     const inbox = `${origin()}/?token=${adminToken}`;
+    const submissionUrl = submissionPort === null ? null : `smtp://${urlHost}:${submissionPort}`;
+    const submissionsUrl = submissionsPort === null ? null : `smtps://${urlHost}:${submissionsPort}`;
     return {
       api,
       origin: origin(),
@@ -332,6 +411,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       inbox,
       port,
       smtpPort,
+      submissionPort,
+      submissionsPort,
+      smtpTls: smtpTlsInUse,
+      portsMoved,
       adminToken,
       seed: backend.seed,
       ready: {
@@ -345,6 +428,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
           max_messages: retention.maxMessages,
           max_age_seconds: retention.maxAge === null ? null : Math.round(retention.maxAge / 1000),
         },
+        submission: submissionUrl,
+        submissions: submissionsUrl,
+        smtp_tls: { cert: smtpTlsInUse.path, fingerprint_sha256: smtpTlsInUse.fingerprint },
       },
       clock,
       core,

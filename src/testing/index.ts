@@ -48,6 +48,11 @@ export interface WaitForOptions {
   to?: string;
   /** Only mail whose subject contains this text (any case). */
   subject?: string;
+  /**
+   * Only mail of this workspace (its id or name): mail sent through the API or SMTP submission with its keys, or caught
+   * by the sink from a client that logged in with one of its keys.
+   */
+  workspace?: string;
   /** Only mail this function takes. */
   match?: (m: TestMessage) => boolean;
   /** Only mail caught at or after this service time (a `Date` or ISO 8601), rather than since the sandbox started. */
@@ -88,6 +93,12 @@ export interface Sandbox {
   /** `http://127.0.0.1:PORT/v1` */
   apiUrl: string;
   smtp: { host: string; port: number; url: string };
+  /**
+   * SMTP submission (docs/smtp.md): `port` with STARTTLS, `securePort` with implicit TLS; log in with any username and
+   * an API key as the password. `ca` is the certificate both present (PEM), for the client to trust (nodemailer's
+   * `tls: { ca }`).
+   */
+  submission: { host: string; port: number; securePort: number; ca: string; fingerprint: string };
   /** The inbox page, signed in by its token. */
   inboxUrl: string;
   adminToken: string;
@@ -101,8 +112,8 @@ export interface Sandbox {
      * (or `since`) — before the call too — waiting for one when none has come yet.
      */
     waitFor(opts?: WaitForOptions): Promise<TestMessage>;
-    /** Every caught message, newest first. */
-    list(): Promise<CaughtMessageSummary[]>;
+    /** Every caught message, newest first (only a workspace's, its id or name given). */
+    list(opts?: { workspace?: string }): Promise<CaughtMessageSummary[]>;
     /** Deletes every caught message. */
     clear(): Promise<void>;
   };
@@ -138,6 +149,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     host: '127.0.0.1',
     port: 0,
     smtpPort: 0,
+    submissionPort: 0,
+    submissionsPort: 0,
     clock: options.clock ?? 'manual',
     seed: options.seed ?? true,
     ...(options.dataDir ? { dataDir: options.dataDir } : { memory: true }),
@@ -165,6 +178,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const sandbox: Sandbox = {
     apiUrl: server.api,
     smtp: { host: '127.0.0.1', port: server.smtpPort, url: server.smtp },
+    submission: {
+      host: '127.0.0.1',
+      port: server.submissionPort!,
+      securePort: server.submissionsPort!,
+      ca: server.smtpTls.cert.toString(),
+      fingerprint: server.smtpTls.fingerprint,
+    },
     inboxUrl: server.inbox,
     adminToken: server.adminToken,
     seed,
@@ -178,7 +198,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const since = from ? from.toISOString() : started;
         const fulls = new Map<string, TestMessage>();
         const accept = async (m: CaughtMessageSummary) => {
-          if (!subjectMatches(m, o.subject)) return false;
+          if (!subjectMatches(m, o.subject) || !ofWorkspace(m, o.workspace)) return false;
           if (!o.match) return true;
           const f = fulls.get(m.id) ?? (await full(m.id));
           fulls.set(m.id, f);
@@ -196,7 +216,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         if (found) return { ...(fulls.get(found.id) ?? (await full(found.id))), claimed: true };
         throw new Error(await timedOut(o, timeout, since));
       },
-      list: () => caughtSince(client, undefined, undefined),
+      list: async (o = {}) =>
+        (await caughtSince(client, undefined, undefined)).filter((m) => ofWorkspace(m, o.workspace)),
       async clear() {
         await client.sandbox('deleteMessages');
       },
@@ -249,6 +270,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const filters = [
       o.to && `to ${o.to}`,
       o.subject !== undefined && `with "${o.subject}" in its subject`,
+      o.workspace !== undefined && `of workspace ${o.workspace}`,
       o.match && 'taken by match()',
     ]
       .filter(Boolean)
@@ -344,6 +366,11 @@ async function capture(
       await closeServer(http);
     },
   };
+}
+
+/** Whether a caught message is of the workspace named by id or name (any, when none is named). */
+function ofWorkspace(m: CaughtMessageSummary, workspace: string | undefined): boolean {
+  return workspace === undefined || m.workspace?.id === workspace || m.workspace?.name === workspace;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -150,7 +150,20 @@ describe("svc serve's summary on a terminal", { timeout: 60_000 }, () => {
     writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
     const term = pty.spawn(
       process.execPath,
-      [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', join(m.home, 'data')],
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--smtp-port',
+        '0',
+        '--submission-port',
+        '0',
+        '--submissions-port',
+        '0',
+        '--data-dir',
+        join(m.home, 'data'),
+      ],
       {
         name: 'xterm-256color',
         cols: 400,

@@ -34,7 +34,18 @@ describe('svc serve on a real machine', () => {
   it('refuses a second server on the same data directory, naming the first; the lock goes with the first (even killed)', async () => {
     const dir = dataDir();
     const first = await serve(['--data-dir', dir]);
-    const second = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dir]);
+    const second = launch([
+      '--port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dir,
+    ]);
     expect((await within(10_000, second.exited, 'exit of the second server')).code).toBe(1);
     expect(second.stderr()).toContain(
       `another svc serve (pid ${first.proc.pid}, ${first.ready.api}) is running on the data directory ${dir}`,
@@ -55,7 +66,18 @@ describe('svc serve on a real machine', () => {
 
   it('answers nothing but real answers from the moment its port opens while a fresh data directory is seeded', async () => {
     const port = await freePort();
-    const started = launch(['--port', String(port), '--smtp-port', '0', '--data-dir', dataDir()]);
+    const started = launch([
+      '--port',
+      String(port),
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dataDir(),
+    ]);
     const statuses: number[] = [];
     let ready = false;
     started.proc.stdout!.once('data', () => (ready = true));
@@ -126,7 +148,20 @@ describe('svc serve on a real machine', () => {
     smtp.close();
     expect(await stop(s)).toEqual({ code: 0, signal: null });
 
-    const full = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dir, '--max-db-size', '1MB']);
+    const full = launch([
+      '--port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dir,
+      '--max-db-size',
+      '1MB',
+    ]);
     expect((await within(10_000, full.exited, 'exit of a server with no room')).code).toBe(1);
     expect(full.stderr()).toContain(
       `svc serve cannot start: the database in ${dir} has reached its size limit (--max-db-size), or the disk holding it is full`,

@@ -50,13 +50,17 @@ describe('svc serve, the first minute', () => {
 
   /** `svc serve` in a pseudo-terminal; `steps` answer what the screen shows, in order. */
   function inTerminal(args: string[], env: Record<string, string>, steps: ((screen: string) => string | undefined)[]) {
-    const term = pty.spawn(process.execPath, [BIN, 'serve', '--port', '0', '--smtp-port', '0', ...args], {
-      name: 'xterm-256color',
-      cols: 220,
-      rows: 50,
-      cwd: ROOT,
-      env: { PATH: process.env.PATH!, HOME: tmp(), ...env },
-    });
+    const term = pty.spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0', ...args],
+      {
+        name: 'xterm-256color',
+        cols: 220,
+        rows: 50,
+        cwd: ROOT,
+        env: { PATH: process.env.PATH!, HOME: tmp(), ...env },
+      },
+    );
     let raw = '';
     let step = 0;
     term.onData((d) => {
@@ -205,7 +209,7 @@ describe('svc serve, the first minute', () => {
     expect(accepted.code, accepted.screen).toBe(0);
     expect(accepted.screen).toMatch(
       new RegExp(
-        `Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json from ${escapeRegExp(dataDir)}\\.`,
+        `Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json, smtp-tls\\.crt, smtp-tls\\.key from ${escapeRegExp(dataDir)}\\.`,
       ),
     );
     const ready = ReadyLine.parse(
@@ -222,7 +226,19 @@ describe('svc serve, the first minute', () => {
     expect(await stop(first)).toEqual({ code: 0, signal: null });
     const before = readdirSync(dataDir).sort();
 
-    const unasked = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--reset']);
+    const unasked = launch([
+      '--port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--reset',
+    ]);
     expect((await within(10_000, unasked.exited, 'exit of --reset without --yes')).code).toBe(2);
     expect(unasked.stderr()).toBe(
       `error: svc serve: --reset asks before it empties ${dataDir}, and there is no terminal to ask on; hint: add --yes to reset without asking\n`,
@@ -230,7 +246,20 @@ describe('svc serve, the first minute', () => {
     expect(readdirSync(dataDir).sort()).toEqual(before);
 
     const running = await serve(['--data-dir', dataDir]);
-    const underIt = launch(['--port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--reset', '--yes']);
+    const underIt = launch([
+      '--port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--reset',
+      '--yes',
+    ]);
     expect((await within(10_000, underIt.exited, 'exit of --reset under a running server')).code).toBe(1);
     // It names the running server: its pid and API address.
     expect(underIt.stderr()).toContain(
@@ -241,7 +270,7 @@ describe('svc serve, the first minute', () => {
     expect(existsSync(join(dataDir, 'seed.json'))).toBe(true);
 
     const reset = await serve(['--data-dir', dataDir, '--reset', '--yes']);
-    expect(reset.stderr()).toMatch(/^Removed svc\.sqlite, .*seed\.json from /);
+    expect(reset.stderr()).toMatch(/^Removed svc\.sqlite, .*seed\.json, smtp-tls\.crt, smtp-tls\.key from /);
     expect(reset.ready.seed!.user_id).not.toBe(first.ready.seed!.user_id);
     expect(await stop(reset)).toEqual({ code: 0, signal: null });
 

@@ -72,7 +72,24 @@ describe('svc serve (the real binary)', () => {
     const { ready } = first;
 
     expect(ready).toMatchObject({ ready: true });
-    expect(Object.keys(ready).sort()).toEqual(['admin_token', 'api', 'inbox', 'ready', 'retention', 'seed', 'smtp']);
+    expect(Object.keys(ready).sort()).toEqual([
+      'admin_token',
+      'api',
+      'inbox',
+      'ready',
+      'retention',
+      'seed',
+      'smtp',
+      'smtp_tls',
+      'submission',
+      'submissions',
+    ]);
+    expect(ready.submission).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.submissions).toMatch(/^smtps:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.smtp_tls).toEqual({
+      cert: join(dataDir, 'smtp-tls.crt'),
+      fingerprint_sha256: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
+    });
     // What it keeps unless told: the newest 10,000 caught messages, whatever their age.
     expect(ready.retention).toEqual({ max_messages: 10_000, max_age_seconds: null });
     expect(ready.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -115,6 +132,8 @@ describe('svc serve (the real binary)', () => {
     // The seed is kept in the data directory and reported again, so a restart never strands anyone.
     expect(second.ready.seed).toEqual(ready.seed);
     expect(second.ready.admin_token).toBe(ready.admin_token);
+    // So is the SMTP certificate: a client that trusted it still does.
+    expect(second.ready.smtp_tls).toEqual(ready.smtp_tls);
     expect(await loginWorks(second, seed.email, seed.password)).toHaveLength(2);
     expect(await inboxOf(second, 'before-stop@example.test')).toHaveLength(1);
     expect(await stop(second)).toEqual({ code: 0, signal: null });
@@ -147,7 +166,20 @@ describe('svc serve (the real binary)', () => {
 
   it('refuses plain HTTP on a non-loopback host with exit code 2 and says how to fix it', async () => {
     const dataDir = join(tmp('svc-e2e-'), 'data');
-    const l = launch(['--host', '0.0.0.0', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir]);
+    const l = launch([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--submissions-port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ]);
     let stdout = '';
     l.proc.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exit = await within(10_000, l.exited, 'exit of a refused start');
@@ -157,19 +189,27 @@ describe('svc serve (the real binary)', () => {
     expect(stdout).not.toContain('"ready"');
   });
 
-  it('exits 1 with a message naming the flag when the HTTP or the SMTP port is taken, instead of hanging', async () => {
+  it('exits 1 with a message naming the flag when the HTTP, SMTP or submission port given is taken, instead of hanging', async () => {
     const first = await serve(['--memory', '--no-seed']);
     const httpPort = new URL(first.origin).port;
     const smtpPort = new URL(first.ready.smtp.replace(/^smtp:/, 'http:')).port;
-    for (const args of [
-      ['--port', httpPort, '--smtp-port', '0'],
-      ['--port', '0', '--smtp-port', smtpPort],
-    ]) {
+    const submissionPort = new URL(first.ready.submission!.replace(/^smtp:/, 'http:')).port;
+    for (const [args, flag] of [
+      [
+        ['--port', httpPort, '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
+        '--port/--smtp-port',
+      ],
+      [['--port', '0', '--smtp-port', smtpPort], '--port/--smtp-port'],
+      [
+        ['--port', '0', '--smtp-port', '0', '--submission-port', submissionPort, '--submissions-port', '0'],
+        '--submission-port',
+      ],
+    ] as const) {
       const l = launch([...args, '--memory', '--no-seed']);
       const exit = await within(10_000, l.exited, `exit when ${args.join(' ')} is taken`);
       expect(exit.code, l.stderr()).toBe(1);
       expect(l.stderr()).toContain('EADDRINUSE');
-      expect(l.stderr()).toContain('--port/--smtp-port');
+      expect(l.stderr()).toContain(`pick another with ${flag}`);
     }
     // The running server was not disturbed.
     expect((await http(first, 'GET', '/sandbox/clock', { token: first.ready.admin_token })).status).toBe(200);

@@ -73,7 +73,10 @@ export function launch(args: string[], env: Record<string, string> = {}): Launch
 
 /** Starts `svc serve` on free ports and resolves with its parsed first stdout line. */
 export async function serve(args: string[], env?: Record<string, string>): Promise<Served> {
-  const l = launch(['--port', '0', '--smtp-port', '0', ...args], env);
+  const l = launch(
+    ['--port', '0', '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0', ...args],
+    env,
+  );
   const lines = createInterface({ input: l.proc.stdout! });
   const first = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`no ready line within 20 s; stderr:\n${l.stderr()}`)), 20_000);

@@ -29,6 +29,8 @@ export async function startTestServer(opts: ServeOptions = {}): Promise<TestServ
     memory: !opts.dataDir,
     port: 0,
     smtpPort: 0,
+    submissionPort: 0,
+    submissionsPort: 0,
     clock: 'manual',
     log: silentLogger,
     ...opts,

@@ -17,45 +17,50 @@ export interface SmtpTalk {
 export function smtpTalk(port: number, host = '127.0.0.1'): Promise<SmtpTalk> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, host);
-    let buffer = '';
-    const replies: string[] = [];
-    const waiting: { resolve: (r: string) => void; reject: (e: Error) => void }[] = [];
-    let ended = false;
-    const closed = new Promise<void>((res) => socket.once('close', () => res()));
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => {
-      buffer += d;
-      // A reply is complete at its line whose code is followed by a space (RFC 5321 section 4.2.1).
-      for (let m = /^\d{3} .*\r\n/m.exec(buffer); m; m = /^\d{3} .*\r\n/m.exec(buffer)) {
-        const reply = buffer.slice(0, m.index + m[0].length);
-        buffer = buffer.slice(reply.length);
-        const w = waiting.shift();
-        if (w) w.resolve(reply);
-        else replies.push(reply);
-      }
-    });
-    const end = () => {
-      ended = true;
-      for (const w of waiting.splice(0))
-        w.reject(new Error(`connection closed; unanswered bytes: ${JSON.stringify(buffer)}`));
-    };
-    socket.on('close', end);
-    socket.on('error', () => {}); // a refused or reset connection shows as `closed`
+    socket.once('error', reject);
     socket.once('connect', () => {
       socket.off('error', reject);
-      resolve({
-        socket,
-        write: (data) => void socket.write(data),
-        reply: () => {
-          const r = replies.shift();
-          if (r !== undefined) return Promise.resolve(r);
-          if (ended) return Promise.reject(new Error('connection closed'));
-          return new Promise((res, rej) => waiting.push({ resolve: res, reject: rej }));
-        },
-        closed,
-        destroy: () => socket.destroy(),
-      });
+      resolve(smtpTalkOn(socket));
     });
-    socket.once('error', reject);
   });
+}
+
+/** The same conversation on a socket already connected: a TLS socket (implicit TLS, or after STARTTLS) too. */
+export function smtpTalkOn(socket: Socket): SmtpTalk {
+  let buffer = '';
+  const replies: string[] = [];
+  const waiting: { resolve: (r: string) => void; reject: (e: Error) => void }[] = [];
+  let ended = false;
+  const closed = new Promise<void>((res) => socket.once('close', () => res()));
+  socket.setEncoding('latin1');
+  socket.on('data', (d: string) => {
+    buffer += d;
+    // A reply is complete at its line whose code is followed by a space (RFC 5321 section 4.2.1).
+    for (let m = /^\d{3} .*\r\n/m.exec(buffer); m; m = /^\d{3} .*\r\n/m.exec(buffer)) {
+      const reply = buffer.slice(0, m.index + m[0].length);
+      buffer = buffer.slice(reply.length);
+      const w = waiting.shift();
+      if (w) w.resolve(reply);
+      else replies.push(reply);
+    }
+  });
+  const end = () => {
+    ended = true;
+    for (const w of waiting.splice(0))
+      w.reject(new Error(`connection closed; unanswered bytes: ${JSON.stringify(buffer)}`));
+  };
+  socket.on('close', end);
+  socket.on('error', () => {}); // a refused or reset connection shows as `closed`
+  return {
+    socket,
+    write: (data) => void socket.write(data),
+    reply: () => {
+      const r = replies.shift();
+      if (r !== undefined) return Promise.resolve(r);
+      if (ended) return Promise.reject(new Error('connection closed'));
+      return new Promise((res, rej) => waiting.push({ resolve: res, reject: rej }));
+    },
+    closed,
+    destroy: () => socket.destroy(),
+  };
 }

@@ -124,7 +124,15 @@ describe('a full disk', () => {
   it('refuses to start on a database with no room, saying where, and leaves nothing running', async () => {
     const dir = dataDir();
     // Too small for the schema and the seed: the first start cannot write them.
-    const failed = startServer({ dataDir: dir, port: 0, smtpPort: 0, log: silentLogger, maxDbSize: 64 * 1024 });
+    const failed = startServer({
+      dataDir: dir,
+      port: 0,
+      smtpPort: 0,
+      submissionPort: 0,
+      submissionsPort: 0,
+      log: silentLogger,
+      maxDbSize: 64 * 1024,
+    });
     await expect(failed).rejects.toMatchObject({ diskFull: true });
     await expect(failed).rejects.toThrow(`svc serve cannot start: the database in ${dir} has reached its size limit`);
     // Its lock was given back and its files closed: a server with room starts on the same directory.

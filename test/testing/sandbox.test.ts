@@ -1,5 +1,6 @@
 // svc/testing's startSandbox, as a test file uses it: in this process, in memory, manual clock, seeded.
 import { connect } from 'node:net';
+import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 
@@ -124,6 +125,30 @@ describe('startSandbox', () => {
 
     await sb.chaos.clear();
     expect((await sb.chaos.list()).rules).toEqual([]);
+  });
+
+  it('takes mail through SMTP submission, as an app configured for SMTP sends it, and waits for it by workspace', async () => {
+    const transport = nodemailer.createTransport({
+      host: sb.submission.host,
+      port: sb.submission.port,
+      requireTLS: true,
+      auth: { user: 'app', pass: sb.seed!.api_key_test! },
+      tls: { ca: sb.submission.ca },
+    });
+    const waiting = sb.inbox.waitFor({ workspace: sb.seed!.workspace_id, to: 'smtp-user@example.org' });
+    const info = await transport.sendMail({
+      from: 'Shop <orders@example.test>',
+      to: 'smtp-user@example.org',
+      subject: 'Your code',
+      text: 'Code: 424242',
+    });
+    transport.close();
+    const m = await waiting;
+    expect(m.message_id).toBe(info.response.split(' ').pop());
+    expect(m.codes).toEqual(['424242']);
+    expect(m.dkim).toBe('pass');
+    expect((await sb.inbox.list({ workspace: 'no such workspace' })).length).toBe(0);
+    expect((await sb.inbox.list({ workspace: sb.seed!.workspace_id })).map((x) => x.id)).toContain(m.id);
   });
 
   it('clears the inbox', async () => {

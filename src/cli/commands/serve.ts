@@ -57,6 +57,16 @@ function parseMaxAge(v: string): number | 'off' {
   return ms;
 }
 
+/** `--submission-port N|off`: a port (0: a free one), or off. */
+function portOrOff(flag: string) {
+  return (v: string): number | 'off' => {
+    if (v === 'off') return v;
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError(`${flag} takes a port from 0 to 65535, or off.`);
+    return n;
+  };
+}
+
 /** The server's options that `svc serve` always gives (commander supplies their defaults). */
 type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate';
 /** The server's options that it gives when their flags are used. */
@@ -74,7 +84,9 @@ type Optional =
   | 'allowInsecureHttp'
   | 'trustProxy'
   | 'json'
-  | 'maxDbSize';
+  | 'maxDbSize'
+  | 'smtpTlsCert'
+  | 'smtpTlsKey';
 
 /** `svc serve`'s flags: the server's own options (one type, the server's), and what the command does itself. */
 export type ServeFlags = Required<Pick<ServeOptions, Given>> &
@@ -83,6 +95,9 @@ export type ServeFlags = Required<Pick<ServeOptions, Given>> &
     maxMessages?: number | 'off';
     /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
     maxAge?: number | 'off';
+    /** SMTP submission's ports (`off`: none); absent, the defaults (2587, 2465) or free ones when they are taken. */
+    submissionPort?: number | 'off';
+    submissionsPort?: number | 'off';
     /** Empty the data directory first (after a confirmation, or `yes`). */
     reset?: boolean;
     yes?: boolean;
@@ -155,7 +170,7 @@ function withServeFlags(): void {
 export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
   const { io } = ctx;
   withServeFlags();
-  const { reset, yes, maxMessages, maxAge, ...options } = flags;
+  const { reset, yes, maxMessages, maxAge, submissionPort, submissionsPort, ...options } = flags;
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
   if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
@@ -171,15 +186,16 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
       log: held.log,
       maxMessages: maxMessages === 'off' ? null : maxMessages,
       maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
+      submissionPort: submissionPort === 'off' ? null : submissionPort,
+      submissionsPort: submissionsPort === 'off' ? null : submissionsPort,
     });
   } catch (err) {
     held.release();
     if (err instanceof ServeUsageError) throw new UsageError(err.message);
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
-      throw new Error(
-        `${e.message}: another program uses that port; pick another with --port/--smtp-port (0 picks a free one).`,
-      );
+      const flag = (err as { flag?: string }).flag ?? '--port/--smtp-port';
+      throw new Error(`${e.message}: another program uses that port; pick another with ${flag} (0 picks a free one).`);
     }
     if (err instanceof DataDirInUse) {
       throw new CommandError(
@@ -208,7 +224,7 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
   });
   io.print(JSON.stringify(server.ready));
   held.release();
-  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir, unregister !== undefined);
+  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir, unregister !== undefined, server.portsMoved);
   await stopped;
 }
 
@@ -220,7 +236,18 @@ async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): 
   const { registerLocalServer } = await import('../../lib/local-servers.js');
   try {
     const unregister = registerLocalServer(
-      { api: ready.api, data_dir: dataDir ?? null, admin_token: ready.admin_token },
+      {
+        api: ready.api,
+        data_dir: dataDir ?? null,
+        admin_token: ready.admin_token,
+        smtp: {
+          sink: ready.smtp,
+          submission: ready.submission,
+          submissions: ready.submissions,
+          tls_cert: ready.smtp_tls.cert,
+          tls_fingerprint: ready.smtp_tls.fingerprint_sha256,
+        },
+      },
       io.env,
     );
     // Also when the process ends some other way than by a signal (an uncaught error).
@@ -299,7 +326,13 @@ function holdUntilReady(log: Logger): { log: Logger; release(): void } {
 }
 
 /** On a terminal, the ready line for a person (stderr: stdout keeps only the line itself). */
-function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined, registered: boolean): void {
+function printSummary(
+  io: IO,
+  ready: ReadyLine,
+  dataDir: string | undefined,
+  registered: boolean,
+  moved: { flag: string; wanted: number; port: number }[] = [],
+): void {
   const { bold, dim } = io.err;
   const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
   const lines = [
@@ -308,7 +341,8 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined, reg
     '',
     row('Inbox', ready.inbox),
     row('API', ready.api),
-    row('SMTP', ready.smtp),
+    row('SMTP', `${ready.smtp}  ${dim('the sink: catches any mail')}`),
+    ...submissionRows(ready, moved, row, dim),
     row('Keeps', keeps(ready.retention)),
   ];
   const seed = ready.seed;
@@ -318,6 +352,30 @@ function printSummary(io: IO, ready: ReadyLine, dataDir: string | undefined, reg
   }
   lines.push('', ...tryNext(ready, registered), dim('Ctrl-C stops it.'), '');
   for (const line of lines) io.info(line);
+}
+
+/** SMTP submission's listeners and certificate, and a default port that was taken (`svc smtp` prints the settings). */
+function submissionRows(
+  ready: ReadyLine,
+  moved: { flag: string; wanted: number; port: number }[],
+  row: (label: string, value: string) => string,
+  dim: (s: string) => string,
+): string[] {
+  const urls = [
+    ready.submission && `${ready.submission} (STARTTLS)`,
+    ready.submissions && `${ready.submissions} (TLS)`,
+  ].filter(Boolean);
+  if (urls.length === 0) return [];
+  const lines = [
+    row('Submit', `${urls.join(', ')}  ${dim('any username, an API key as the password: svc smtp')}`),
+    row('TLS cert', ready.smtp_tls.cert ?? `made in memory, SHA-256 ${ready.smtp_tls.fingerprint_sha256}`),
+  ];
+  for (const m of moved) {
+    lines.push(
+      `  ${' '.repeat(9)} ${dim(`port ${m.wanted} was taken (another svc serve?), so ${m.port}; ${m.flag} picks one`)}`,
+    );
+  }
+  return lines;
 }
 
 /** What the server keeps, in words: "the newest 10,000 caught messages; /v1 messages and events until a reset". */
@@ -374,6 +432,21 @@ export function serveCommand(runner: Runner): Command {
       .option('--host <host>', 'address to bind', '127.0.0.1')
       .option('--port <n>', 'HTTP port (0 picks a free one)', intArg('--port', 0, 65535), 4010)
       .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
+      .option(
+        '--submission-port <n|off>',
+        'SMTP submission with STARTTLS and API-key AUTH (0 picks a free one; default: 2587, or a free port when taken)',
+        portOrOff('--submission-port'),
+      )
+      .option(
+        '--submissions-port <n|off>',
+        'SMTP submission with implicit TLS (0 picks a free one; default: 2465, or a free port when taken)',
+        portOrOff('--submissions-port'),
+      )
+      .option(
+        '--smtp-tls-cert <file>',
+        'certificate for SMTP TLS (default: one made for localhost, kept in the data directory)',
+      )
+      .option('--smtp-tls-key <file>', 'private key for --smtp-tls-cert')
       .option(
         '--max-message-size <size>',
         'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',

@@ -106,21 +106,26 @@ export function createEmails(
     if (input.html === undefined && input.text === undefined && input.template_id === undefined) {
       bad('html', 'give at least one of html, text or template_id', 'content_required');
     }
-    const attachments: StoredAttachment[] = (input.attachments ?? []).map((a, i) => {
+    const attachments: StoredAttachment[] = (input.attachments ?? []).map(({ path: remote, ...given }, i) => {
       const path = `attachments.${i}`;
+      // `path` is another name for `url` (what Resend's SDKs send); one of them, not both.
+      if (remote !== undefined && given.url !== undefined) bad(`${path}.path`, 'give url or path, not both');
+      const a = { ...given, url: given.url ?? remote };
+      const urlPath = given.url === undefined && remote !== undefined ? `${path}.path` : `${path}.url`;
       if (/[/\\]/.test(a.filename) || /[\u0000-\u001f]/.test(a.filename))
         bad(`${path}.filename`, 'must not contain / or \\ or control characters');
-      if ((a.content === undefined) === (a.url === undefined)) bad(path, 'give exactly one of content and url');
+      if ((a.content === undefined) === (a.url === undefined))
+        bad(path, 'give exactly one of content and url (or path)');
       if (a.content !== undefined && !isBase64(a.content)) bad(`${path}.content`, 'must be valid base64');
       if (a.url !== undefined) {
         let u: URL | null = null;
         try {
           u = new URL(a.url);
         } catch {
-          bad(`${path}.url`, 'must be an absolute URL');
+          bad(urlPath, 'must be an absolute URL');
         }
         if (u && !(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
-          bad(`${path}.url`, 'must be https (http only to a loopback host)');
+          bad(urlPath, 'must be https (http only to a loopback host)');
         }
       }
       if (a.content_id !== undefined && /[\s<>]/.test(a.content_id))

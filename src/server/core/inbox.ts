@@ -42,6 +42,8 @@ export interface CaughtMail {
   hasAttachments: boolean;
   /** The body text the search finds it by. */
   text: string;
+  /** The workspace whose API key the sending client logged in with (AUTH); null or absent for anonymous mail. */
+  workspaceId?: string | null;
 }
 
 export interface CaughtBody {
@@ -196,7 +198,8 @@ export function createInbox(deps: InboxDeps) {
         message_id_header: mail.messageIdHeader,
         svc_message_id: origin?.messageId ?? null,
         from_service: origin?.fromService ? 1 : 0,
-        workspace_id: origin?.workspaceId ?? null,
+        // A `/v1` message is its sender's; other mail is the workspace whose key the client logged in with, if any.
+        workspace_id: origin?.workspaceId ?? mail.workspaceId ?? null,
         mail_from: mail.envelope.mailFrom,
         rcpt_to: mail.envelope.rcptTo,
         from_addr: mail.from,
@@ -236,10 +239,14 @@ export function createInbox(deps: InboxDeps) {
       return id;
     },
 
-    /** GET /sandbox/messages: newest first, filtered and searched, paged by the last id seen. */
+    /**
+     * GET /sandbox/messages: newest first, filtered and searched, paged by the last id seen. `workspace` names a
+     * workspace by id or name (404 when none has it).
+     */
     list(q: {
       to?: string;
       workspace_id?: string;
+      workspace?: string;
       since?: string;
       claimed?: 'true' | 'false';
       limit?: number;
@@ -247,10 +254,22 @@ export function createInbox(deps: InboxDeps) {
       q?: string;
     }) {
       const limit = q.limit ?? 20;
+      let workspaceId: string | string[] | undefined = q.workspace_id;
+      if (q.workspace !== undefined) {
+        const named = store.workspacesNamed(q.workspace);
+        if (named.length === 0) {
+          fail(
+            'not_found',
+            `No workspace has the id or name "${q.workspace.slice(0, 128)}"; \`svc whoami\` names yours.`,
+          );
+        }
+        workspaceId = q.workspace_id ? named.filter((id) => id === q.workspace_id) : named;
+        if (workspaceId.length === 0) return { data: [], has_more: false };
+      }
       const rows =
         store.list({
           to: q.to,
-          workspaceId: q.workspace_id,
+          workspaceId,
           since: q.since ? Date.parse(q.since) : undefined,
           claimed: q.claimed === undefined ? undefined : q.claimed === 'true',
           limit,

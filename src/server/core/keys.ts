@@ -183,6 +183,13 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
     /** Whether a key would be accepted now, without counting this as a use (the ready line's seed). */
     active: (presented: string): boolean => usable(presented, clock.now()) !== undefined,
 
+    /**
+     * The workspace of a key that would be accepted now, else null; not counted as a use. The sink files mail whose
+     * client logged in with a key under its workspace.
+     */
+    workspaceOf: (presented: string): string | null =>
+      presented.startsWith('svc_') ? (usable(presented, clock.now())?.workspace_id ?? null) : null,
+
     toApiKey,
   };
 }

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, problemType, type Problem } from '../../contract/common.js';
+import { ERROR_CODES, ERROR_NAMES, problemType, type Problem } from '../../contract/common.js';
 import type { ServiceError } from '../core/errors.js';
 import { docsUrl } from './docs.js';
 
@@ -12,9 +12,10 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export function problemBody(err: ServiceError, requestId: string, origin: string): Problem {
   const [own, title] = ERROR_CODES[err.code];
   const status = err.extra.status ?? own;
+  const shownTitle = status === own ? title : (STATUS_CODES[status] ?? title);
   return {
     type: problemType(err.code),
-    title: status === own ? title : (STATUS_CODES[status] ?? title),
+    title: shownTitle,
     status,
     code: err.code,
     ...(err.detail ? { detail: err.detail } : {}),
@@ -22,6 +23,10 @@ export function problemBody(err: ServiceError, requestId: string, origin: string
     docs_url: docsUrl(origin, err.code),
     ...(err.extra.errors ? { errors: err.extra.errors } : {}),
     ...(err.extra.members ?? {}),
+    // Extension members (RFC 9457 section 3.2) that Resend's SDKs read as a failed call's error (docs/resend.md).
+    name: ERROR_NAMES[err.code],
+    message: err.detail ?? shownTitle,
+    statusCode: status,
   };
 }
 

@@ -2,12 +2,14 @@
 // against: the pinned version, the text of both methods, and the library still waiting where the sink does not.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { smtpTalk, type SmtpTalk } from '../../../test/helpers/smtp.js';
+import { connect as tlsConnect } from 'node:tls';
+import { smtpTalk, smtpTalkOn, type SmtpTalk } from '../../../test/helpers/smtp.js';
 import { useSinkConnections } from './connection.js';
+import { makeCertificate } from './tls.js';
 
 const oneLine = (f: { toString(): string }) => f.toString().replace(/\s+/g, ' ');
 
@@ -34,6 +36,14 @@ describe('smtp-server as connection.ts knows it', () => {
             // Unref timer so connection init delay doesn't prevent process exit
             readyTimer.unref();
         });
+    }`),
+    );
+  });
+
+  it('has the onSecure() that connection.ts wraps: it calls back on a later turn, after which the TLS socket is read', () => {
+    expect(oneLine(SMTPServer.prototype.onSecure)).toBe(
+      oneLine(`onSecure(socket, session, callback) {
+        setImmediate(callback);
     }`),
     );
   });
@@ -76,12 +86,19 @@ describe("the sink's connections", () => {
     return server;
   }
 
-  /** A server as smtp-server makes it, or (`prompt`) as connection.ts changes it; counts the messages it takes. */
-  async function start(prompt: boolean): Promise<{ server: SMTPServer; taken: () => number }> {
+  /**
+   * A server as smtp-server makes it, or (`prompt`) as connection.ts changes it; counts the messages it takes. With
+   * `tls`, it offers STARTTLS with that certificate, or (`secure`) speaks TLS from the start.
+   */
+  async function start(
+    prompt: boolean,
+    tls?: { cert: Buffer; key: Buffer; secure?: boolean },
+  ): Promise<{ server: SMTPServer; taken: () => number }> {
     let taken = 0;
     const server = new SMTPServer({
       authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
+      ...(tls ? { cert: tls.cert, key: tls.key, secure: Boolean(tls.secure) } : {}),
+      disabledCommands: tls ? ['AUTH'] : ['STARTTLS', 'AUTH'],
       disableReverseLookup: true,
       logger: false,
       // As the sink answers them: at once.
@@ -170,5 +187,80 @@ describe("the sink's connections", () => {
     expect(codes).toEqual(['250', '250', '354']);
     expect(writes).toHaveLength(1);
     expect(writes[0]!.join('')).toMatch(/^250 .*\r\n250 .*\r\n354 .*\r\n$/);
+  });
+
+  /** What the server side of a connection is asked to write from now on, write by write. */
+  function writesOf(socket: Socket): string[][] {
+    const writes: string[][] = [];
+    const [write, writev] = [socket._write, socket._writev!];
+    socket._write = function (chunk, encoding, cb) {
+      writes.push([String(chunk)]);
+      return write.call(this, chunk, encoding, cb);
+    };
+    socket._writev = function (chunks, cb) {
+      writes.push(chunks.map((c) => String(c.chunk)));
+      return writev.call(this, chunks, cb);
+    };
+    return writes;
+  }
+
+  it('over TLS too: a STARTTLS session, and an implicit TLS one that is greeted at once, answer the commands of one read in one write', async () => {
+    const { cert, key } = await makeCertificate(Date.now());
+    const pipelined = 'MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n';
+
+    const starttls = await start(true, { cert, key });
+    const plain = await connectTo(starttls.server);
+    expect(await plain.reply()).toMatch(/^220 /);
+    plain.write('EHLO client.example.test\r\n');
+    expect(await plain.reply()).toMatch(/^250[- ]STARTTLS\r$/m);
+    plain.write('STARTTLS\r\n');
+    expect(await plain.reply()).toMatch(/^220 /);
+    plain.socket.removeAllListeners('data');
+    const upgraded = await new Promise<SmtpTalk>((resolve, reject) => {
+      const socket = tlsConnect({ socket: plain.socket, ca: cert, servername: 'localhost' }, () =>
+        resolve(smtpTalkOn(socket)),
+      );
+      socket.once('error', reject);
+    });
+    cleanup.push(() => upgraded.destroy());
+    upgraded.write('EHLO client.example.test\r\n');
+    expect(await upgraded.reply()).toMatch(/^250[- ]/);
+    const afterStarttls = writesOf([...starttls.server.connections][0]!._socket);
+    upgraded.write(pipelined);
+    const codes = [
+      (await upgraded.reply()).slice(0, 3),
+      (await upgraded.reply()).slice(0, 3),
+      (await upgraded.reply()).slice(0, 3),
+    ];
+    expect(codes).toEqual(['250', '250', '354']);
+    expect(afterStarttls).toHaveLength(1);
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const implicit = await start(true, { cert, key, secure: true });
+    const port = (implicit.server.server.address() as AddressInfo).port;
+    const secure = await new Promise<SmtpTalk>((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port, ca: cert, servername: 'localhost' }, () =>
+        resolve(smtpTalkOn(socket)),
+      );
+      socket.once('error', reject);
+    });
+    cleanup.push(() => secure.destroy());
+    // No 100 ms timer between the handshake and the greeting.
+    expect(await secure.reply()).toMatch(/^220 /);
+    expect(vi.getTimerCount()).toBe(0);
+    secure.write('EHLO client.example.test\r\n');
+    await secure.reply();
+    const overTls = writesOf([...implicit.server.connections][0]!._socket);
+    secure.write(pipelined);
+    const more = [
+      (await secure.reply()).slice(0, 3),
+      (await secure.reply()).slice(0, 3),
+      (await secure.reply()).slice(0, 3),
+    ];
+    expect(more).toEqual(['250', '250', '354']);
+    expect(overTls).toHaveLength(1);
+    secure.write('Subject: over TLS\r\n\r\nHello.\r\n.\r\n');
+    expect(await secure.reply()).toMatch(/^250 /);
+    expect(implicit.taken()).toBe(1);
   });
 });

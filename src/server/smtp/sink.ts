@@ -25,8 +25,16 @@ export const MAX_CONNECTIONS = 100;
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
 
-/** Where caught mail is stored: core's inbox; and the chaos rules that answer stages of a session on purpose. */
-export type SinkDeps = { log: Logger; inbox: Pick<Inbox, 'catch'>; chaos?: Pick<Chaos, 'smtp'> };
+/**
+ * Where caught mail is stored: core's inbox; the chaos rules that answer stages of a session on purpose; and whose
+ * workspace an AUTH password is, when it is an API key of this server (its mail is filed under that workspace).
+ */
+export type SinkDeps = {
+  log: Logger;
+  inbox: Pick<Inbox, 'catch'>;
+  chaos?: Pick<Chaos, 'smtp'>;
+  workspaceOf?: (password: string) => string | null;
+};
 
 /** Whether the header block (within its first 256 KiB) has a DKIM-Signature field. */
 function isSigned(raw: Buffer): boolean {
@@ -53,6 +61,7 @@ export async function ingest(
   deps: SinkDeps,
   raw: Buffer,
   envelope: { mailFrom: string | null; rcptTo: string[] },
+  workspaceId: string | null = null,
 ): Promise<string | null> {
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
   const parsed = parseHeaders(raw);
@@ -71,6 +80,7 @@ export async function ingest(
     preview: previewOf(glance.text),
     hasAttachments: glance.hasAttachments,
     text: glance.indexed,
+    workspaceId,
   });
 }
 
@@ -126,15 +136,18 @@ export interface SinkLimits {
 
 /**
  * The sink's smtp-server options apart from its handlers: the sessions it takes and its limits. bench/smtp-ingest's
- * floor (bench/smtp-floor-server.ts) runs a server on them too, with nothing behind it.
+ * floor (bench/smtp-floor-server.ts) runs a server on them too, with nothing behind it. Like any mail catcher it takes
+ * what clients insist on: STARTTLS with `tls` (without it STARTTLS is off), and AUTH of any kind, never refused, also
+ * without TLS (the handler is createSink's).
  */
-export function sinkServerOptions(limits: SinkLimits = {}): SMTPServerOptions {
+export function sinkServerOptions(limits: SinkLimits = {}, tls?: { key: Buffer; cert: Buffer }): SMTPServerOptions {
   return {
     name: 'svc-sink',
     banner: 'svc SMTP sink: every message is caught, none is delivered',
     authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    hideSTARTTLS: true,
+    authMethods: ['PLAIN', 'LOGIN', 'CRAM-MD5', 'XOAUTH2'],
+    allowInsecureAuth: true,
+    ...(tls ? { key: tls.key, cert: tls.cert } : { disabledCommands: ['STARTTLS'], hideSTARTTLS: true }),
     disableReverseLookup: true,
     size: limits.maxMessageBytes ?? MAX_MESSAGE_BYTES,
     maxClients: limits.maxConnections ?? MAX_CONNECTIONS,
@@ -142,16 +155,23 @@ export function sinkServerOptions(limits: SinkLimits = {}): SMTPServerOptions {
   };
 }
 
-export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
+/** The sink; `tls` is the certificate its STARTTLS presents (none: no STARTTLS). */
+export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key: Buffer; cert: Buffer }): Sink {
   const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
   const chaos = chaosReplies(deps);
   const server: SMTPServer = new SMTPServer({
-    ...sinkServerOptions(limits),
+    ...sinkServerOptions(limits, tls),
     // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
     // later; answering at once sends the greeting before anything is read from the socket (connection.ts) and saves
     // two turns a message.
     onConnect: (_session, callback) => callback(chaos.answer('connect')),
+    // Any credentials are welcome. An API key of this server as the password files the session's mail under its
+    // workspace: each project sending with its own key has an inbox of its own.
+    onAuth: (auth, _session, callback) => {
+      const password = auth.password ?? auth.accessToken ?? '';
+      callback(null, { user: { name: auth.username ?? '', workspaceId: deps.workspaceOf?.(password) ?? null } });
+    },
     onMailFrom: (_address, _session, callback) => callback(chaos.answer('mail')),
     onRcptTo: (_address, session, callback) => callback(chaos.answer('rcpt', session.envelope)),
     onData(stream, session, callback) {
@@ -197,7 +217,8 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
           });
           return callback(err);
         }
-        ingest(deps, raw.bytes(), envelope).then(
+        const user = session.user as unknown as { workspaceId?: string | null } | undefined;
+        ingest(deps, raw.bytes(), envelope, user?.workspaceId ?? null).then(
           () => callback(null, 'Caught'),
           (err: Error) => {
             // 452 4.3.1 (RFC 3463 "mail system full"): the sender keeps the message and tries again later.
@@ -214,7 +235,11 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
   });
   useSinkConnections(server);
   server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
+  return listener(server);
+}
 
+/** An smtp-server's listening side: listen (resolving with the port it got), whether it listens, close. */
+export function listener(server: SMTPServer): Sink {
   return {
     listen(port, host) {
       return new Promise((resolve, reject) => {

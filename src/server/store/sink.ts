@@ -210,7 +210,8 @@ export function createSinkStore(db: Db) {
      */
     list(opts: {
       to?: string;
-      workspaceId?: string;
+      /** One workspace, or any of several (the workspaces a name names). */
+      workspaceId?: string | string[];
       since?: number;
       claimed?: boolean;
       limit: number;
@@ -228,8 +229,9 @@ export function createSinkStore(db: Db) {
         args.push(opts.to, opts.to, opts.to);
       }
       if (opts.workspaceId) {
-        where.push('s.workspace_id = ?');
-        args.push(opts.workspaceId);
+        const ids = ([] as string[]).concat(opts.workspaceId);
+        where.push(`s.workspace_id IN (${ids.map(() => '?').join(', ')})`);
+        args.push(...ids);
       }
       if (opts.since !== undefined) {
         where.push('s.received_at >= ?');
@@ -358,6 +360,13 @@ export function createSinkStore(db: Db) {
         db.prepare("INSERT INTO sink_search (sink_search) VALUES ('delete-all')").run();
         return n;
       })(),
+    /** The workspaces a filter names: the one with this id, or every one with this name (any case). */
+    workspacesNamed: (idOrName: string) =>
+      (
+        db.prepare('SELECT id FROM workspaces WHERE id = ? OR name = ? COLLATE NOCASE').all(idOrName, idOrName) as {
+          id: string;
+        }[]
+      ).map((r) => r.id),
     /** The workspaces whose mail the sink holds, by name (the inbox's workspace filter). */
     workspaces: () =>
       db

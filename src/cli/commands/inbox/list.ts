@@ -8,6 +8,8 @@ import { isTo, summaryColumns } from './shared.js';
 
 export interface InboxListOptions {
   to?: string;
+  /** A workspace's mail only, by id or name. */
+  workspace?: string;
   follow?: boolean;
   limit?: number;
   after?: string;
@@ -19,18 +21,29 @@ export function inboxListCommand(runner: Runner): Command {
       'List caught mail, newest first; --follow then prints each new message as it arrives (what `svc inbox` does)',
     )
     .option('--to <address>', 'only mail to this address (an envelope recipient, To or Cc)')
+    .option(
+      '--workspace <id|name>',
+      "only a workspace's mail: sent with its API keys, or caught from a client that logged in with one",
+    )
     .option('--follow', 'keep running and print each new message as it arrives, until Ctrl-C')
     .option('--limit <n>', 'how many (1–100; with --follow, how many recent ones first)', int('--limit', 1, 100))
     .option('--after <id>', 'the page after this message')
     .action((o: InboxListOptions, c: Command) => {
       if (o.follow && o.after)
         throw new UsageError('--after pages back through older mail; it does not go with --follow');
-      return runner(c, inboxListRun, { to: o.to, follow: o.follow, limit: o.limit, after: o.after });
+      return runner(c, inboxListRun, {
+        to: o.to,
+        workspace: o.workspace,
+        follow: o.follow,
+        limit: o.limit,
+        after: o.after,
+      });
     });
   return examples(
     cmd,
     'svc inbox',
     'svc inbox --to ada@example.org',
+    'svc inbox --workspace Acme --follow',
     'svc inbox --follow',
     'svc inbox --follow --json | jq -r .subject',
   );
@@ -38,10 +51,13 @@ export function inboxListCommand(runner: Runner): Command {
 
 export async function inboxListRun(ctx: Context, o: InboxListOptions): Promise<void> {
   if (o.follow) return follow(ctx, o);
-  const r = await (await ctx.client()).sandbox('listMessages', { query: { to: o.to, limit: o.limit, after: o.after } });
+  const r = await (await ctx.client()).sandbox('listMessages', {
+    query: { to: o.to, workspace: o.workspace, limit: o.limit, after: o.after },
+  });
   if (ctx.json) return printJson(ctx.io, r.raw);
   await printTable(ctx.io, r.body.data, summaryColumns);
-  printMore(ctx.io, r.body, o.to ? `svc inbox --to ${o.to}` : 'svc inbox');
+  const again = ['svc inbox', o.to && `--to ${o.to}`, o.workspace && `--workspace ${JSON.stringify(o.workspace)}`];
+  printMore(ctx.io, r.body, again.filter(Boolean).join(' '));
 }
 
 /**
@@ -70,7 +86,9 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
   };
   try {
     const stream = await client.inboxStream({ signal });
-    const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: o.limit } })).body.data;
+    const recent = (
+      await client.sandbox('listMessages', { query: { to: o.to, workspace: o.workspace, limit: o.limit } })
+    ).body.data;
     for (const m of [...recent].reverse()) line(m);
     if (io.stderrIsTTY) io.info(io.err.dim(`Waiting for mail${o.to ? ` to ${o.to}` : ''}… (Ctrl-C stops)`));
     // Caught between the stream's start and the listing: shown already.
@@ -78,6 +96,9 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
     for await (const e of stream) {
       if (e.event !== 'message' || shown.has(e.data.id)) continue;
       if (o.to && !(await isTo(client, o.to, e.data))) continue;
+      const ws = e.data.workspace;
+      if (o.workspace !== undefined && ws?.id !== o.workspace && ws?.name.toLowerCase() !== o.workspace.toLowerCase())
+        continue;
       line(e.data);
     }
   } catch (err) {

@@ -13,6 +13,8 @@ export interface KeysCreateOptions {
   allowIps?: string[];
   expiresAt?: string;
   save?: boolean;
+  /** Also print the SMTP settings of the local server, with the new key as the password (on stderr). */
+  smtp?: boolean;
 }
 
 export function keysCreateCommand(runner: Runner): Command {
@@ -29,6 +31,7 @@ export function keysCreateCommand(runner: Runner): Command {
     .option('--allow-ip <cidr>', 'an address or CIDR the key may be used from, repeatable', repeat)
     .option('--expires-at <time>', 'when the key stops working (ISO 8601)', timestamp('--expires-at'))
     .option('--save', "keep the key in this profile's credential store, so `svc emails send` needs no --api-key")
+    .option('--smtp', "also print the local server's SMTP settings with this key as the password (as `svc smtp` does)")
     .action(
       (
         o: {
@@ -39,6 +42,7 @@ export function keysCreateCommand(runner: Runner): Command {
           allowIp?: string[];
           expiresAt?: string;
           save?: boolean;
+          smtp?: boolean;
         },
         c: Command,
       ) => {
@@ -51,12 +55,14 @@ export function keysCreateCommand(runner: Runner): Command {
           allowIps: o.allowIp,
           expiresAt: o.expiresAt,
           save: o.save,
+          smtp: o.smtp,
         });
       },
     );
   return examples(
     cmd,
     'svc keys create --name ci --scope emails:send --save',
+    'svc keys create --name app --scope emails:send --smtp',
     'svc keys create --name prod --scope emails:send,emails:read --mode live --domain dom_… --allow-ip 203.0.113.0/24',
   );
 }
@@ -96,4 +102,23 @@ export async function keysCreateRun(ctx: Context, o: KeysCreateOptions): Promise
   );
   io.info(`Created ${key.id} "${key.name}" (${key.mode}; ${key.scopes.join(', ')}).`);
   if (o.save) io.info(`Saved in profile ${ctx.profile}: \`svc emails send\` uses it without --api-key.`);
+  if (o.smtp) await smtpLines(ctx, key.key, key.scopes);
+}
+
+/** `--smtp`: the settings an app's SMTP configuration wants, on stderr (stdout keeps the key alone). */
+async function smtpLines(ctx: Context, key: string, scopes: string[]): Promise<void> {
+  const { io } = ctx;
+  const { smtpSettings, printSmtpSettings } = await import('../smtp.js');
+  if (!scopes.includes('emails:send')) {
+    io.info(`${io.err.yellow('warning:')} this key lacks emails:send, so SMTP submission refuses it; add that scope.`);
+  }
+  const settings = await smtpSettings(ctx, key);
+  if (!settings) {
+    io.info(
+      `SMTP: log in with any username and this key as the password; no local svc serve is registered for ${(await ctx.baseUrl()).url}, so its host and ports are not known here.`,
+    );
+    return;
+  }
+  io.info('SMTP settings (docs/smtp.md):');
+  printSmtpSettings(io, settings, 'stderr');
 }

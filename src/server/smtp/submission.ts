@@ -1,0 +1,192 @@
+// SMTP submission: the service's own SMTP interface, for applications that send by SMTP rather than through the API
+// (docs/smtp.md). Two listeners, STARTTLS and implicit TLS, with AUTH required: any username, an API key as the
+// password. A submitted message is a send by that key: its MIME is made into a send request (submitted.ts) and goes
+// through core's send as `POST /v1/emails` does, rate limit included, so its events, webhooks and DKIM-signed delivery
+// into the sink follow as for the API.
+import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
+import type { ErrorCode } from '../../contract/common.js';
+import { endpoints } from '../../contract/endpoints.js';
+import { SendEmailRequest } from '../../contract/emails.js';
+import { gather } from '../../lib/gather.js';
+import type { Logger } from '../../lib/log.js';
+import type { Core } from '../core/index.js';
+import type { KeyPrincipal } from '../core/keys.js';
+import { ServiceError } from '../core/errors.js';
+import type { Sent, StoredAnswer } from '../core/emails.js';
+import { validate } from '../http/validate.js';
+import { useSinkConnections } from './connection.js';
+import { listener, MAX_CONNECTIONS, type Sink } from './sink.js';
+import { SubmittedMessageError, submittedRequest } from './submitted.js';
+
+export interface SubmissionDeps {
+  log: Logger;
+  core: Pick<Core, 'access' | 'emails' | 'sendRate'>;
+  /** The API's origin: a message's `Location`, kept for a replay of its Idempotency-Key through the API. */
+  origin: () => string;
+}
+
+export interface SubmissionOptions {
+  tls: { key: Buffer; cert: Buffer };
+  /** The largest message taken, in bytes (552 beyond it); by default the API's largest send request. */
+  maxMessageBytes: number;
+  maxConnections?: number;
+}
+
+/** What a session keeps of its login: the name given (any) and the key, checked again for every message. */
+interface Login {
+  name: string;
+  key: string;
+  workspaceId: string;
+}
+
+/** A refusal as smtp-server sends it: the reply code, and the text after our own enhanced status code (RFC 3463). */
+function refusal(code: number, enhanced: string, text: string): Error {
+  // One reply line stays within RFC 5321's 512 octets.
+  const line = text.length > 480 ? `${text.slice(0, 479)}…` : text;
+  return Object.assign(new Error(`${enhanced} ${line}`), { responseCode: code });
+}
+
+/** How a refused send answers: the code and enhanced status of each error code a send can meet. */
+const REPLIES: Partial<Record<ErrorCode, [number, string]>> = {
+  rate_limited: [451, '4.7.1'],
+  insufficient_storage: [452, '4.3.1'],
+  payload_too_large: [552, '5.3.4'],
+  domain_not_verified: [550, '5.7.1'],
+  domain_not_allowed: [550, '5.7.1'],
+  live_sending_locked: [550, '5.7.1'],
+  workspace_suspended: [550, '5.7.1'],
+  content_blocked: [554, '5.7.1'],
+  invalid_api_key: [535, '5.7.8'],
+  insufficient_scope: [535, '5.7.8'],
+  ip_not_allowed: [535, '5.7.8'],
+};
+
+/** A failed send as an SMTP reply; a fault of ours is a temporary 451, logged, so the client tries again. */
+function replyTo(err: unknown, log: Logger): Error {
+  if (err instanceof SubmittedMessageError) return refusal(550, '5.6.0', err.message);
+  if (err instanceof ServiceError) {
+    const [code, enhanced] = REPLIES[err.code] ?? [550, '5.6.0'];
+    return refusal(code, enhanced, err.detail ?? err.code);
+  }
+  log.error('submission could not take a message', { error: (err as Error).message });
+  return refusal(451, '4.3.0', 'The message could not be taken; try again.');
+}
+
+/** The two submission listeners: `starttls` (port 587's role) and `implicit` (port 465's), on one set of handlers. */
+export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions): { starttls: Sink; implicit: Sink } {
+  const { core, log } = deps;
+  const requirement = endpoints.sendEmail;
+  const loginOf = (session: SMTPServerSession) => session.user as unknown as Login;
+
+  /** AUTH PLAIN or LOGIN: the password must be an API key allowed to send (`535 5.7.8` with the reason otherwise). */
+  function onAuth(
+    auth: SMTPServerAuthentication,
+    session: SMTPServerSession,
+    callback: (err: Error | null | undefined, response?: { user: unknown }) => void,
+  ): void {
+    const key = auth.password ?? '';
+    core.access.authorize(requirement, key, session.remoteAddress).then(
+      (caller) => callback(null, { user: { name: auth.username ?? '', key, workspaceId: caller.workspace!.id } }),
+      (err: unknown) => {
+        if (!(err instanceof ServiceError)) return callback(replyTo(err, log));
+        // Whatever makes the key unfit to send with is said in the one reply RFC 4954 has for it.
+        const detail =
+          err.code === 'invalid_token' || err.code === 'api_key_required'
+            ? 'The password must be an API key of this service (svc_…): create one with `svc keys create --scope emails:send --smtp`.'
+            : (err.detail ?? err.code);
+        callback(refusal(535, '5.7.8', detail));
+      },
+    );
+  }
+
+  function onData(
+    stream: NodeJS.ReadableStream & { sizeExceeded?: boolean },
+    session: SMTPServerSession,
+    done: (err?: Error | null, message?: string) => void,
+  ) {
+    const login = loginOf(session);
+    const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+    const args = session.envelope.mailFrom ? session.envelope.mailFrom.args : false;
+    const declared = Number((args && (args as { SIZE?: string }).SIZE) ?? 0);
+    const raw = gather(declared <= opts.maxMessageBytes ? declared : 0);
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= opts.maxMessageBytes) raw.add(chunk);
+    });
+    stream.on('error', () => {});
+    stream.on('end', () => {
+      // Over the limit: smtp-server answers 552 itself, whatever is answered here.
+      if (stream.sizeExceeded || size > opts.maxMessageBytes) return done();
+      send(login, raw.bytes(), rcptTo, session.remoteAddress).then(
+        (id) => done(null, `2.0.0 OK ${id}`),
+        (err: unknown) => done(replyTo(err, log)),
+      );
+    });
+  }
+
+  /** One submitted message, sent as `POST /v1/emails` sends: resolves with the message's id. */
+  async function send(login: Login, raw: Buffer, rcptTo: string[], ip: string): Promise<string> {
+    // Checked again: the key may have been revoked, or the workspace suspended, since the session logged in.
+    const caller = await core.access.authorize(requirement, login.key, ip);
+    const { request, idempotencyKey } = await submittedRequest(raw, rcptTo);
+    if (idempotencyKey !== undefined && (idempotencyKey.length === 0 || idempotencyKey.length > 255)) {
+      throw new ServiceError('invalid_request', 'The Idempotency-Key header must be 1–255 characters.');
+    }
+    const input = validate(SendEmailRequest, request, 'body');
+    // What the API keeps for a replay of its key (http/routes/emails.ts): the same, whichever way the replay comes.
+    const record = (outcome: Sent): StoredAnswer => ({
+      status: 202,
+      headers: outcome.kind === 'accepted' ? { Location: `${deps.origin()}/v1/emails/${outcome.id}` } : {},
+    });
+    const sent = await core.emails.send(caller.principal as KeyPrincipal, input, idempotencyKey, record);
+    if (sent.kind !== 'accepted') throw new Error('a single send answered as a batch');
+    return sent.id;
+  }
+
+  function server(secure: boolean): Sink {
+    const smtp = new SMTPServer({
+      name: 'svc-submission',
+      banner: 'svc SMTP submission: log in with any username and an API key as the password',
+      secure,
+      key: opts.tls.key,
+      cert: opts.tls.cert,
+      authOptional: false,
+      authMethods: ['PLAIN', 'LOGIN'],
+      authRequiredMessage: '5.7.0 Authentication required: log in with any username and an API key as the password',
+      // The replies carry enhanced status codes of our own choosing (refusal()): the library's default for 550 is
+      // 5.1.1, "bad destination mailbox", where a refused sender domain is 5.7.1.
+      hideENHANCEDSTATUSCODES: true,
+      disableReverseLookup: true,
+      size: opts.maxMessageBytes,
+      maxClients: opts.maxConnections ?? MAX_CONNECTIONS,
+      closeTimeout: 5_000,
+      logger: false,
+      onConnect: (_session, callback) => callback(),
+      onAuth,
+      // Each message takes a token from the workspace's sending bucket, as each API send does; refused here, before
+      // the client sends the message.
+      onMailFrom(_address, session, callback) {
+        const state = core.sendRate.take(loginOf(session).workspaceId);
+        if (state.allowed) return callback();
+        callback(
+          refusal(
+            451,
+            '4.7.1',
+            `This workspace may send ${state.limit} messages a second; retry in ${state.retryAfter} s.`,
+          ),
+        );
+      },
+      onRcptTo: (_address, _session, callback) => callback(),
+      onData,
+    });
+    useSinkConnections(smtp);
+    smtp.on('error', (err: NodeJS.ErrnoException) => {
+      // A port that is taken is answered where it is listened on (the start moves or stops), not logged here.
+      if (err.syscall !== 'listen') log.warn('smtp submission error', { error: err.message });
+    });
+    return listener(smtp);
+  }
+
+  return { starttls: server(false), implicit: server(true) };
+}

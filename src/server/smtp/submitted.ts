@@ -1,0 +1,146 @@
+// A message handed in over SMTP submission, turned into the fields of a send request (`POST /v1/emails`), so that it
+// goes through the one pipeline every message takes: the same rules, the same stored form, composed and DKIM-signed
+// at delivery like any other (docs/smtp.md, "What happens to the message").
+import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
+import { IDEMPOTENCY_HEADER, type SendEmailRequest } from '../../contract/emails.js';
+
+/** A submitted message as a send request, with the Idempotency-Key its header carried. */
+export interface Submitted {
+  /** Not yet checked against the contract's schema: the caller validates it as the API validates a body. */
+  request: SendEmailRequest;
+  idempotencyKey: string | undefined;
+}
+
+/** A message the submission cannot make a send request of, in words for the client. */
+export class SubmittedMessageError extends Error {}
+
+/**
+ * Header fields the service sets itself or takes from fields of their own; the rest of the client's header fields
+ * travel as the request's custom headers. Transport fields (Received, Return-Path, a signature the service would
+ * invalidate) stay behind.
+ */
+const NOT_CUSTOM = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'dkim-signature',
+  'domainkey-signature',
+  'arc-seal',
+  'arc-message-signature',
+  'arc-authentication-results',
+  'authentication-results',
+  'received',
+  'return-path',
+  'delivered-to',
+  'sender',
+  'x-svc-tags',
+  IDEMPOTENCY_HEADER.toLowerCase(),
+]);
+
+/** `Name <address>` with the display name quoted (as core's address parser reads it), or the bare address. */
+function formatted(a: EmailAddress): string[] {
+  if (a.group) return a.group.flatMap(formatted);
+  if (!a.address) return [];
+  const name = a.name.replace(/[\r\n]+/g, ' ').trim();
+  return [name ? `"${name.replace(/["\\]/g, '\\$&')}" <${a.address}>` : a.address];
+}
+
+function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
+  if (!field) return [];
+  return (Array.isArray(field) ? field : [field]).flatMap((f) => f.value.flatMap(formatted));
+}
+
+/** The bare address of `Name <address>`, lowercased, to match header recipients with envelope ones. */
+const bare = (a: string) => (/<([^<>]*)>$/.exec(a)?.[1] ?? a).toLowerCase();
+
+/** A filename the API takes (no path, no control characters), or one made from the part's position and type. */
+function filenameOf(name: string | undefined, i: number, contentType: string): string {
+  const base = (name ?? '')
+    .split(/[/\\]/)
+    .pop()!
+    .replace(/[\u0000-\u001f]/g, '')
+    .trim();
+  if (base) return base.slice(0, 255);
+  const sub = /^[a-z]+\/([a-z0-9.+-]+)/i.exec(contentType)?.[1];
+  return `attachment-${i + 1}${sub ? `.${sub.replace(/^.*\+/, '')}` : ''}`;
+}
+
+/**
+ * The send request a submitted message makes. From, Subject, Reply-To, the text and HTML parts, attachments (inline
+ * ones keep their Content-ID, so `cid:` images still show) and the other header fields come from the message; the
+ * recipients from the envelope: those named in To or Cc are `to` and `cc`, every other one is `bcc` (so Bcc works as
+ * mail clients expect, and no header names it). A message with neither a text nor an HTML part is sent with an empty
+ * text part.
+ */
+export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<Submitted> {
+  const parsed = await simpleParser(raw, {
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    // Keep `cid:` references as they are: the inline image goes along as an attachment with its Content-ID.
+    skipImageLinks: true,
+  });
+  const from = addresses(parsed.from);
+  if (from.length === 0) {
+    throw new SubmittedMessageError('The message has no From address; set a From header with a verified domain.');
+  }
+  const envelope = rcptTo.map((r) => r.toLowerCase());
+  const inEnvelope = (list: string[]) => list.filter((a) => envelope.includes(bare(a)));
+  const to = inEnvelope(addresses(parsed.to));
+  const cc = inEnvelope(addresses(parsed.cc)).filter((a) => !to.some((t) => bare(t) === bare(a)));
+  const named = new Set([...to, ...cc].map(bare));
+  const bcc = [...new Set(envelope)].filter((r) => !named.has(r));
+  if (to.length === 0) {
+    throw new SubmittedMessageError(
+      'None of the recipients (RCPT TO) is in the To header; name at least one of them in To, and the others in Cc or Bcc.',
+    );
+  }
+
+  const headers: Record<string, string> = {};
+  const seen = new Set<string>();
+  let idempotencyKey: string | undefined;
+  for (const { key, line } of parsed.headerLines) {
+    const value = line
+      .slice(line.indexOf(':') + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
+    if (key === IDEMPOTENCY_HEADER.toLowerCase()) idempotencyKey ??= value;
+    else if (!NOT_CUSTOM.has(key) && !seen.has(key)) {
+      // The field's name as the client wrote it; a field given twice keeps its first value.
+      seen.add(key);
+      headers[line.slice(0, line.indexOf(':')).trim()] = value;
+    }
+  }
+
+  const attachments = parsed.attachments.map((a, i) => ({
+    filename: filenameOf(a.filename, i, a.contentType),
+    content: a.content.toString('base64'),
+    content_type: a.contentType,
+    ...(a.contentId ? { content_id: a.contentId.replace(/^<|>$/g, '') } : {}),
+  }));
+  const html = typeof parsed.html === 'string' ? parsed.html : undefined;
+  const text = parsed.text ?? (html === undefined ? '' : undefined);
+  const replyTo = addresses(parsed.replyTo);
+  const request: SendEmailRequest = {
+    from: from[0]!,
+    to,
+    ...(cc.length ? { cc } : {}),
+    ...(bcc.length ? { bcc } : {}),
+    ...(replyTo.length ? { reply_to: replyTo } : {}),
+    ...(parsed.subject !== undefined ? { subject: parsed.subject } : {}),
+    ...(text !== undefined ? { text } : {}),
+    ...(html !== undefined ? { html } : {}),
+    ...(attachments.length ? { attachments } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  };
+  return { request, idempotencyKey };
+}
