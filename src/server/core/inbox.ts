@@ -65,6 +65,7 @@ export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
     preview: r.preview,
     has_attachments: r.has_attachments === 1,
     read: r.read_at != null,
+    tags: r.tags ?? [],
   };
 }
 
