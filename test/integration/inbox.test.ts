@@ -357,7 +357,11 @@ describe('inbox routes', () => {
         const res = await fetch(`${s.origin}${path}`, { redirect: 'manual' });
         expect(res.status, path).toBe(401);
         expect(res.headers.get('set-cookie'), path).toBeNull();
-        expect(await res.text(), path).toContain('the <code>inbox</code> field');
+        const text = await res.text();
+        expect(text, path).toContain('the <code>inbox</code> address');
+        expect(text, path).toContain('<code>admin-token</code> file');
+        expect(text, path).toContain('<form method="post"');
+        expect(text.includes('That is not this server'), path).toBe(path.includes('token='));
       }
       const page = await fetch(`${s.origin}/`, { headers: { cookie: await cookieOf() } });
       expect(page.status).toBe(200);
