@@ -46,6 +46,8 @@ button, .button {
 button:hover, .button:hover { background: var(--btn-hover); }
 button:disabled { color: var(--disabled); border-color: var(--disabled-line); cursor: default; background: var(--card); }
 button.danger { color: var(--danger); border-color: var(--danger); }
+button.primary { background: var(--accent); color: var(--on-accent); border-color: var(--accent); font-weight: 600; }
+button.primary:hover { background: var(--accent); filter: brightness(1.1); }
 .vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .skip { position: absolute; left: -999px; top: 0; background: var(--card); padding: .5rem; z-index: 10; }
 .skip:focus { left: .5rem; }
@@ -137,7 +139,8 @@ kbd { font-family: inherit; border: 1px solid var(--line); border-bottom-width: 
 .signin { display: block; max-width: 40rem; margin: 3rem auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.4rem; }
 .signin h1 { font-size: 1.3rem; margin: .3rem 0 .8rem; }
 .signin li { margin: .3rem 0; }
-.signin code { overflow-wrap: anywhere; }
+.signin code { white-space: nowrap; }
+.signin code.wrap { white-space: normal; overflow-wrap: anywhere; }
 .token-form { margin: 1rem 0 .5rem; }
 .token-form label { display: block; font-weight: 600; margin-bottom: .3rem; }
 .token-row { display: flex; gap: .5rem; flex-wrap: wrap; }

@@ -57,7 +57,7 @@ function signInPage(theme: Theme, problem?: string): string {
 <p>Sign in with the admin token of this <code>svc serve</code>. You find it</p>
 <ul>
 <li>in the <code>inbox</code> address of the server's ready line, the first line it prints
-(<code>{"ready":true,…,"inbox":"http://…/?token=adm_…"}</code>), also the <strong>Inbox</strong> row of its summary on
+(<code class="wrap">{"ready":true,…,"inbox":"http://…/?token=adm_…"}</code>), also the <strong>Inbox</strong> row of its summary on
 the terminal: opening that address signs this browser in;</li>
 <li>as the ready line's <code>admin_token</code>, and in the <code>admin-token</code> file of the server's data
 directory (<code>~/.local/share/svc/admin-token</code> unless <code>--data-dir</code> or <code>SVC_DATA_DIR</code> names
@@ -66,7 +66,7 @@ another; a server started with <code>--memory</code> writes none).</li>
 <form method="post" class="token-form">
   <label for="token">Admin token</label>
   <div class="token-row"><input id="token" name="token" type="password" required autocomplete="off" spellcheck="false"
-    placeholder="adm_…"${problem ? ' aria-invalid="true" aria-describedby="token-problem"' : ''}><button type="submit">Sign in</button></div>
+    placeholder="adm_…"${problem ? ' aria-invalid="true" aria-describedby="token-problem"' : ''}><button type="submit" class="primary">Sign in</button></div>
   ${problem ? `<p id="token-problem" class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
 </form>
 <p class="fine">This browser then keeps a cookie made from the token, not the token itself.</p></main>`,
