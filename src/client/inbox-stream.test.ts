@@ -62,6 +62,7 @@ describe('inboxEvents', () => {
     preview: 'hi',
     has_attachments: false,
     read: false,
+    tags: [],
   };
 
   it('checks each event against its schema, and skips events of names it does not know', async () => {
