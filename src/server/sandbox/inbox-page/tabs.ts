@@ -8,11 +8,20 @@ import { previewOf } from './preview.js';
 import { markLine, sourceOf } from './source.js';
 import { state, type Tab } from './state.js';
 
+/**
+ * What a tab's content may do with the others, handed to it rather than imported (a tab's module importing this one
+ * would make a cycle): a finding of a check, say, shows its line of the HTML source.
+ */
+export interface TabContext {
+  select(tab: Tab): Promise<void>;
+  showSourceLine(n: number): Promise<boolean>;
+}
+
 export interface TabKind {
   id: Tab;
   label: string;
   /** The panel's content for the open message, built anew each time the tab is selected. */
-  content(m: CaughtMessage): Node[] | Promise<Node[]>;
+  content(m: CaughtMessage, tabs: TabContext): Node[] | Promise<Node[]>;
 }
 
 const TABS: TabKind[] = [
@@ -38,7 +47,7 @@ export async function selectTab(tab: Tab, focus: boolean) {
     if (!on) panel.replaceChildren();
   }
   if (focus) el(`tab-${tab}`).focus();
-  const content = await TABS.find((t) => t.id === tab)!.content(m);
+  const content = await TABS.find((t) => t.id === tab)!.content(m, context);
   if (state.open === m && state.tab === tab) el(`panel-${tab}`).replaceChildren(...content);
 }
 
@@ -51,6 +60,8 @@ export async function showSourceLine(n: number): Promise<boolean> {
   if (state.tab !== 'source' || !el('panel-source').firstChild) await selectTab('source', false);
   return markLine(el('panel-source'), n) !== null;
 }
+
+const context: TabContext = { select: (tab) => selectTab(tab, true), showSourceLine };
 
 /** The tab list and its (empty) panels; selectTab() fills the one shown. */
 export function tabsOf(): HTMLElement[] {
