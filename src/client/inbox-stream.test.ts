@@ -63,6 +63,7 @@ describe('inboxEvents', () => {
     has_attachments: false,
     read: false,
     claimed: false,
+    tags: [],
   };
 
   it('checks each event against its schema, and skips events of names it does not know', async () => {

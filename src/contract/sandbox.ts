@@ -117,6 +117,8 @@ export const CaughtMessageSummary = lazySchema(() =>
     read: z.boolean(),
     /** Whether a wait for mail returned it (`POST /sandbox/messages/{id}/claim`): no later wait returns it again. */
     claimed: z.boolean(),
+    /** The `/v1` message's tags; empty for mail from other programs. */
+    tags: z.array(z.object({ name: z.string(), value: z.string() })),
   }),
 );
 export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
@@ -219,8 +221,19 @@ export const MessagesQuery = lazySchema(() =>
   }),
 );
 
-/** `GET /sandbox/messages/{id}/html`: `remote_images=allow` lets the HTML load remote images and styles. */
-export const MessageHtmlQuery = lazySchema(() => z.strictObject({ remote_images: z.enum(['allow']).optional() }));
+/**
+ * `GET /sandbox/messages/{id}/html`: `remote_images=allow` lets the HTML load remote images and styles; `appearance`
+ * shows it as a reader in that mode sees it: `light` or `dark` (its `prefers-color-scheme` styles for that scheme,
+ * whatever the browser prefers), or `inverted` (its light styles with colours inverted, images kept, as some
+ * dark-mode clients force). Without it, the HTML is left to the browser's preference.
+ */
+export const MessageHtmlQuery = lazySchema(() =>
+  z.strictObject({
+    remote_images: z.enum(['allow']).optional(),
+    appearance: z.enum(['light', 'dark', 'inverted']).optional(),
+  }),
+);
+export type MessageAppearance = NonNullable<z.infer<typeof MessageHtmlQuery>['appearance']>;
 
 export const ClockState = lazySchema(() => z.object({ now: Timestamp, mode: z.enum(['real', 'manual']) }));
 export type ClockState = z.infer<typeof ClockState>;

@@ -2,6 +2,7 @@
 // signed in through the inbox URL the server prints. Screenshots go to test-artifacts/inbox/ (ignored by git).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Download, type Locator, type Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.js';
 
@@ -40,8 +41,9 @@ export async function signIn(
   browser: Browser,
   s: TestServer,
   viewport = { width: 1400, height: 900 },
+  options: { colorScheme?: 'light' | 'dark' } = {},
 ): Promise<Session> {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const context = await browser.newContext({ viewport, acceptDownloads: true, ...options });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const errors: string[] = [];
@@ -116,3 +118,48 @@ export function lowContrast(page: Page): Promise<string[]> {
 /** Whether the page scrolls sideways (its content is wider than the window). */
 export const scrollsSideways = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+
+/** A PNG `w`×`h` of one colour. */
+export function solidPng(w: number, h: number, [r, g, b]: [number, number, number]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(w, 0);
+  header.writeUInt32BE(h, 4);
+  header[8] = 8; // bits a channel
+  header[9] = 2; // RGB
+  const row = Buffer.from([0, ...Array.from({ length: w }, () => [r, g, b]).flat()]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: h }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** The colour shown at (x, y) of the window, as [r, g, b]: a screenshot of that one pixel, decoded. */
+export async function pixel(page: Page, x: number, y: number): Promise<[number, number, number]> {
+  const png = await page.screenshot({ clip: { x: Math.round(x), y: Math.round(y), width: 1, height: 1 } });
+  const data: Buffer[] = [];
+  for (let i = 8; i < png.length; ) {
+    const length = png.readUInt32BE(i);
+    if (png.toString('ascii', i + 4, i + 8) === 'IDAT') data.push(png.subarray(i + 8, i + 8 + length));
+    i += 12 + length;
+  }
+  // One pixel of 8-bit RGB(A): whatever the row's filter, it predicts from zeros, so the bytes after it are the colour.
+  const raw = inflateSync(Buffer.concat(data));
+  return [raw[1]!, raw[2]!, raw[3]!];
+}
+
+/** The colour at the middle of an element (scrolled into sight first), as [r, g, b]. */
+export async function colourOf(page: Page, target: Locator): Promise<[number, number, number]> {
+  await target.scrollIntoViewIfNeeded();
+  const box = (await target.boundingBox())!;
+  return pixel(page, box.x + box.width / 2, box.y + box.height / 2);
+}

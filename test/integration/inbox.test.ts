@@ -56,6 +56,7 @@ describe('inbox routes', () => {
       to: 'bounce@simulator.test',
       subject: 'will bounce',
       html: '<p>Your <b>order</b> &amp; receipt</p>',
+      tags: [{ name: 'category', value: 'receipt' }],
     });
     await s.settle();
     const { data } = await list();
@@ -68,11 +69,13 @@ describe('inbox routes', () => {
       preview: 'Your order & receipt',
       has_attachments: false,
       read: false,
+      tags: [{ name: 'category', value: 'receipt' }],
     });
     expect(data[1]).toMatchObject({
       message_id: null,
       status: null,
       workspace: null,
+      tags: [],
       preview: 'Hello Bob, the quarterly report is attached.',
       has_attachments: true,
       read: false,
@@ -309,8 +312,9 @@ describe('inbox routes', () => {
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain('img-src data:;');
-    expect(csp).toMatch(/sandbox allow-popups allow-popups-to-escape-sandbox$/);
-    expect(csp).not.toMatch(/script-src|allow-scripts|allow-same-origin/);
+    // Its origin is kept (the page reads its height); nothing in it may run, so nothing can use it.
+    expect(csp).toMatch(/sandbox allow-same-origin allow-popups allow-popups-to-escape-sandbox$/);
+    expect(csp).not.toMatch(/script-src|allow-scripts/);
     const html = await res.text();
     expect(html).toContain(`<img src="data:image/png;base64,${PNG.toString('base64')}">`);
     expect(html).toContain('<head><base target="_blank">');
@@ -325,6 +329,49 @@ describe('inbox routes', () => {
     await smtp({ subject: 'text only', text: 'no html here' });
     const textOnly = (await list()).data[0];
     expectProblem(await s.admin('GET', `/sandbox/messages/${textOnly.id}/html`), 404, 'not_found');
+  });
+
+  it('serves the HTML as a reader in light or dark mode sees it: its colour-scheme styles answered, or its colours inverted', async () => {
+    const html = `<!doctype html><html><head><meta name="color-scheme" content="light dark">
+<style>:root { color-scheme: light dark } body { color: #111 }
+@media (prefers-color-scheme: dark) { body { color: #eee } }
+@media screen and (prefers-color-scheme: light) { .logo { display: block } }</style>
+<link rel="stylesheet" href="https://cdn.example/dark.css" media="(prefers-color-scheme: dark)"></head>
+<body><picture><source srcset="https://cdn.example/d.png" media="(prefers-color-scheme: dark)"><img src="cid:x"></picture>
+<p>Write prefers-color-scheme: dark in your CSS.</p></body></html>`;
+    await smtp({ subject: 'schemes', html });
+    const { id } = (await list()).data[0];
+    const get = async (query: string) => {
+      const res = await fetch(`${s.origin}/sandbox/messages/${id}/html${query}`, {
+        headers: { authorization: `Bearer ${s.adminToken}` },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    // Without an appearance, the browser's preference decides: the media queries are as the message wrote them.
+    expect(await get('')).toContain('@media (prefers-color-scheme: dark) { body { color: #eee } }');
+
+    const dark = await get('?appearance=dark');
+    expect(dark).toContain('<meta name="color-scheme" content="dark">');
+    expect(dark).toContain(':root { color-scheme: dark }');
+    expect(dark).toContain('@media (min-width: 0px) { body { color: #eee } }');
+    expect(dark).toContain('@media screen and (max-width: -1px) { .logo { display: block } }');
+    expect(dark).toContain('href="https://cdn.example/dark.css" media="(min-width: 0px)"');
+    expect(dark).toContain('<source srcset="https://cdn.example/d.png" media="(min-width: 0px)">');
+    expect(dark).toContain('<p>Write prefers-color-scheme: dark in your CSS.</p>'); // text is left alone
+    expect(dark).not.toContain('backdrop-filter');
+
+    const light = await get('?appearance=light');
+    expect(light).toContain('<meta name="color-scheme" content="light">');
+    expect(light).toContain('@media (max-width: -1px) { body { color: #eee } }');
+    expect(light).toContain('@media screen and (min-width: 0px) { .logo { display: block } }');
+
+    const inverted = await get('?appearance=inverted');
+    expect(inverted).toContain('@media (max-width: -1px) { body { color: #eee } }'); // light styles, then inverted
+    expect(inverted).toMatch(
+      /<head><base target="_blank"><style>[^<]*backdrop-filter:invert\(1\) hue-rotate\(180deg\)/,
+    );
+    expectProblem(await s.admin('GET', `/sandbox/messages/${id}/html?appearance=sepia`), 400, 'invalid_request');
   });
 
   it('serves each attachment byte for byte as a download, numbered from 0 in the order of the message', async () => {
@@ -429,7 +476,11 @@ describe('inbox routes', () => {
         const res = await fetch(`${s.origin}${path}`, { redirect: 'manual' });
         expect(res.status, path).toBe(401);
         expect(res.headers.get('set-cookie'), path).toBeNull();
-        expect(await res.text(), path).toContain('the <code>inbox</code> field');
+        const text = await res.text();
+        expect(text, path).toContain('the <code>inbox</code> address');
+        expect(text, path).toContain('<code>admin-token</code> file');
+        expect(text, path).toContain('<form method="post"');
+        expect(text.includes('That is not this server'), path).toBe(path.includes('token='));
       }
       const page = await fetch(`${s.origin}/`, { headers: { cookie: await cookieOf() } });
       expect(page.status).toBe(200);

@@ -68,6 +68,7 @@ export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
     has_attachments: r.has_attachments === 1,
     read: r.read_at != null,
     claimed: r.claimed_at != null,
+    tags: r.tags ?? [],
   };
 }
 

@@ -1,7 +1,7 @@
 // Plain pages outside the API: the verify-email landing page and the inbox page (its shell, script and styles, and
 // sign-in from the printed URL), plus the inbox's live stream.
 import type { Context, Hono } from 'hono';
-import { setCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { Inbox } from '../core/inbox.js';
 import { ADMIN_COOKIE, type SandboxAuth } from './auth.js';
 import { inboxScript } from './inbox-script.js';
@@ -30,20 +30,52 @@ const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
 };
 
-function page(title: string, body: string, opts: { script?: boolean; bodyClass?: string } = {}): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
+/** The page's theme as the reader chose it in this browser (the switch's cookie), else the system's. */
+export const THEME_COOKIE = 'svc_theme';
+type Theme = 'light' | 'dark' | null;
+const themeOf = (c: Context): Theme => {
+  const t = getCookie(c, THEME_COOKIE);
+  return t === 'light' || t === 'dark' ? t : null;
+};
+
+function page(title: string, body: string, opts: { script?: boolean; bodyClass?: string; theme?: Theme } = {}): string {
+  // The chosen theme is in the served page itself: no flash of the other one before the script runs.
+  return `<!doctype html><html lang="en"${opts.theme ? ` data-theme="${opts.theme}"` : ''}><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,"><link rel="stylesheet" href="/inbox.css">${opts.script ? '\n<script src="/inbox.js" defer></script>' : ''}
 </head><body${opts.bodyClass ? ` class="${opts.bodyClass}"` : ''}>${body}</body></html>`;
 }
 
-const SIGN_IN = page(
-  'Inbox · svc',
-  `<main class="signin"><h1>Inbox</h1>
-<p>Open the inbox with the address <code>svc serve</code> printed when it started: the <code>inbox</code> field of its
-first line (<code>{"ready":true,…}</code>), also shown in its summary on the terminal. That address carries the
-admin token and signs this browser in; it is then removed from the address bar.</p></main>`,
-);
+/**
+ * The page without the cookie: where the admin token is, and a form that signs in with it as the printed address
+ * does. `problem` says why the last try failed.
+ */
+function signInPage(theme: Theme, problem?: string): string {
+  return page(
+    'Sign in · svc inbox',
+    `<main class="signin"><h1>svc inbox</h1>
+<p>Sign in with the admin token of this <code>svc serve</code>. You find it</p>
+<ul>
+<li>in the <code>inbox</code> address of the server's ready line, the first line it prints
+(<code class="wrap">{"ready":true,…,"inbox":"http://…/?token=adm_…"}</code>), also the <strong>Inbox</strong> row of its summary on
+the terminal: opening that address signs this browser in;</li>
+<li>as the ready line's <code>admin_token</code>, and in the <code>admin-token</code> file of the server's data
+directory (<code>~/.local/share/svc/admin-token</code> unless <code>--data-dir</code> or <code>SVC_DATA_DIR</code> names
+another; a server started with <code>--memory</code> writes none).</li>
+</ul>
+<form method="post" class="token-form">
+  <label for="token">Admin token</label>
+  <div class="token-row"><input id="token" name="token" type="password" required autocomplete="off" spellcheck="false"
+    placeholder="adm_…"${problem ? ' aria-invalid="true" aria-describedby="token-problem"' : ''}><button type="submit" class="primary">Sign in</button></div>
+  ${problem ? `<p id="token-problem" class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
+</form>
+<p class="fine">This browser then keeps a cookie made from the token, not the token itself.</p></main>`,
+    { theme },
+  );
+}
+
+const WRONG_TOKEN =
+  "That is not this server's admin token. Each data directory has its own (and a server started with --memory a new one on every start).";
 
 /** What the inbox's empty list offers to send a first message with: the seeded test key, while it works. */
 export interface FirstSend {
@@ -74,12 +106,21 @@ function firstSendTemplate(origin: string, f: FirstSend): string {
 </li></template>`;
 }
 
-function shell(workspaces: { id: string; name: string }[], webhooks: boolean, firstSend: string): string {
+const THEMES: [string, string][] = [
+  ['system', 'System theme'],
+  ['light', 'Light theme'],
+  ['dark', 'Dark theme'],
+];
+
+function shell(workspaces: { id: string; name: string }[], webhooks: boolean, firstSend: string, theme: Theme): string {
   const options = workspaces.map((w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}</option>`).join('');
   const clip =
     '<svg class="clip" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
+  const themes = THEMES.map(
+    ([v, label]) => `<option value="${v}"${v === (theme ?? 'system') ? ' selected' : ''}>${label}</option>`,
+  ).join('');
   return page(
-    'Inbox · svc',
+    'svc inbox',
     `<a class="skip" href="#rows">Skip to the messages</a>
 <header class="bar">
   <h1>svc inbox</h1>
@@ -92,6 +133,8 @@ function shell(workspaces: { id: string; name: string }[], webhooks: boolean, fi
     <button type="submit">Search</button>
   </form>
   <span id="live" class="live">Connecting…</span>
+  <label for="theme" class="vh">Theme</label>
+  <select id="theme" class="theme">${themes}</select>
 </header>
 <div class="layout">
   <aside class="panels" aria-label="Sandbox">
@@ -135,7 +178,7 @@ ${firstSend}
     <div class="buttons"><button value="cancel" autofocus>Cancel</button><button value="confirm" class="danger">Delete all</button></div>
   </form>
 </dialog>`,
-    { script: true },
+    { script: true, theme },
   );
 }
 
@@ -152,7 +195,7 @@ export function pages(
   },
 ): void {
   const { auth } = deps;
-  const html = (c: Context, body: string, status: 200 | 401 = 200) => c.html(body, status, PAGE_HEADERS);
+  const html = (c: Context, body: string, status: 200 | 400 | 401 = 200) => c.html(body, status, PAGE_HEADERS);
 
   app.get('/verify-email', (c) =>
     c.html(
@@ -171,30 +214,44 @@ document.getElementById('go').onclick = async () => {
     ),
   );
 
+  /** Signs in with the admin token (of the printed address or the form): the cookie, then the page without it. */
+  const signIn = (c: Context, token: string) => {
+    if (!auth.isToken(token)) return html(c, signInPage(themeOf(c), WRONG_TOKEN), 401);
+    setCookie(c, ADMIN_COOKIE, auth.cookie, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+    });
+    // The token leaves the address bar (and the history): the page is answered by a redirect to itself without it.
+    const rest = new URL(c.req.url);
+    rest.searchParams.delete('token');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(`${rest.pathname}${rest.search}`, 303);
+  };
+
   const inbox = (c: Context) => {
     const token = c.req.query('token');
-    if (token !== undefined) {
-      // Sign-in from the printed URL: the cookie is set and the token leaves the address bar (and the history).
-      if (!auth.isToken(token)) return html(c, SIGN_IN, 401);
-      setCookie(c, ADMIN_COOKIE, auth.cookie, {
-        httpOnly: true,
-        sameSite: 'Strict',
-        path: '/',
-        secure: new URL(c.req.url).protocol === 'https:',
-      });
-      const rest = new URL(c.req.url);
-      rest.searchParams.delete('token');
-      c.header('Referrer-Policy', 'no-referrer');
-      c.header('Cache-Control', 'no-store');
-      return c.redirect(`${rest.pathname}${rest.search}`, 303);
-    }
-    if (!auth.hasCookie(c.req.raw)) return html(c, SIGN_IN, 401);
+    if (token !== undefined) return signIn(c, token);
+    if (!auth.hasCookie(c.req.raw)) return html(c, signInPage(themeOf(c)), 401);
     const origin = new URL(c.req.url).origin;
     const first = deps.firstSend ? firstSendTemplate(origin, deps.firstSend()) : '';
-    return html(c, shell(deps.inbox.workspaces(), deps.webhooks ?? false, first));
+    return html(c, shell(deps.inbox.workspaces(), deps.webhooks ?? false, first, themeOf(c)));
+  };
+  /** The sign-in form's post: a token of a few dozen characters, read only when it says it is no more than a form. */
+  const form = async (c: Context) => {
+    const length = Number(c.req.header('content-length'));
+    const type = c.req.header('content-type') ?? '';
+    if (!(length <= 4096) || !type.startsWith('application/x-www-form-urlencoded'))
+      return html(c, signInPage(themeOf(c), 'Send the admin token with the form on this page.'), 400);
+    const token = new URLSearchParams(await c.req.text()).get('token')?.trim() ?? '';
+    return signIn(c, token);
   };
   app.get('/', inbox);
   app.get('/messages/:id', inbox);
+  app.post('/', form);
+  app.post('/messages/:id', form);
 
   app.get('/inbox.js', async (c) =>
     c.body(await inboxScript(), 200, {

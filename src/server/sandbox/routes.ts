@@ -23,7 +23,10 @@ export function sandboxRoutes(core: Core, runDue: () => Promise<number>, chaos: 
       headers: { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
     }),
     getMessageHtml: async ({ params, query }) => ({
-      raw: { body: messageDocument(await inbox.html(params.id!)), contentType: 'text/html; charset=utf-8' },
+      raw: {
+        body: messageDocument(await inbox.html(params.id!), query.appearance),
+        contentType: 'text/html; charset=utf-8',
+      },
       headers: {
         'Content-Security-Policy': messageCsp(query.remote_images === 'allow'),
         'X-Content-Type-Options': 'nosniff',

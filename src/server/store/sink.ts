@@ -47,13 +47,15 @@ export interface SinkRow {
 /** A listed message: its own columns, with the `/v1` message's status and the workspace's name when it has them. */
 export type SinkSummaryRow = Omit<
   SinkRow,
-  'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed'
+  'raw' | 'text' | 'html' | 'headers' | 'attachments' | 'from_service' | 'parsed' | 'tags'
 > & {
   seq: number;
   read_at: number | null;
   claimed_at: number | null;
   status: string | null;
   workspace_name: string | null;
+  /** The `/v1` message's tags; null for mail from other programs. */
+  tags: { name: string; value: string }[] | null;
 };
 
 /** A word or a phrase of a search, in one field or (field null) in any; a prefix term matches words that start with it. */
@@ -90,18 +92,20 @@ export interface SinkIndexText {
   body: string;
 }
 
-type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'attachments'> & {
+type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'attachments' | 'tags'> & {
   rcpt_to: string;
   to_addrs: string;
   cc_addrs: string;
   headers?: string;
   attachments?: string;
+  tags?: string | null;
 };
 const decodeSummary = (r: Stored<SinkSummaryRow>): SinkSummaryRow => ({
   ...r,
   rcpt_to: JSON.parse(r.rcpt_to),
   to_addrs: JSON.parse(r.to_addrs),
   cc_addrs: JSON.parse(r.cc_addrs),
+  tags: r.tags ? JSON.parse(r.tags) : null,
 });
 const decodeRow = (r: Stored<SinkRow>): SinkRow => ({
   ...r,
@@ -114,7 +118,7 @@ const decodeRow = (r: Stored<SinkRow>): SinkRow => ({
 
 const SUMMARY_COLUMNS = `s.seq, s.id, s.message_id_header, s.svc_message_id, s.workspace_id, s.mail_from, s.rcpt_to, s.from_addr,
   s.to_addrs, s.cc_addrs, s.subject, s.preview, s.has_attachments, s.read_at, s.claimed_at, s.dkim, s.size,
-  s.received_at, m.status, w.name AS workspace_name`;
+  s.received_at, m.status, m.tags, w.name AS workspace_name`;
 const SUMMARY_JOINS = 'LEFT JOIN messages m ON m.id = s.svc_message_id LEFT JOIN workspaces w ON w.id = s.workspace_id';
 
 /** An FTS5 query of the terms: each a quoted string (quotes doubled), a prefix one marked `*`, joined by `join`. */

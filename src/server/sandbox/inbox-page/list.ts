@@ -61,8 +61,19 @@ export function refreshSoon() {
   refreshTimer = setTimeout(() => void loadList(), 150);
 }
 
+/**
+ * A row as a mail client shows one: the sender (and, quieter, the recipients) and the time; the subject, on up to
+ * two lines, and the size; the start of the text, on up to two; then the status, workspace and tags as pills and
+ * the attachment marker.
+ */
 function rowOf(m: CaughtMessageSummary): HTMLLIElement {
   const recipients = [...m.to, ...m.cc];
+  const pills = [
+    m.status ? badge(m.status) : null,
+    m.workspace ? h('span', { class: 'pill ws', title: 'Workspace' }, m.workspace.name) : null,
+    ...m.tags.map((t) => h('span', { class: 'pill tag-pill', title: `Tag ${t.name}` }, `${t.name}: ${t.value}`)),
+    m.has_attachments ? clip() : null,
+  ].filter((n) => n !== null);
   const link = h(
     'a',
     {
@@ -73,33 +84,18 @@ function rowOf(m: CaughtMessageSummary): HTMLLIElement {
     },
     h(
       'span',
-      { class: 'who', title: m.from ?? '' },
+      { class: 'who', title: [m.from ?? '', recipients.length ? `to ${recipients.join(', ')}` : ''].join(' ').trim() },
       m.read ? null : h('span', { class: 'dot' }),
       m.read ? null : h('span', { class: 'vh' }, 'Unread. '),
       h('span', { class: 'vh' }, 'From '),
-      m.from ? nameOf(m.from) : '(no sender)',
+      h('span', { class: 'from' }, m.from ? nameOf(m.from) : '(no sender)'),
+      h('span', { class: 'to' }, ` to ${recipients.length ? recipients.join(', ') : '(no recipient)'}`),
     ),
     h('span', { class: 'when' }, time(m.received_at)),
     h('span', { class: 'subject' }, h('span', { class: 'vh' }, '. Subject: '), m.subject ?? '(no subject)'),
-    h(
-      'span',
-      { class: 'facts' },
-      m.status ? badge(m.status) : null,
-      m.workspace ? h('span', { class: 'ws', title: 'Workspace' }, m.workspace.name) : null,
-      m.has_attachments ? clip() : null,
-      h('span', { class: 'size' }, size(m.size)),
-    ),
-    h(
-      'span',
-      { class: 'preview' },
-      h(
-        'span',
-        { class: 'to' },
-        h('span', { class: 'vh' }, '. '),
-        `To ${recipients.length ? recipients.join(', ') : '(no recipient)'}`,
-      ),
-      m.preview ? ` — ${m.preview}` : null,
-    ),
+    h('span', { class: 'size' }, h('span', { class: 'vh' }, '. '), size(m.size)),
+    m.preview ? h('span', { class: 'preview' }, h('span', { class: 'vh' }, '. '), m.preview) : null,
+    pills.length ? h('span', { class: 'facts' }, ...pills) : null,
   );
   return h('li', {}, link);
 }

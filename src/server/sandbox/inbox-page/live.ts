@@ -6,6 +6,7 @@ import { loadClock, refreshTimes, setClock } from './clock.js';
 import { el, h } from './dom.js';
 import { addWorkspace, loadList, refreshSoon, removeRows, replaceRow } from './list.js';
 import { remember, state } from './state.js';
+import { countUnreadSoon } from './unread.js';
 import { refreshOpen } from './view.js';
 import { loadWebhooks, webhooksSoon } from './webhooks.js';
 
@@ -22,6 +23,7 @@ export function connect() {
   source.addEventListener('open', () => {
     live.textContent = 'Live';
     void loadList();
+    countUnreadSoon();
     void loadClock().catch(() => {});
     void loadWebhooks();
   });
@@ -31,6 +33,7 @@ export function connect() {
   source.addEventListener('message', (e) => {
     const m = JSON.parse(e.data) as Data<'message'>;
     addWorkspace(m.workspace);
+    countUnreadSoon();
     if (state.after === null) {
       refreshSoon();
       say(`New message: ${m.subject ?? '(no subject)'}`);
@@ -55,9 +58,11 @@ export function connect() {
   source.addEventListener('deleted', (e) => {
     const d = JSON.parse((e as MessageEvent).data) as Data<'deleted'>;
     removeRows(d.all ? 'all' : (d.ids ?? []));
+    countUnreadSoon();
   });
   source.addEventListener('read', (e) => {
     const d = JSON.parse((e as MessageEvent).data) as Data<'read'>;
+    countUnreadSoon();
     const r = state.rows.find((x) => x.id === d.id);
     if (r && r.read !== d.read) replaceRow({ ...r, read: d.read });
   });

@@ -8,11 +8,13 @@ import { initKeys } from './keys.js';
 import { initList, loadList } from './list.js';
 import { connect } from './live.js';
 import { readLocation, state } from './state.js';
+import { initTheme } from './theme.js';
 import { closeView, openMessage, showDeleted } from './view.js';
 import { loadWebhooks } from './webhooks.js';
 
 // The list opens and closes messages through the view, which itself imports the list: it is handed the view here.
 initList({ openMessage, closeView, showDeleted });
+initTheme();
 initClock();
 initKeys();
 

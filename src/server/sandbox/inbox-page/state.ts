@@ -9,7 +9,11 @@ export type Endpoint = Pick<
   WebhookEndpoint,
   'id' | 'workspace_id' | 'url' | 'events' | 'status' | 'disabled_at' | 'recent_attempts'
 >;
-export type Tab = 'html' | 'text' | 'headers' | 'raw';
+/** The content tabs of an open message (tabs.ts), by id. */
+export type Tab = 'html' | 'source' | 'text' | 'headers' | 'raw';
+/** The HTML preview's width and mode (preview.ts), kept from one message to the next. */
+export type PreviewWidth = 'phone' | 'tablet' | 'full';
+export type Appearance = 'light' | 'dark' | 'inverted';
 
 export const state = {
   q: '',
@@ -23,6 +27,7 @@ export const state = {
   open: null as CaughtMessage | null,
   tab: 'html' as Tab,
   remote: false,
+  preview: { width: 'full' as PreviewWidth, appearance: 'light' as Appearance },
   newMail: 0,
   clock: { now: 0, mode: 'real' as ClockState['mode'], at: 0 },
   endpoints: null as { endpoints: Endpoint[]; workspaces: Workspace[] } | null,

@@ -1,70 +1,35 @@
-// The open message's content in tabs: its HTML in a sandboxed frame (remote images blocked until allowed), its text,
-// its header fields in order, and its source (the first 2 MB shown, all of it to download). Arrow keys, Home and End
-// move between the tabs.
+// The open message's content in tabs, one entry of TABS each: its HTML as a reader sees it (preview.ts), the HTML's
+// source (source.ts), its text, its header fields and its raw source (content.ts). A tab is an id, a label and what
+// it shows, built when it is selected; adding one is adding an entry. Arrow keys, Home and End move between them.
 import type { CaughtMessage } from '../../../contract/sandbox.js';
-import { messagePath } from './api.js';
-import { el, h, size } from './dom.js';
+import { headersOf, rawOf, textOf } from './content.js';
+import { el, h } from './dom.js';
+import { previewOf } from './preview.js';
+import { markLine, sourceOf } from './source.js';
 import { state, type Tab } from './state.js';
 
-const RAW_SHOWN = 2 * 1024 * 1024;
-
-/** Whether the HTML asks for anything from elsewhere (images, styles, fonts), which its policy blocks. */
-const wantsRemote = (html: string) =>
-  /<(?:img|image|input|video)\b[^>]*\b(?:src|background|poster)\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html) ||
-  /\bbackground\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html) ||
-  /url\(\s*["']?\s*(?:https?:)?\/\//i.test(html) ||
-  /<link\b[^>]*\bhref\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html);
-
-async function panelContent(m: CaughtMessage, tab: Tab): Promise<Node[]> {
-  if (tab === 'html') {
-    if (!m.html) return [h('p', { class: 'empty' }, 'This message has no HTML part.')];
-    const frame = h('iframe', {
-      class: 'frame',
-      title: 'The message as HTML',
-      // No allow-scripts, no allow-same-origin: the document can run nothing and reach nothing of this page.
-      sandbox: 'allow-popups allow-popups-to-escape-sandbox',
-      referrerpolicy: 'no-referrer',
-      src: `${messagePath(m.id)}/html${state.remote ? '?remote_images=allow' : ''}`,
-    });
-    if (state.remote || !wantsRemote(m.html)) return [frame];
-    const allow = h('button', { type: 'button' }, 'Load remote images');
-    allow.addEventListener('click', () => {
-      state.remote = true;
-      void selectTab('html', true);
-    });
-    return [h('p', { class: 'remote', role: 'note' }, 'Remote images are blocked.', allow), frame];
-  }
-  if (tab === 'text') return [h('pre', { class: 'body' }, m.text ?? '(This message has no text part.)')];
-  if (tab === 'headers') {
-    return [
-      h(
-        'table',
-        { class: 'headers' },
-        h('caption', { class: 'vh' }, 'Header fields, in order'),
-        h('tbody', {}, ...m.headers.map((x) => h('tr', {}, h('th', { scope: 'row' }, x.name), h('td', {}, x.value)))),
-      ),
-    ];
-  }
-  const res = await fetch(`${messagePath(m.id)}/raw`, { credentials: 'same-origin' });
-  if (!res.ok) return [h('p', { class: 'empty' }, `The source could not be read (${res.status}).`)];
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const shown = new TextDecoder().decode(bytes.subarray(0, RAW_SHOWN));
-  const nodes: Node[] = [
-    h('p', {}, h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml`, class: 'button' }, 'Download .eml')),
-    h('pre', { class: 'raw', 'aria-label': 'Message source' }, shown),
-  ];
-  if (bytes.length > RAW_SHOWN)
-    nodes.push(
-      h('p', { class: 'empty' }, `The first ${size(RAW_SHOWN)} of ${size(bytes.length)}; download it for the rest.`),
-    );
-  return nodes;
+/**
+ * What a tab's content may do with the others, handed to it rather than imported (a tab's module importing this one
+ * would make a cycle): a finding of a check, say, shows its line of the HTML source.
+ */
+export interface TabContext {
+  select(tab: Tab): Promise<void>;
+  showSourceLine(n: number): Promise<boolean>;
 }
 
-const TABS: [Tab, string][] = [
-  ['html', 'HTML'],
-  ['text', 'Text'],
-  ['headers', 'Headers'],
-  ['raw', 'Raw'],
+export interface TabKind {
+  id: Tab;
+  label: string;
+  /** The panel's content for the open message, built anew each time the tab is selected. */
+  content(m: CaughtMessage, tabs: TabContext): Node[] | Promise<Node[]>;
+}
+
+const TABS: TabKind[] = [
+  { id: 'html', label: 'HTML', content: previewOf },
+  { id: 'source', label: 'HTML source', content: sourceOf },
+  { id: 'text', label: 'Text', content: textOf },
+  { id: 'headers', label: 'Headers', content: headersOf },
+  { id: 'raw', label: 'Raw', content: rawOf },
 ];
 
 /** Shows the open message's `tab` (state.tab), its content read anew. */
@@ -72,53 +37,65 @@ export async function selectTab(tab: Tab, focus: boolean) {
   const m = state.open;
   if (!m) return;
   state.tab = tab;
-  for (const [k] of TABS) {
-    const button = el(`tab-${k}`);
-    const panel = el(`panel-${k}`);
-    const on = k === tab;
+  for (const { id } of TABS) {
+    const button = el(`tab-${id}`);
+    const panel = el(`panel-${id}`);
+    const on = id === tab;
     button.setAttribute('aria-selected', String(on));
     button.tabIndex = on ? 0 : -1;
     panel.hidden = !on;
     if (!on) panel.replaceChildren();
   }
   if (focus) el(`tab-${tab}`).focus();
-  const content = await panelContent(m, tab);
+  const content = await TABS.find((t) => t.id === tab)!.content(m, context);
   if (state.open === m && state.tab === tab) el(`panel-${tab}`).replaceChildren(...content);
 }
+
+/**
+ * Shows line `n` (from 1) of the open message's HTML source: the source tab, scrolled to the line, which is marked.
+ * False when the message has no HTML or no such line.
+ */
+export async function showSourceLine(n: number): Promise<boolean> {
+  if (!state.open?.html) return false;
+  if (state.tab !== 'source' || !el('panel-source').firstChild) await selectTab('source', false);
+  return markLine(el('panel-source'), n) !== null;
+}
+
+const context: TabContext = { select: (tab) => selectTab(tab, true), showSourceLine };
 
 /** The tab list and its (empty) panels; selectTab() fills the one shown. */
 export function tabsOf(): HTMLElement[] {
   const list = h('div', { role: 'tablist', 'aria-label': 'Message content' });
-  const panels = TABS.map(([k, label]) => {
-    const on = k === state.tab;
+  const panels = TABS.map(({ id, label }) => {
+    const on = id === state.tab;
     const button = h(
       'button',
       {
         type: 'button',
         role: 'tab',
-        id: `tab-${k}`,
-        'aria-controls': `panel-${k}`,
+        id: `tab-${id}`,
+        'aria-controls': `panel-${id}`,
         'aria-selected': String(on),
         tabindex: on ? '0' : '-1',
       },
       label,
     );
-    button.addEventListener('click', () => void selectTab(k, false));
+    button.addEventListener('click', () => void selectTab(id, false));
     list.append(button);
     return h('div', {
       role: 'tabpanel',
-      id: `panel-${k}`,
-      'aria-labelledby': `tab-${k}`,
+      id: `panel-${id}`,
+      'aria-labelledby': `tab-${id}`,
       tabindex: '0',
       hidden: !on,
     });
   });
   list.addEventListener('keydown', (e) => {
-    const i = TABS.findIndex(([k]) => k === state.tab);
+    const i = TABS.findIndex(({ id }) => id === state.tab);
     const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
-    void selectTab(TABS[(to + TABS.length) % TABS.length]![0], true);
+    void selectTab(TABS[(to + TABS.length) % TABS.length]!.id, true);
   });
   return [list, ...panels];
 }

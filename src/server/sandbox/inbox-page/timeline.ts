@@ -12,9 +12,23 @@ import { api, say } from './api.js';
 import { exact, h } from './dom.js';
 import { hooksServed } from './state.js';
 
+/**
+ * A value of an event's detail in words: a list (the recipients) as its items joined by commas, an object as its
+ * fields, a bounce's text as it is; never JSON.
+ */
+function valueText(v: unknown): string {
+  if (Array.isArray(v)) return v.map(valueText).join(', ');
+  if (v !== null && typeof v === 'object') {
+    return `(${Object.entries(v)
+      .map(([k, x]) => `${k}: ${valueText(x)}`)
+      .join(', ')})`;
+  }
+  return String(v);
+}
+
 function detailText(detail: Record<string, unknown>): string {
   return Object.entries(detail)
-    .map(([k, v]) => `${k}: ${v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .map(([k, v]) => `${k}: ${valueText(v)}`)
     .join(' · ');
 }
 

@@ -7,7 +7,7 @@ import { time } from './clock.js';
 import { badge, el, h, size } from './dom.js';
 import { deleteOne, markCurrent, replaceRow, rowLinks } from './list.js';
 import { remember, state, urlFor } from './state.js';
-import { selectTab, tabsOf } from './tabs.js';
+import { selectTab, showSourceLine, tabsOf } from './tabs.js';
 import { timelineOf } from './timeline.js';
 
 const view = el('view');
@@ -42,6 +42,8 @@ export async function openMessage(id: string, push: boolean) {
     state.remote = false;
     state.tab = 'html';
   }
+  // An address opened ending in #L12 points at line 12 of the HTML source (a click on a line number writes it).
+  const line = push ? undefined : /^#L(\d+)$/.exec(location.hash)?.[1];
   state.openId = id;
   if (push) remember();
   markCurrent();
@@ -63,8 +65,10 @@ export async function openMessage(id: string, push: boolean) {
   }
   if (state.openId !== id) return;
   state.open = m;
-  if (state.tab === 'html' && !m.html) state.tab = 'text';
+  if (line && m.html) state.tab = 'source';
+  if ((state.tab === 'html' || state.tab === 'source') && !m.html) state.tab = 'text';
   renderView();
+  if (line && m.html) void showSourceLine(Number(line));
   if (narrow.matches) el('view-h').focus();
   if (!m.read) {
     api<CaughtMessageSummary>('POST', `${messagePath(id)}/read`).then(
@@ -108,6 +112,13 @@ function metaOf(m: CaughtMessage): HTMLDListElement {
   );
 }
 
+/**
+ * Attachment types the page shows a thumbnail of. The thumbnail is the attachment's own address in an <img>: served
+ * with the type the message declares, never sniffed, under a policy of its own (`default-src 'none'; sandbox`), and
+ * an image (SVG included) runs no script and loads nothing when shown by <img>.
+ */
+const THUMBNAIL = /^image\/(?:png|jpeg|gif|webp|avif|bmp|svg\+xml|x-icon|vnd\.microsoft\.icon)$/i;
+
 function attachmentsOf(m: CaughtMessage): HTMLElement | null {
   if (!m.attachments.length) return null;
   return h(
@@ -116,19 +127,25 @@ function attachmentsOf(m: CaughtMessage): HTMLElement | null {
     h('h3', { id: 'att-h' }, `Attachments (${m.attachments.length})`),
     h(
       'ul',
-      {},
-      ...m.attachments.map((a, n) =>
-        h(
+      { class: 'atts' },
+      ...m.attachments.map((a, n) => {
+        const href = `${messagePath(m.id)}/attachments/${n}`;
+        const name = a.filename ?? `attachment ${n}`;
+        const download = a.filename ?? `attachment-${n}`;
+        return h(
           'li',
-          {},
-          h(
-            'a',
-            { href: `${messagePath(m.id)}/attachments/${n}`, download: a.filename ?? `attachment-${n}` },
-            a.filename ?? `attachment ${n}`,
-          ),
-          ` · ${a.content_type} · ${size(a.size)}${a.content_id ? ' · inline' : ''}`,
-        ),
-      ),
+          { class: 'att' },
+          THUMBNAIL.test(a.content_type)
+            ? h(
+                'a',
+                { class: 'thumb', href, download, tabindex: '-1', 'aria-hidden': 'true' },
+                h('img', { src: href, alt: '', loading: 'lazy', decoding: 'async' }),
+              )
+            : null,
+          h('a', { href, download }, name),
+          h('span', { class: 'about' }, `${a.content_type} · ${size(a.size)}${a.content_id ? ' · inline' : ''}`),
+        );
+      }),
     ),
   );
 }
@@ -194,8 +211,9 @@ function renderView() {
       ),
     ),
     metaOf(m),
-    ...[attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
+    // The message first, as a mail client shows it; then what came with it and what happened to it.
     ...tabsOf(),
+    ...[attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
     elsewhereOf(m),
   );
   void selectTab(state.tab, false);
