@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { SCOPES } from '../contract/keys.js';
 import type { ReadySeed, Seed } from '../contract/sandbox.js';
 import { createChanges, type Changes } from '../lib/changes.js';
-import { manualClock, realClock, type Clock } from '../lib/clock.js';
+import { manualClock, realClock, type Clock, type TimeSources } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { createCore, type Core } from './core/index.js';
@@ -33,6 +33,8 @@ export interface BackendOptions {
   maxDbSize?: number;
   log: Logger;
   clock?: 'real' | 'manual';
+  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
+  time?: TimeSources;
   dns?: 'sandbox' | 'system';
   dnsServer?: string[];
   openSignup?: boolean;
@@ -84,7 +86,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
     const checkpointer = startCheckpointer(db, log);
     stack.push(() => checkpointer.close());
     const { secrets, adminToken } = loadSecrets(dataDir);
-    const clock: Clock = o.clock === 'manual' ? manualClock() : realClock();
+    const clock: Clock = o.clock === 'manual' ? manualClock() : realClock(o.time);
     const jobStore = createJobStore(db);
     // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
     jobStore.probe();

@@ -6,7 +6,7 @@ import { DEFAULT_MAX_MESSAGES, type ReadyLine, type Seed } from '../contract/san
 import { openApiDocument } from '../contract/endpoints.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import type { Changes } from '../lib/changes.js';
-import type { Clock } from '../lib/clock.js';
+import type { Clock, TimeSources } from '../lib/clock.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { Core } from './core/index.js';
 import { openBackend, type Backend } from './backend.js';
@@ -49,6 +49,8 @@ export interface ServeOptions {
   dataDir?: string;
   memory?: boolean;
   clock?: 'real' | 'manual';
+  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
+  time?: TimeSources;
   /** Where domain records are looked up: the sandbox zone (default) or real DNS. */
   dns?: 'sandbox' | 'system';
   /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
@@ -162,6 +164,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       maxDbSize: opts.maxDbSize,
       log,
       clock: opts.clock,
+      time: opts.time,
       dns: opts.dns,
       dnsServer: opts.dnsServer,
       openSignup: opts.openSignup,
