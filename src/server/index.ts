@@ -139,12 +139,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     throw new ServeUsageError('--max-age must be at least one second, or off.');
   }
   const dataDir = opts.memory || !opts.dataDir ? null : opts.dataDir;
-  // What a write that finds no room is told, and what a start that finds none says.
-  const storage = !dataDir
-    ? 'the in-memory database is full'
-    : opts.maxDbSize
-      ? `the database in ${dataDir} has reached its size limit (--max-db-size), or the disk holding it is full`
-      : `the disk holding the data directory ${dataDir} is full`;
+  // What a write that finds no room is told, and what a start that finds none says; /readyz says it without the path.
+  const full = (dir: string) =>
+    !dataDir
+      ? 'the in-memory database is full'
+      : opts.maxDbSize
+        ? `the database${dir && ` in ${dir}`} has reached its size limit (--max-db-size), or the disk holding it is full`
+        : `the disk holding the data directory${dir && ` ${dir}`} is full`;
+  const storage = full(dataDir ?? '');
   const log = opts.log ?? createLogger({ json: opts.json });
   const scheme = tls ? 'https' : 'http';
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -158,6 +160,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   // Start-up is one stack in two phases: the backend at the bottom (closing what it opened itself), then the
   // listening side, each piece pushed as it opens. A stop, or a start that fails part-way, unwinds it from the top.
   const stack = opened();
+  let failed = false;
   try {
     const backend = await openBackend({
       dataDir,
@@ -174,9 +177,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       seed: opts.seed !== false,
       origin,
     });
-    stack.push(() => backend.close());
+    stack.push(() => backend.close(failed));
     return await listen(backend);
   } catch (err) {
+    failed = true;
     await stack.unwind();
     if (isDiskFull(err))
       throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
@@ -274,8 +278,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
           listening: () => listeningAt !== undefined && sink.listening(),
           stopping: () => stopping,
           probeWrite: async () => backend.probeWrite(),
-          storage,
+          storage: full(''),
           origin,
+          log,
         });
         pages(a, {
           auth: admin,
