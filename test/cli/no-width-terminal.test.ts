@@ -43,8 +43,8 @@ describe('svc in a terminal of no width', { timeout: 60_000 }, () => {
   });
 
   /**
-   * `node args…` in a pseudo-terminal whose size is set to 0 × 0 before node starts (node-pty itself only opens
-   * terminals of a positive size). `act` sees the screen as it grows and may signal or type, until it says it did; a
+   * `node args…` in a pseudo-terminal whose size is set to 0 × 0 (or `cols` × 24) before node starts (node-pty itself
+   * only opens terminals of a positive size); its first line is the terminal's name. `act` sees the screen as it grows and may signal or type, until it says it did; a
    * run still alive after 30 s is killed and fails the test, so a hang shows as a failure rather than a process left
    * spinning.
    */
