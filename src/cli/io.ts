@@ -46,7 +46,10 @@ export interface IO {
   /** Prompts are asked only when a person is there to answer: stdin and stderr are terminals. */
   canPrompt: boolean;
   prompts(): Promise<Prompts>;
-  /** A spinner on stderr when it is a terminal; silent otherwise. */
+  /**
+   * A spinner on stderr when it is a terminal that says how wide it is; on a terminal of no width (0 or unknown, as a
+   * pseudo-terminal is before its size is set) its first text once, as a line; silent otherwise.
+   */
   spinner(text: string): Promise<Spinner>;
   readStdin(): Promise<string>;
   /**
@@ -59,6 +62,14 @@ export interface IO {
 const plain: Style = { bold: id, dim: id, red: id, green: id, yellow: id, cyan: id };
 function id(s: string): string {
   return s;
+}
+
+/**
+ * A terminal's width, or undefined when it does not say (0 or missing: a pseudo-terminal before its size is set, some CI
+ * consoles): taken as unlimited rather than guessed.
+ */
+function width(columns: number | undefined): number | undefined {
+  return columns !== undefined && columns > 0 ? columns : undefined;
 }
 
 /** NO_COLOR (no-color.org): any non-empty value turns colour off. */
@@ -112,7 +123,7 @@ export async function createIO(p: IOParts): Promise<IO> {
     stdoutIsTTY: p.stdoutIsTTY,
     stderrIsTTY: p.stderrIsTTY,
     stdinIsTTY: p.stdinIsTTY,
-    columns: p.stdoutIsTTY ? p.columns : undefined,
+    columns: p.stdoutIsTTY ? width(p.columns) : undefined,
     out,
     err,
     print: (line) => void p.stdout.write(`${line}\n`),
@@ -120,19 +131,38 @@ export async function createIO(p: IOParts): Promise<IO> {
     canPrompt: p.stdinIsTTY && p.stderrIsTTY,
     prompts: async () => p.prompts ?? inquirerPrompts(p.stdin, p.stderr),
     async spinner(text) {
-      if (!p.stderrIsTTY) return { update() {}, stop() {} };
+      const silent: Spinner = { update() {}, stop() {} };
+      if (!p.stderrIsTTY) return silent;
+      const stream = p.stderr as NodeJS.WriteStream;
+      // ora counts the lines it drew as their width divided by the terminal's: with a width of 0 that count is
+      // infinite and clearing them never ends (the event loop blocked, no timeout, no signal handled). A terminal
+      // that does not say how wide it is gets no live spinner, only the line.
+      if (width(stream.columns) === undefined) {
+        io.info(text);
+        return silent;
+      }
       const { default: ora } = await import('ora');
       // discardStdin would put stdin in raw mode, which a prompt right after the spinner needs to own.
       const s = ora({
         text,
-        stream: p.stderr as NodeJS.WriteStream,
+        stream,
         color: colour ? 'cyan' : false,
         discardStdin: false,
         isEnabled: true,
       }).start();
+      // A terminal resized to no width while it spins: the spinner goes before ora draws on it again ('resize' comes
+      // in the same turn as the new size).
+      const resized = () => {
+        if (width(stream.columns) === undefined) stop();
+      };
+      const stop = () => {
+        stream.off('resize', resized);
+        s.stop();
+      };
+      stream.on('resize', resized);
       return {
         update: (t) => void (s.text = t),
-        stop: () => void s.stop(),
+        stop,
       };
     },
     readStdin: () => readAll(p.stdin),
@@ -158,8 +188,7 @@ export function processIO(): Promise<IO> {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    // A terminal that does not say how wide it is (some CI consoles) is taken as unlimited rather than guessed.
-    columns: process.stdout.isTTY ? process.stdout.columns || undefined : undefined,
+    columns: process.stdout.columns,
     interrupt: () => (interrupted ??= onSignals()),
   });
 }

@@ -6,6 +6,13 @@ export interface Clock {
   readonly mode: 'real' | 'manual';
   /** Milliseconds since the epoch on the service clock. */
   now(): number;
+  /**
+   * Milliseconds on a reading that never goes back, for intervals (rate limits and their windows): under the real clock
+   * it starts at the wall clock's time and then moves by a monotonic source, so a wall clock stepped back (an NTP
+   * correction, a restored VM) leaves every interval as long as it was; under a manual clock it is the service clock,
+   * which only moves forward.
+   */
+  monotonic(): number;
 }
 
 export interface ManualClock extends Clock {
@@ -14,8 +21,19 @@ export interface ManualClock extends Clock {
   advance(ms: number): void;
 }
 
-export function realClock(): Clock {
-  return { mode: 'real', now: () => Date.now() };
+/** Where the real clock reads time: the wall clock and a monotonic source, each in milliseconds. */
+export interface TimeSources {
+  wall(): number;
+  /** Milliseconds from any origin that never go back (performance.now()). */
+  elapsed(): number;
+}
+
+const systemTime: TimeSources = { wall: () => Date.now(), elapsed: () => performance.now() };
+
+/** The service clock on this machine's time; `sources` replace it in tests (a wall clock to step back). */
+export function realClock(sources: TimeSources = systemTime): Clock {
+  const origin = sources.wall() - sources.elapsed();
+  return { mode: 'real', now: () => sources.wall(), monotonic: () => origin + sources.elapsed() };
 }
 
 /**
@@ -27,6 +45,7 @@ export function manualClock(start = Date.now()): ManualClock {
   return {
     mode: 'manual',
     now: () => t,
+    monotonic: () => t,
     set(ms) {
       t = ms;
     },

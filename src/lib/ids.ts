@@ -39,11 +39,36 @@ const TIME_CHARS = 8;
  * instead of to a random page of it, which a commit would write out whole for each of its rows.
  */
 export function timeOrderedId(prefix: string, ms: number = Date.now()): string {
+  return `${prefix}_${timeChars(ms)}${base62(ID_CHARS - TIME_CHARS)}`;
+}
+
+/**
+ * Time-ordered ids (timeOrderedId) that keep the order they are made in, and the time made when they can: each one's
+ * time is at least a millisecond after the one before, so several made in one millisecond, or after the wall clock
+ * stepped back (an NTP correction, a restored VM), count on from the last until the clock is past it again. `after`
+ * is the newest id made before, by an earlier run whose clock may have been ahead of this one's.
+ */
+export function timeOrderedIds(prefix: string, after?: string | null): (ms: number) => string {
+  let last = after ? timeOf(after) : -1;
+  return (ms) => {
+    last = Math.max(Math.floor(ms), last + 1);
+    return timeOrderedId(prefix, last);
+  };
+}
+
+function timeChars(ms: number): string {
   let time = '';
   for (let n = Math.max(0, Math.floor(ms)), i = 0; i < TIME_CHARS; i++, n = Math.floor(n / 62)) {
     time = ALPHABET[n % 62] + time;
   }
-  return `${prefix}_${time}${base62(ID_CHARS - TIME_CHARS)}`;
+  return time;
+}
+
+/** The time a time-ordered id carries. */
+export function timeOf(id: string): number {
+  let ms = 0;
+  for (const ch of id.slice(id.indexOf('_') + 1, id.indexOf('_') + 1 + TIME_CHARS)) ms = ms * 62 + ALPHABET.indexOf(ch);
+  return ms;
 }
 
 /** An opaque secret token with at least `bits` of entropy, base64url encoded. */

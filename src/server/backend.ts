@@ -2,18 +2,17 @@
 // data directory's lock, the store (a write probed: no room, no start), secrets, the clock, the schedulers (built, not
 // started), core, the chaos rules, the change signal and the seed. It knows nothing of the listeners: index.ts opens
 // them on it, and hands it only the origin the API will listen on.
-import { mkdirSync } from 'node:fs';
 import { SCOPES } from '../contract/keys.js';
 import type { ReadySeed, Seed } from '../contract/sandbox.js';
 import { createChanges, type Changes } from '../lib/changes.js';
-import { manualClock, realClock, type Clock } from '../lib/clock.js';
+import { manualClock, realClock, type Clock, type TimeSources } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { createCore, type Core } from './core/index.js';
 import { jobsFor, type ServiceConfig } from './core/deps.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { RETENTION_QUEUE, type RetentionPolicy } from './core/retention.js';
-import { lockDataDir } from './data-dir.js';
+import { DataDirInUse, lockDataDir, prepareDataDir } from './data-dir.js';
 import { systemResolver } from './dns/system.js';
 import { opened } from './opened.js';
 import { createChaos, type Chaos } from './sandbox/chaos.js';
@@ -21,7 +20,7 @@ import { instanceId } from './sandbox/instance.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { verifyDkim } from './smtp/sink.js';
 import { startCheckpointer } from './store/checkpointer.js';
-import { groupCommit, openDb } from './store/db.js';
+import { groupCommit, logShare, openDb } from './store/db.js';
 import { createJobStore, DEFAULT_QUEUE } from './store/jobs.js';
 import { createSchedulers, type Schedulers } from './workers/scheduler.js';
 
@@ -33,6 +32,8 @@ export interface BackendOptions {
   maxDbSize?: number;
   log: Logger;
   clock?: 'real' | 'manual';
+  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
+  time?: TimeSources;
   dns?: 'sandbox' | 'system';
   dnsServer?: string[];
   openSignup?: boolean;
@@ -66,25 +67,35 @@ export interface Backend {
   probeWrite(): void;
   /** Records the API's address in the data directory's lock, for the message a second server gets. */
   listening(api: string): void;
-  /** Closes what the backend opened, in reverse: the checkpoints, the database, then the lock. */
-  close(): Promise<void>;
+  /**
+   * Closes what the backend opened, in reverse: the checkpoints, the database, then the lock; for a start that failed
+   * (`failed`), a data directory that held nothing of svc's is then emptied of what this start made there.
+   */
+  close(failed?: boolean): Promise<void>;
 }
 
 /** Opens the backend; when that fails part-way, what it opened is closed again before the error goes on. */
 export async function openBackend(o: BackendOptions): Promise<Backend> {
   const { dataDir, log } = o;
   const stack = opened();
+  let failed = false;
   try {
-    if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (dataDir) {
+      const prepared = prepareDataDir(dataDir);
+      // At the bottom of the stack: once everything is closed, a failed start takes back what it made.
+      stack.push(() => {
+        if (failed) prepared.undo();
+      });
+    }
     // One server per data directory: a second one is refused here, before it opens the database.
     const lock = dataDir ? lockDataDir(dataDir) : null;
     if (lock) stack.push(() => lock.release());
     const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory: !dataDir, maxBytes: o.maxDbSize });
     stack.push(() => void db.close());
-    const checkpointer = startCheckpointer(db, log);
+    const checkpointer = startCheckpointer(db, log, o.maxDbSize ? logShare(o.maxDbSize) : undefined);
     stack.push(() => checkpointer.close());
     const { secrets, adminToken } = loadSecrets(dataDir);
-    const clock: Clock = o.clock === 'manual' ? manualClock() : realClock();
+    const clock: Clock = o.clock === 'manual' ? manualClock() : realClock(o.time);
     const jobStore = createJobStore(db);
     // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
     jobStore.probe();
@@ -152,9 +163,14 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
         if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });
       },
       listening: (api) => lock?.listening(api),
-      close: () => stack.unwind(),
+      close: (failedStart = false) => {
+        failed = failedStart;
+        return stack.unwind();
+      },
     };
   } catch (err) {
+    // Refused for another server on the directory: what is there is that server's.
+    failed = !(err instanceof DataDirInUse);
     await stack.unwind();
     throw err;
   }

@@ -1,10 +1,10 @@
 // What `svc serve` keeps in a data directory, by name, so that `svc serve --reset` removes exactly that: a data
 // directory may be one the user made and keeps other files in.
 import Database from 'better-sqlite3';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ADMIN_TOKEN_FILE, SECRETS_FILE, SEED_FILE, writePrivateFile } from './secrets.js';
-import { DB_FILE } from './store/db.js';
+import { DB_FILE, keepPrivate } from './store/db.js';
 import { TLS_CERT_FILE, TLS_KEY_FILE } from './smtp/tls.js';
 
 /** The lock one running `svc serve` holds on its data directory, and who holds it (pid, API address). */
@@ -29,6 +29,33 @@ export const DATA_FILES = [
 /** The files of DATA_FILES present in `dir`. */
 export function dataFilesIn(dir: string): string[] {
   return DATA_FILES.filter((name) => existsSync(join(dir, name)));
+}
+
+/**
+ * Makes the data directory (0700) for a start, and returns how to take it back to what the start found when the start
+ * fails: a directory that did not exist, or held none of svc's files, gets rid of those files again (and of the
+ * directories made for it), so a start refused for a full disk leaves nothing behind. One that held svc's files is
+ * left as it is: those are its data.
+ */
+export function prepareDataDir(dir: string): { undo(): void } {
+  const untouched = dataFilesIn(dir).length === 0;
+  const made = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return {
+    undo() {
+      if (!untouched) return;
+      removeDataFiles(dir);
+      if (made === undefined) return;
+      // The directories made for this start, innermost first, as long as each is empty.
+      for (let d = resolve(dir); ; d = dirname(d)) {
+        try {
+          rmdirSync(d);
+        } catch {
+          return;
+        }
+        if (d === resolve(made)) return;
+      }
+    },
+  };
 }
 
 // Lock connections stay referenced: on Node 24 better-sqlite3 12 can abort the process when one of its objects is
@@ -76,6 +103,8 @@ export interface DataDirLock {
  */
 export function lockDataDir(dir: string): DataDirLock {
   const holderFile = join(dir, HOLDER_FILE);
+  // 0600 like every file of the data directory, and so is the journal SQLite keeps beside it while the lock is held.
+  keepPrivate(join(dir, LOCK_FILE));
   const db = new Database(join(dir, LOCK_FILE), { timeout: 0 });
   try {
     // `exec` only: no statement object that the garbage collector could free on Node 24 (store/db.ts).

@@ -6,7 +6,7 @@ import { DEFAULT_MAX_MESSAGES, type ReadyLine, type Seed } from '../contract/san
 import { openApiDocument } from '../contract/endpoints.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import type { Changes } from '../lib/changes.js';
-import type { Clock } from '../lib/clock.js';
+import type { Clock, TimeSources } from '../lib/clock.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { Core } from './core/index.js';
 import { openBackend, type Backend } from './backend.js';
@@ -62,6 +62,8 @@ export interface ServeOptions {
   dataDir?: string;
   memory?: boolean;
   clock?: 'real' | 'manual';
+  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
+  time?: TimeSources;
   /** Where domain records are looked up: the sandbox zone (default) or real DNS. */
   dns?: 'sandbox' | 'system';
   /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
@@ -161,12 +163,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     throw new ServeUsageError('--max-age must be at least one second, or off.');
   }
   const dataDir = opts.memory || !opts.dataDir ? null : opts.dataDir;
-  // What a write that finds no room is told, and what a start that finds none says.
-  const storage = !dataDir
-    ? 'the in-memory database is full'
-    : opts.maxDbSize
-      ? `the database in ${dataDir} has reached its size limit (--max-db-size), or the disk holding it is full`
-      : `the disk holding the data directory ${dataDir} is full`;
+  // What a write that finds no room is told, and what a start that finds none says; /readyz says it without the path.
+  const full = (dir: string) =>
+    !dataDir
+      ? 'the in-memory database is full'
+      : opts.maxDbSize
+        ? `the database${dir && ` in ${dir}`} has reached its size limit (--max-db-size), or the disk holding it is full`
+        : `the disk holding the data directory${dir && ` ${dir}`} is full`;
+  const storage = full(dataDir ?? '');
   const log = opts.log ?? createLogger({ json: opts.json });
   const scheme = tls ? 'https' : 'http';
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -193,12 +197,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   // Start-up is one stack in two phases: the backend at the bottom (closing what it opened itself), then the
   // listening side, each piece pushed as it opens. A stop, or a start that fails part-way, unwinds it from the top.
   const stack = opened();
+  let failed = false;
   try {
     const backend = await openBackend({
       dataDir,
       maxDbSize: opts.maxDbSize,
       log,
       clock: opts.clock,
+      time: opts.time,
       dns: opts.dns,
       dnsServer: opts.dnsServer,
       openSignup: opts.openSignup,
@@ -208,9 +214,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       seed: opts.seed !== false,
       origin,
     });
-    stack.push(() => backend.close());
+    stack.push(() => backend.close(failed));
     return await listen(backend);
   } catch (err) {
+    failed = true;
     await stack.unwind();
     if (isDiskFull(err))
       throw Object.assign(new Error(`svc serve cannot start: ${storage}`), { diskFull: true, cause: err });
@@ -348,8 +355,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
             (submissionsPort === null || submission.implicit.listening()),
           stopping: () => stopping,
           probeWrite: async () => backend.probeWrite(),
-          storage,
+          storage: full(''),
           origin,
+          log,
         });
         pages(a, {
           auth: admin,

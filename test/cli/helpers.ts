@@ -20,7 +20,8 @@ export interface Captured {
 }
 
 /**
- * An IO over captured streams; `tty` makes stdin, stdout and stderr terminals (tables, colour unless NO_COLOR);
+ * An IO over captured streams; `tty` makes stdin, stdout and stderr terminals (tables, colour unless NO_COLOR, stderr
+ * 80 columns wide for the spinner);
  * aborting `interrupt` is Ctrl-C.
  */
 export async function testIO(
@@ -32,6 +33,8 @@ export async function testIO(
   const stderr = new PassThrough();
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   stderr.on('data', (d: Buffer) => (err += d.toString()));
+  // A terminal says how wide it is; the spinner is drawn only on one that does.
+  if (o.tty) Object.assign(stderr, { columns: 80 });
   const io = await createIO({
     stdin: Readable.from(o.stdin === undefined ? [] : [Buffer.from(o.stdin)]),
     stdout,

@@ -34,6 +34,8 @@ async function command(
 ) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
+  // A terminal says how wide it is; the spinner is drawn only on one that does.
+  if (o.tty) Object.assign(stderr, { columns: 80 });
   const bytes: Buffer[] = [];
   let err = '';
   const waiters: { test: () => boolean; done: () => void }[] = [];

@@ -11,3 +11,24 @@ export async function serviceNow(s: TestServer): Promise<number> {
   expect(r.status).toBe(200);
   return Date.parse(r.body.now);
 }
+
+/**
+ * Time sources for a real clock (`startTestServer({ clock: 'real', time })`) whose wall clock can be stepped apart
+ * from the time that passes, as an NTP correction or a restored VM steps it.
+ */
+export function steppableTime(start = Date.now()) {
+  let wall = start;
+  let elapsed = 0;
+  return {
+    sources: { wall: () => wall, elapsed: () => elapsed },
+    /** Time passes: both move. */
+    pass(ms: number) {
+      wall += ms;
+      elapsed += ms;
+    },
+    /** The wall clock alone moves (back when negative). */
+    step(ms: number) {
+      wall += ms;
+    },
+  };
+}

@@ -1,9 +1,9 @@
 // A full disk is an answer, not a crash: the database's size is capped (SQLite's max_page_count, the same SQLITE_FULL a
 // full file system gives), and the server is filled until a write finds no room.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/index.js';
@@ -92,7 +92,11 @@ describe('a full disk', () => {
     expect(ready.status).toBe(503);
     expect(ready.headers.get('retry-after')).toBeTruthy();
     expect(ready.body).toMatchObject({ code: 'unavailable', checks: { database: 'full', listeners: 'ok' } });
-    expect(ready.body.detail).toContain(dir);
+    // Anyone who can reach the server may ask: no path in the answer (the 507 of a write names the directory).
+    expect(ready.body.detail).toBe(
+      'Not ready: the database has reached its size limit (--max-db-size), or the disk holding it is full.',
+    );
+    expect(ready.text).not.toContain(dir);
 
     // Their time comes, but the sink has no room for them: they wait, none failed, for as long as it lasts (twice the
     // ~17 minutes that would use up a job's attempts).
@@ -121,23 +125,61 @@ describe('a full disk', () => {
     expect(again.status).toBe(202);
   }, 90_000);
 
-  it('refuses to start on a database with no room, saying where, and leaves nothing running', async () => {
-    const dir = dataDir();
-    // Too small for the schema and the seed: the first start cannot write them.
-    const failed = startServer({
-      dataDir: dir,
-      port: 0,
-      smtpPort: 0,
-      submissionPort: 0,
-      submissionsPort: 0,
-      log: silentLogger,
-      maxDbSize: 64 * 1024,
-    });
-    await expect(failed).rejects.toMatchObject({ diskFull: true });
-    await expect(failed).rejects.toThrow(`svc serve cannot start: the database in ${dir} has reached its size limit`);
+  it('refuses to start on a database with no room, saying where, leaving nothing running and nothing behind', async () => {
+    const empty = dataDir();
+    const missing = join(dataDir(), 'not', 'yet');
+    for (const dir of [empty, missing]) {
+      // Too small for the schema and the seed: the first start cannot write them.
+      const failed = startServer({
+        dataDir: dir,
+        port: 0,
+        smtpPort: 0,
+        submissionPort: 0,
+        submissionsPort: 0,
+        log: silentLogger,
+        maxDbSize: 64 * 1024,
+      });
+      await expect(failed).rejects.toMatchObject({ diskFull: true });
+      await expect(failed).rejects.toThrow(`svc serve cannot start: the database in ${dir} has reached its size limit`);
+    }
+    // The empty directory is empty again, and the missing one (with the directory made for it) missing again.
+    expect(readdirSync(empty)).toEqual([]);
+    expect(existsSync(dirname(missing))).toBe(false);
     // Its lock was given back and its files closed: a server with room starts on the same directory.
-    const s = await startTestServer({ dataDir: dir });
+    const s = await startTestServer({ dataDir: empty });
     servers.push(s);
     expect((await s.call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('leaves the files of a data directory in use where they are when a start finds no room', async () => {
+    const dir = dataDir();
+    const first = await startTestServer({ dataDir: dir });
+    await smtpSend(first, randomBytes(512 * 1024).toString('base64'));
+    await first.close();
+    const kept = readdirSync(dir).sort();
+    const failed = startServer({ dataDir: dir, port: 0, smtpPort: 0, log: silentLogger, maxDbSize: 64 * 1024 });
+    await expect(failed).rejects.toMatchObject({ diskFull: true });
+    expect(readdirSync(dir).sort()).toEqual(kept);
+    const again = await startTestServer({ dataDir: dir });
+    servers.push(again);
+    expect((await again.admin('GET', '/sandbox/messages')).body.data).toHaveLength(1);
+  });
+
+  it('counts the write-ahead log in --max-db-size: the database file and its log together stay within it', async () => {
+    const dir = dataDir();
+    const max = 4 * MiB;
+    const s = await startTestServer({ dataDir: dir, maxDbSize: max });
+    servers.push(s);
+    let refused: unknown;
+    for (let i = 0; i < 100 && !refused; i++) {
+      await smtpSend(s, randomBytes(96 * 1024).toString('base64')).catch((err: unknown) => (refused = err));
+    }
+    expect(refused).toMatchObject({ responseCode: 452 });
+    const size = (name: string) => statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0;
+    // The checkpoint thread cuts the log back once past its share, a tenth of a second at a time.
+    await expect
+      .poll(() => size('svc.sqlite') + size('svc.sqlite-wal'), { timeout: 10_000, interval: 100 })
+      .toBeLessThanOrEqual(max);
+    expect(size('svc.sqlite')).toBeGreaterThan(max / 2);
   });
 });

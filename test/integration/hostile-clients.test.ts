@@ -184,6 +184,51 @@ describe('requests that fail below the router', () => {
     }
   });
 
+  it('a CONNECT and a chunked body whose chunk size is no number get a 400 Problem, not a closed socket', async () => {
+    const connectTo = expectRawProblem(
+      await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      400,
+      'invalid_request',
+    );
+    expect(connectTo.body.detail).toMatch(/^CONNECT asks for a tunnel, and this is the svc API, not a proxy/);
+    // The headers are taken (the request reaches the app, which waits for the body) before the body fails to parse.
+    const heads = [
+      `POST /v1/emails HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.seed!.api_key_test}\r\n`,
+      'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\n',
+    ];
+    for (const head of heads) {
+      const chunked = expectRawProblem(
+        await raw(`${head}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`),
+        400,
+        'invalid_request',
+      );
+      expect(chunked.body.detail).toMatch(/^The chunked request body is malformed/);
+    }
+    // Nothing was sent for it, and the server goes on answering.
+    expect((await s.call('GET', '/v1/openapi.json')).status).toBe(200);
+  });
+
+  it('a path with dot segments is answered as sent, with a 404 Problem: never resolved to another route', async () => {
+    const cases = [
+      '/v1/%2e%2e',
+      '/v1/%2E%2e/',
+      '/v1/..',
+      '/v1/emails/%2e%2e/api-keys',
+      '/sandbox/.%2e/v1/openapi.json',
+    ];
+    for (const path of cases) {
+      const r = expectRawProblem(
+        await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+        404,
+        'not_found',
+      );
+      expect(r.body.detail, path).toBe(`No route GET ${path}; the API is under /v1 and GET /v1/openapi.json lists it.`);
+    }
+    // A dot inside a segment is no dot segment.
+    const dotted = await raw('GET /v1/emails/a..b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(response(dotted).status).toBe(401);
+  });
+
   it('a method the service does not serve on a known path is 405 method_not_allowed with Allow', async () => {
     const r = expectRawProblem(
       await raw('PROPFIND /v1/openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),

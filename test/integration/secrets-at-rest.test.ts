@@ -35,6 +35,7 @@ describe('secrets at rest', () => {
   const secrets: Record<string, string> = {};
   let whileRunning: { path: string; bytes: Buffer }[] = [];
   let afterClose: { path: string; bytes: Buffer }[] = [];
+  let modesWhileRunning: Record<string, string> = {};
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'svc-at-rest-'));
@@ -79,6 +80,9 @@ describe('secrets at rest', () => {
     ).toBe(200);
 
     whileRunning = filesUnder(dataDir);
+    modesWhileRunning = Object.fromEntries(
+      readdirSync(dataDir).map((name) => [name, (statSync(join(dataDir, name)).mode & 0o777).toString(8)]),
+    );
     await s.close();
     afterClose = filesUnder(dataDir);
   });
@@ -134,6 +138,13 @@ describe('secrets at rest', () => {
     }
     expect(readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()).toBe(s.adminToken);
     expect((statSync(dataDir).mode & 0o077).toString(8)).toBe('0');
+  });
+
+  it('makes every file of its data directory 0600 while it runs: the database, its log, the lock and its journal', () => {
+    expect(Object.keys(modesWhileRunning)).toEqual(
+      expect.arrayContaining(['svc.sqlite', 'svc.sqlite-wal', 'serve.lock', 'serve.lock-journal', 'serve.json']),
+    );
+    for (const [name, mode] of Object.entries(modesWhileRunning)) expect(mode, name).toBe('600');
   });
 
   it('still recognises the stored keys and passwords after a restart from the same directory', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock, MINUTE } from '../../lib/clock.js';
+import { HOUR, manualClock, MINUTE, realClock, SECOND } from '../../lib/clock.js';
 import { openDb } from '../store/db.js';
 import { createRateStore } from '../store/accounts.js';
 import { slugify } from './accounts.js';
@@ -44,6 +44,42 @@ describe('sliding windows on the service clock', () => {
     clock.advance(50_000);
     expect(() => w.check(limit)).not.toThrow();
     w.clear('b');
-    expect(createRateStore(db).count('b', 0).n).toBe(0);
+    expect(createRateStore(db).count('b', 0, Number.MAX_SAFE_INTEGER).n).toBe(0);
+  });
+
+  const refusal = (f: () => void): string | undefined => {
+    try {
+      f();
+    } catch (e) {
+      return (e as ServiceError).extra.headers?.['Retry-After'];
+    }
+    return undefined;
+  };
+
+  it('keeps its Retry-After when the wall clock steps back, and frees the window when its time has passed', () => {
+    const { db } = openDb({ memory: true });
+    let wall = Date.UTC(2026, 7, 1, 12);
+    let elapsed = 0;
+    const w = createWindows(createRateStore(db), realClock({ wall: () => wall, elapsed: () => elapsed }));
+    const limit = { bucket: 'b', limit: 1, windowMs: MINUTE };
+    w.hit('b');
+    elapsed += 20 * SECOND;
+    wall += 20 * SECOND;
+    expect(refusal(() => w.check(limit))).toBe('40');
+    wall -= HOUR;
+    expect(refusal(() => w.check(limit))).toBe('40');
+    elapsed += 40 * SECOND;
+    expect(refusal(() => w.check(limit))).toBeUndefined();
+  });
+
+  it('does not count events stamped after the present, which a run whose clock was ahead left', () => {
+    const { db } = openDb({ memory: true });
+    const rates = createRateStore(db);
+    const clock = manualClock(1_000_000);
+    rates.add('b', 1_000_000 + HOUR);
+    const w = createWindows(rates, clock);
+    expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBeUndefined();
+    w.hit('b');
+    expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBe('60');
   });
 });

@@ -10,7 +10,7 @@ import type {
   WebhookDelivery,
 } from '../../contract/sandbox.js';
 import { iso, type Clock } from '../../lib/clock.js';
-import { timeOrderedId } from '../../lib/ids.js';
+import { timeOrderedIds } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
 import type { SinkAttachment, SinkRow, SinkStore, SinkSummaryRow } from '../store/sink.js';
 import type { WebhookStore } from '../store/webhooks.js';
@@ -142,6 +142,8 @@ export interface InboxDeps {
 
 export function createInbox(deps: InboxDeps) {
   const { store, clock } = deps;
+  // Ids in the order mail arrived, after those already kept, whatever the clock does (docs/api.md).
+  const nextId = timeOrderedIds('eml', store.newestId());
   const listeners = new Set<(e: InboxEvent) => void>();
   const publish = (e: InboxEvent) => {
     for (const fn of [...listeners]) fn(e);
@@ -193,7 +195,8 @@ export function createInbox(deps: InboxDeps) {
     async catch(mail: CaughtMail): Promise<string | null> {
       const origin = mail.messageIdHeader ? deps.origin?.(mail.messageIdHeader) : undefined;
       // Time-ordered: caught mail arrives fast and in order, and each id lands at the end of the table's id index.
-      const id = timeOrderedId('eml');
+      const now = clock.now();
+      const id = nextId(now);
       const caught = {
         id,
         message_id_header: mail.messageIdHeader,
@@ -217,7 +220,7 @@ export function createInbox(deps: InboxDeps) {
         dkim: mail.signed ? 'pending' : 'none',
         size: mail.raw.length,
         raw: mail.raw,
-        received_at: clock.now(),
+        received_at: now,
         preview: mail.preview,
         has_attachments: mail.hasAttachments ? 1 : 0,
         tags: tagsField(mail.headers),

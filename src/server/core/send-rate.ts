@@ -11,15 +11,16 @@ export interface BucketState {
 }
 
 /**
- * The per-workspace sending bucket: holds 2 × rate tokens and refills at `rate` per second of the service
- * clock (so under a manual clock it refills only as the clock moves).
+ * The per-workspace sending bucket: holds 2 × rate tokens and refills at `rate` per second of the service clock's
+ * monotonic reading (so under a manual clock it refills only as the clock moves, and a wall clock stepped back
+ * does not empty it).
  */
 export function createSendRate(rate: number, clock: Clock) {
   const capacity = 2 * rate;
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
     take(workspaceId: string): BucketState {
-      const now = clock.now();
+      const now = clock.monotonic();
       const b = buckets.get(workspaceId) ?? { tokens: capacity, at: now };
       b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * rate);
       b.at = now;

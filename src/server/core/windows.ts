@@ -8,15 +8,19 @@ export interface WindowLimit {
   windowMs: number;
 }
 
-/** Sliding windows on the service clock: login throttle, signup, resend and verify limits. */
+/**
+ * Sliding windows on the service clock's monotonic reading (a wall clock stepped back does not hold them full):
+ * login throttle, signup, resend and verify limits. The counted events are stored, so a window outlives a restart;
+ * one stamped after the present comes from a run whose clock was ahead of this one's and is not counted.
+ */
 export function createWindows(rates: RateStore, clock: Clock) {
   return {
     /** Throws 429 `rate_limited` with `Retry-After` when any window is full. Counts nothing. */
     check(...limits: WindowLimit[]): void {
-      const now = clock.now();
+      const now = clock.monotonic();
       let retryAfter = 0;
       for (const l of limits) {
-        const { n, oldest } = rates.count(l.bucket, now - l.windowMs);
+        const { n, oldest } = rates.count(l.bucket, now - l.windowMs, now);
         if (n >= l.limit && oldest != null) {
           retryAfter = Math.max(retryAfter, Math.max(1, Math.ceil((oldest + l.windowMs - now) / 1000)));
         }
@@ -28,7 +32,7 @@ export function createWindows(rates: RateStore, clock: Clock) {
       }
     },
     hit(...buckets: string[]): void {
-      const now = clock.now();
+      const now = clock.monotonic();
       for (const b of buckets) rates.add(b, now);
     },
     clear(...buckets: string[]): void {

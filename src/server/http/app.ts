@@ -111,6 +111,13 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   return incoming?.socket?.remoteAddress ?? '127.0.0.1';
 }
 
+/** The path as the request sent it, when it has a `.` or `..` segment (also percent-encoded), which a URL resolves. */
+function dotted(c: Context): string | undefined {
+  const target = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url ?? '';
+  const path = target.split('?')[0]!;
+  return /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) ? path : undefined;
+}
+
 function bearerOf(c: Context): string | null {
   const h = c.req.header('authorization');
   if (!h) return null;
@@ -209,6 +216,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
         requestId,
         deps.origin(),
       );
+    } else if (dotted(c)) {
+      // `/v1/%2e%2e` would be `/` once parsed as a URL: a path with dot segments is answered as sent, never resolved.
+      c.res = noRoute(c, dotted(c)!);
     } else {
       await next();
     }
@@ -329,6 +339,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
   }
   deps.extra?.(app);
 
+  const noRoute = (c: Context<Env>, path: string) =>
+    problemResponse(
+      new ServiceError(
+        'not_found',
+        `No route ${c.req.method} ${path.slice(0, 200)}; the API is under /v1 and GET /v1/openapi.json lists it.`,
+      ),
+      c.get('requestId'),
+      deps.origin(),
+    );
   app.notFound((c) => {
     const requestId = c.get('requestId');
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
@@ -343,14 +362,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
         { Allow: allowed.join(', ') },
       );
     }
-    return problemResponse(
-      new ServiceError(
-        'not_found',
-        `No route ${c.req.method} ${c.req.path.slice(0, 200)}; the API is under /v1 and GET /v1/openapi.json lists it.`,
-      ),
-      requestId,
-      deps.origin(),
-    );
+    return noRoute(c, c.req.path);
   });
 
   app.onError((err, c) => {

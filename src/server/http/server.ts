@@ -1,6 +1,7 @@
 // The node:http(s) server around the Hono app: timeouts for headers and whole requests, and a Problem answer (with
-// Service-Version and X-Request-Id) for requests that fail before they reach the app — a request line or headers node
-// cannot parse, headers over the size limit, a path or Host header the adapter cannot turn into a URL.
+// Service-Version and X-Request-Id) for requests that fail before they reach the app — a request line, headers or a
+// chunked body node cannot parse, headers over the size limit, a CONNECT, a path or Host header the adapter cannot
+// turn into a URL.
 import { getRequestListener } from '@hono/node-server';
 import { createServer as createHttpServer, STATUS_CODES, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -38,6 +39,10 @@ function refusal(err: NodeJS.ErrnoException): string {
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_INVALID_TRANSFER_ENCODING':
       return 'The request framing is ambiguous (Content-Length repeated, or beside Transfer-Encoding); send one Content-Length or chunked encoding.';
+    case 'HPE_INVALID_CHUNK_SIZE':
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+    case 'HPE_STRICT':
+      return 'The chunked request body is malformed (a chunk size that is not hexadecimal, or a chunk not ended by CRLF); send it again, or with a Content-Length.';
     default:
       return `The request could not be parsed as HTTP/1.1 (${err.code ?? err.message}).`;
   }
@@ -94,14 +99,27 @@ export function createServer(
     ? createHttpsServer({ ...options, cert: opts.tls.cert, key: opts.tls.key }, listener)
     : createHttpServer(options, listener);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // A response already under way (or a socket gone) cannot carry another one.
-    const busy = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;
-    if (err.code === 'ECONNRESET' || !socket.writable || busy) {
+    // A response already under way (or a socket gone) cannot carry another one. A request whose headers were taken but
+    // whose body then failed to parse (a chunk size that is no number) has a response not yet begun: the Problem goes
+    // in its place, and the connection ends, so the app's answer (if it comes) has nowhere to go.
+    const response = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
       socket.destroy();
       return;
     }
     opts.log.info('request refused before routing', { status: 400, error: err.code ?? err.message });
     socket.end(rawProblem(refusal(err), opts.origin()));
+  });
+  // CONNECT asks for a tunnel, which node hands to this event instead of the app; a server that is no proxy says so.
+  server.on('connect', (req: { method?: string }, socket: Duplex) => {
+    opts.log.info('request refused before routing', { status: 400, method: req.method });
+    socket.on('error', () => socket.destroy());
+    socket.end(
+      rawProblem(
+        'CONNECT asks for a tunnel, and this is the svc API, not a proxy; send GET, POST, PUT, PATCH or DELETE to its /v1 routes.',
+        opts.origin(),
+      ),
+    );
   });
   // Connections that have not sent a request yet. server.close() ends those idle between requests, but not these: a
   // client's pool may open one ahead and leave it unused (fetch does after a response it aborted, such as the inbox

@@ -29,23 +29,20 @@ function cookieOf(req: Request, name: string): string | null {
 }
 
 /**
- * Whether a request came from a page of this origin. Browsers send `Sec-Fetch-Site` (`none` for an address typed or
- * opened from elsewhere, which is fine for reading); an older one sends `Origin` on requests that change something.
- * A request with neither is not from a browser page: it may read, not act.
+ * Whether a request came from a page of this origin: browsers send `Sec-Fetch-Site` (`same-origin`), and an older one
+ * at least `Origin` on a request that changes something. A request with neither is not from this origin's page, and
+ * an address typed in (`none`) is not either: the cookie then neither reads nor acts (the admin token as a bearer does).
  */
 export function sameOrigin(req: Request): boolean {
-  const reading = req.method === 'GET' || req.method === 'HEAD';
   const site = req.headers.get('sec-fetch-site');
-  if (site) return site === 'same-origin' || (reading && site === 'none');
+  if (site) return site === 'same-origin';
   const origin = req.headers.get('origin');
-  if (origin) {
-    try {
-      return new URL(origin).host === req.headers.get('host');
-    } catch {
-      return false;
-    }
+  if (!origin) return false;
+  try {
+    return new URL(origin).host === req.headers.get('host');
+  } catch {
+    return false;
   }
-  return reading;
 }
 
 export function sandboxAuth(adminToken: string): SandboxAuth {

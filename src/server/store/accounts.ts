@@ -195,12 +195,16 @@ export type AccountStore = ReturnType<typeof createAccountStore>;
 
 /** Sliding windows over counted events (login throttle, signup, resend, verify). */
 export function createRateStore(db: Db) {
-  const count = db.prepare('SELECT COUNT(*) AS n, MIN(at) AS oldest FROM rate_events WHERE bucket = ? AND at > ?');
+  const count = db.prepare(
+    'SELECT COUNT(*) AS n, MIN(at) AS oldest FROM rate_events WHERE bucket = ? AND at > ? AND at <= ?',
+  );
   const add = db.prepare('INSERT INTO rate_events (bucket, at) VALUES (?, ?)');
   const clear = db.prepare('DELETE FROM rate_events WHERE bucket = ?');
   const prune = db.prepare('DELETE FROM rate_events WHERE at <= ?');
   return {
-    count: (bucket: string, since: number) => count.get(bucket, since) as { n: number; oldest: number | null },
+    /** The events of `bucket` after `since` and not after `until`, and the oldest one's time. */
+    count: (bucket: string, since: number, until: number) =>
+      count.get(bucket, since, until) as { n: number; oldest: number | null },
     add: (bucket: string, at: number) => void add.run(bucket, at),
     clear: (bucket: string) => void clear.run(bucket),
     prune: (before: number) => prune.run(before).changes,

@@ -9,7 +9,9 @@ const db = new Database(workerData.file as string);
 db.exec('PRAGMA busy_timeout = 0');
 // Prepared once rather than by `db.pragma` each round: a garbage statement can abort the process on Node 24 (db.ts).
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
+// Under a size limit that counts the log (--max-db-size), the log is cut to nothing once past its share; otherwise it
+// is started over and keeps its size, which the next round's writes reuse.
+const restart = db.prepare(`PRAGMA wal_checkpoint(${workerData.truncate ? 'TRUNCATE' : 'RESTART'})`);
 const every = workerData.intervalMs as number;
 
 const restartFrames = workerData.restartFrames as number;

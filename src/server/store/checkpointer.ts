@@ -23,16 +23,25 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
-export function startCheckpointer(db: Db, log: Logger): Checkpointer {
+/**
+ * Starts the checkpoint thread. `maxLogBytes` (a share of `--max-db-size`, which counts the log) keeps the log within
+ * that many bytes: past them it is started over and cut to nothing (TRUNCATE) rather than started over at its size.
+ */
+export function startCheckpointer(db: Db, log: Logger, maxLogBytes?: number): Checkpointer {
   if (db.memory) return { close: async () => {} };
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  // A frame of the log is a page and its 24-byte header.
+  const restartFrames = maxLogBytes
+    ? Math.max(1, Math.min(RESTART_FRAMES, Math.floor(maxLogBytes / (pageSize + 24)) - 1))
+    : RESTART_FRAMES;
   const worker = startThread(new URL('./checkpoint-thread.js', import.meta.url), {
-    workerData: { file: db.name, intervalMs: INTERVAL_MS, restartFrames: RESTART_FRAMES },
+    workerData: { file: db.name, intervalMs: INTERVAL_MS, restartFrames, truncate: maxLogBytes !== undefined },
     resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
   });
   worker.unref();
-  db.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
+  db.pragma(`wal_autocheckpoint = ${maxLogBytes ? restartFrames : FALLBACK_PAGES}`);
   // The log file is cut back to the restart size once started over: no smaller, or it would grow again every round.
-  db.pragma(`journal_size_limit = ${RESTART_FRAMES * (db.pragma('page_size', { simple: true }) as number)}`);
+  db.pragma(`journal_size_limit = ${maxLogBytes ?? RESTART_FRAMES * pageSize}`);
   let exited = false;
   let closing = false;
   // A thread that fails (say, it cannot open the file) exits; the handler below takes over. Without a listener

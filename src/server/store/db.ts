@@ -9,9 +9,15 @@ export type Db = Database.Database;
 /** The database's file in a data directory (SQLite adds `-wal` and `-shm` beside it while it is open). */
 export const DB_FILE = 'svc.sqlite';
 
+/** The most of a size limit (`--max-db-size`) the write-ahead log may take: a quarter, and never more than 256 MiB. */
+export function logShare(maxBytes: number): number {
+  return Math.min(Math.floor(maxBytes / 4), 256 * 1024 * 1024);
+}
+
 /**
  * Opens (creating when needed) the database: WAL, foreign keys, migrations applied. `fresh` tells a new database;
- * `maxBytes` caps its size.
+ * `maxBytes` caps the size of its file and its write-ahead log together: the file gets what the log's share
+ * (logShare, which the checkpointer keeps the log within) leaves.
  */
 export function openDb(opts: { dataDir?: string; memory?: boolean; maxBytes?: number }): { db: Db; fresh: boolean } {
   let file = ':memory:';
@@ -28,23 +34,25 @@ export function openDb(opts: { dataDir?: string; memory?: boolean; maxBytes?: nu
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   // A cap on the file's size: a write past it fails as on a full disk (SQLITE_FULL). It is a setting of this
-  // connection, not of the file, so it applies from this start on.
-  if (opts.maxBytes)
+  // connection, not of the file, so it applies from this start on. In memory there is no log to leave room for.
+  if (opts.maxBytes) {
+    const room = opts.memory ? opts.maxBytes : opts.maxBytes - logShare(opts.maxBytes);
     db.pragma(
-      `max_page_count = ${Math.max(1, Math.floor(opts.maxBytes / (db.pragma('page_size', { simple: true }) as number)))}`,
+      `max_page_count = ${Math.max(1, Math.floor(room / (db.pragma('page_size', { simple: true }) as number)))}`,
     );
+  }
   const fresh = migrate(db) === 0;
   return { db, fresh };
 }
 
 /**
- * The database holds webhook signing secrets and keyed hashes: it is readable only by the user whatever the umask.
- * SQLite creates its `-wal` and `-shm` files with the mode of the database file, so creating that file 0600 first
- * covers all three; files an older version left readable by others are narrowed.
+ * A SQLite file readable only by the user whatever the umask (the database holds webhook signing secrets and keyed
+ * hashes). SQLite creates the files beside it (`-wal`, `-shm`, `-journal`) with the mode of the database file, so
+ * creating that file 0600 first covers them all; files an older version left readable by others are narrowed.
  */
-function keepPrivate(file: string): void {
+export function keepPrivate(file: string): void {
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
     if (existsSync(f)) chmodSync(f, 0o600);
   }
 }

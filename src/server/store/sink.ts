@@ -207,6 +207,10 @@ export function createSinkStore(db: Db) {
     add,
     /** Writes the search entry of a message stored by `add`. */
     index: addToIndex,
+    /** The id of the message caught last, or null when the sink is empty. */
+    newestId: () =>
+      (db.prepare('SELECT id FROM sink_messages ORDER BY seq DESC LIMIT 1').get() as { id: string } | undefined)?.id ??
+      null,
     /**
      * Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively; `claimed` keeps the
      * mail a wait took (true) or none did (false); `search` is the inbox's search. Paged by `seq` (the primary key) so
