@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import type { Core } from './core/index.js';
 import { openBackend, type Backend } from './backend.js';
 import { opened } from './opened.js';
+import { checkPortsFree } from './ports.js';
 import { createApp } from './http/app.js';
 import { DEFAULT_BODY_LIMITS, type BodyLimits } from './http/body.js';
 import { createServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/server.js';
@@ -73,6 +74,8 @@ export interface ServeOptions {
   composeResourceLimits?: ComposerOptions['resourceLimits'];
   json?: boolean;
   log?: Logger;
+  /** The level of the line each request is logged with (default `info`; `svc serve` on a terminal: `debug`). */
+  requestLog?: 'debug' | 'info';
   /** How long headers and whole requests may take to arrive (defaults: 10 s, 60 s). */
   httpTimeouts?: HttpTimeouts;
   /** How long a webhook receiver has to answer an attempt (default 10 s). */
@@ -157,6 +160,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   // listening side, each piece pushed as it opens. A stop, or a start that fails part-way, unwinds it from the top.
   const stack = opened();
   try {
+    await checkPortsFree(host, [opts.port ?? 4010, opts.smtpPort ?? 1025]);
     const backend = await openBackend({
       dataDir,
       maxDbSize: opts.maxDbSize,
@@ -243,6 +247,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
     const app = createApp({
       log,
+      requestLog: opts.requestLog,
       bodyLimits: {
         ...DEFAULT_BODY_LIMITS,
         deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs,

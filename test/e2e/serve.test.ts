@@ -157,19 +157,19 @@ describe('svc serve (the real binary)', () => {
     expect(stdout).not.toContain('"ready"');
   });
 
-  it('exits 1 with a message naming the flag when the HTTP or the SMTP port is taken, instead of hanging', async () => {
+  it('exits 1 with a message naming the server and the flag when the HTTP or the SMTP port is taken, instead of hanging', async () => {
     const first = await serve(['--memory', '--no-seed']);
     const httpPort = new URL(first.origin).port;
     const smtpPort = new URL(first.ready.smtp.replace(/^smtp:/, 'http:')).port;
-    for (const args of [
-      ['--port', httpPort, '--smtp-port', '0'],
-      ['--port', '0', '--smtp-port', smtpPort],
-    ]) {
+    for (const [args, port, flag] of [
+      [['--port', httpPort, '--smtp-port', '0'], httpPort, '--port'],
+      [['--port', '0', '--smtp-port', smtpPort], smtpPort, '--smtp-port'],
+    ] as const) {
       const l = launch([...args, '--memory', '--no-seed']);
       const exit = await within(10_000, l.exited, `exit when ${args.join(' ')} is taken`);
       expect(exit.code, l.stderr()).toBe(1);
-      expect(l.stderr()).toContain('EADDRINUSE');
-      expect(l.stderr()).toContain('--port/--smtp-port');
+      expect(l.stderr()).toContain(`svc serve (pid ${first.proc.pid}, in memory) already listens on 127.0.0.1:${port}`);
+      expect(l.stderr()).toContain(`pass ${flag} 0`);
     }
     // The running server was not disturbed.
     expect((await http(first, 'GET', '/sandbox/clock', { token: first.ready.admin_token })).status).toBe(200);
