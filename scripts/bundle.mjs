@@ -6,7 +6,7 @@
 // src/server/sandbox/inbox-page/ as one script for the browser, written beside the compiled server, which serves it
 // as /inbox.js. Runs after tsc (`npm run build`).
 import { rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -40,6 +40,42 @@ const serverAsCompiled = {
   },
 };
 
+/**
+ * Node's own modules, as the bundle takes them: through process.getBuiltinModule(), not imported as ES modules. Node
+ * makes an ES module of a built-in by reading every one of its exports, which runs the lazy getters behind some:
+ * `import { isIP } from 'node:net'` loaded net's BlockList and SocketAddress, `node:fs` its streams and promises (on
+ * Node 24, ~20 ms of a command's start). A module a CommonJS package of the bundle requires at start but a run seldom
+ * uses stands in as a proxy that loads it on first use: child_process, which commander requires for executable
+ * subcommands (svc has none).
+ */
+const WHEN_USED = new Set(['node:child_process']);
+const nodeBuiltins = {
+  name: 'node-builtins',
+  setup(b) {
+    const builtins = new Set(builtinModules);
+    b.onResolve({ filter: /^(node:)?[a-z_]+(\/[a-z_]+)?$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      return builtins.has(name) ? { path: `node:${name}`, namespace: 'node-builtin' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, ({ path }) => ({
+      contents: WHEN_USED.has(path)
+        ? `let m; const load = () => (m ??= process.getBuiltinModule(${JSON.stringify(path)}));
+           module.exports = new Proxy({}, {
+             get: (_, k) => load()[k],
+             has: (_, k) => k in load(),
+             ownKeys: () => Reflect.ownKeys(load()),
+             getPrototypeOf: () => Reflect.getPrototypeOf(load()),
+             getOwnPropertyDescriptor: (_, k) => {
+               const d = Reflect.getOwnPropertyDescriptor(load(), k);
+               return d && { ...d, configurable: true };
+             },
+           });`
+        : `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 const esbuild = await loadEsbuild();
 // Start from an empty directory: the chunks' names change with their content.
 rmSync(outdir, { recursive: true, force: true });
@@ -59,14 +95,7 @@ const result = await esbuild.build({
   legalComments: 'linked',
   // Native addons, and undici (only `webhooks listen --forward-to` sends through it), load from node_modules.
   external: ['@napi-rs/keyring', 'better-sqlite3', 'undici'],
-  plugins: [serverAsCompiled],
-  // CommonJS packages in the bundle (commander, cli-table3, the prompts) call require() for Node's own modules. It is
-  // made on the first call: making one costs more than loading a small chunk, and most chunks never call it.
-  banner: {
-    js:
-      "import { createRequire as __svcCreateRequire } from 'node:module'; let __svcRequire; " +
-      'function require(id) { return (__svcRequire ??= __svcCreateRequire(import.meta.url))(id); }',
-  },
+  plugins: [serverAsCompiled, nodeBuiltins],
   metafile: true,
   logLevel: 'warning',
 });

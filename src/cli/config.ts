@@ -102,11 +102,12 @@ export function profileName(flag: string | undefined, env: Env): string {
   return name;
 }
 
-export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'default';
+/** Where a run's base URL came from; `local`: the one `svc serve` running, nothing answering at the default. */
+export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'default' | 'local';
 
 /**
- * `--base-url`, else SVC_BASE_URL, else the profile's, else the local server's
- * (docs/command-line.md#base-url-profiles-and-credentials).
+ * `--base-url`, else SVC_BASE_URL, else the profile's, else the local server's default address
+ * (docs/command-line.md#base-url-profiles-and-credentials); the Context looks further than the default (discover.ts).
  */
 export async function resolveBaseUrl(
   flag: string | undefined,

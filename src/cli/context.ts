@@ -3,8 +3,9 @@
 // loads none of it and `svc emails send` with SVC_API_KEY never opens the config or the keychain.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Client, ClientOptions, SessionStore, SessionTokens } from '../client/index.js';
+import type { Client, ClientOptions, RetryInfo, SessionStore, SessionTokens } from '../client/index.js';
 import { isLoopbackHost, parseBaseUrl } from '../client/base-url.js';
+import { ACCESS_TOKEN_PATTERN, API_KEY_PATTERN } from '../contract/ids.js';
 import { sleep } from '../client/backoff.js';
 import {
   openConfig,
@@ -18,6 +19,7 @@ import {
 import { createCredentialStore, type CredentialStore } from './credentials.js';
 import { AuthError } from './errors.js';
 import type { IO } from './io.js';
+import type { LocalServer } from '../lib/local-servers.js';
 import { withFileLock } from './lock.js';
 import { defaultConfigDir, defaultDataDir } from './paths.js';
 import { VERSION } from '../lib/version.js';
@@ -32,6 +34,10 @@ export interface GlobalOptions {
   /** Tables on a terminal show whole values, however wide. */
   wide?: boolean;
   retries?: number;
+  /** `-q`: a command that makes something prints only its id (or key, or code), and no success lines. */
+  quiet?: boolean;
+  /** Say each retry on stderr, also when it is not a terminal. */
+  verbose?: boolean;
 }
 
 /** Time as commands see it: waits (`domains verify --wait`) go through it, so tests need not wait them out. */
@@ -48,17 +54,25 @@ export interface Context {
   readonly io: IO;
   /** --json: print exactly the API's body. */
   readonly json: boolean;
+  /** -q: print only what was made (its id, key or code), and no success lines. */
+  readonly quiet: boolean;
   readonly profile: string;
   readonly configDir: string;
   readonly clock: Clock;
   config(): Promise<ConfigStore>;
   credentials(): CredentialStore;
-  baseUrl(): Promise<{ url: string; source: BaseUrlSource }>;
+  /** The run's base URL; `server`: the running local server it was found at (source `local`). */
+  baseUrl(): Promise<BaseUrl>;
   client(): Promise<Client>;
   /** Where the API key of this run comes from, if there is one. */
   apiKeySource(): Promise<ApiKeySource | undefined>;
   /** The API key of this run: --api-key, else SVC_API_KEY, else the profile's saved key for this base URL. */
   apiKey(): Promise<string | undefined>;
+  /**
+   * The API key of this run, refused (AuthError, naming where it came from) when it is not an svc key: sent nowhere,
+   * rather than answered by the service as an invalid token.
+   */
+  checkedApiKey(): Promise<string | undefined>;
   /** The profile's session, when it was issued by this run's base URL. */
   session(): Promise<SessionInfo | undefined>;
   /** Keeps a session just issued (login, signup, a workspace switch): its tokens at once, then what the profile shows. */
@@ -75,6 +89,12 @@ export interface Context {
   forgetApiKey(): Promise<void>;
   /** The session this run forgot because the service refused to refresh it, if it did. */
   endedSession(): SessionInfo | undefined;
+}
+
+export interface BaseUrl {
+  url: string;
+  source: BaseUrlSource;
+  server?: LocalServer;
 }
 
 export interface ContextOptions {
@@ -100,13 +120,14 @@ export function createContext(o: ContextOptions): Context {
 
   let config: Promise<ConfigStore> | undefined;
   let credentials: CredentialStore | undefined;
-  let baseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
+  let baseUrl: Promise<BaseUrl> | undefined;
   let client: Promise<Client> | undefined;
   let ended: SessionInfo | undefined;
 
   const ctx: Context = {
     io,
     json: Boolean(globals.json),
+    quiet: Boolean(globals.quiet),
     profile,
     configDir,
     clock,
@@ -118,7 +139,14 @@ export function createContext(o: ContextOptions): Context {
         notice: (m) => io.info(`${io.err.yellow('note:')} ${m}`),
       })),
     baseUrl: () =>
-      (baseUrl ??= resolveBaseUrl(globals.baseUrl, env, async () => (await ctx.config()).profile(profile))),
+      (baseUrl ??= resolveBaseUrl(globals.baseUrl, env, async () => (await ctx.config()).profile(profile)).then(
+        async (given): Promise<BaseUrl> => {
+          if (given.source !== 'default') return given;
+          const { discoverLocalServer } = await import('./discover.js');
+          const found = await discoverLocalServer(io, env, { quiet: globals.quiet });
+          return found ? { ...found, source: 'local' } : given;
+        },
+      )),
     client: () => (client ??= makeClient()),
 
     async apiKeySource() {
@@ -132,6 +160,23 @@ export function createContext(o: ContextOptions): Context {
       const explicit = globals.apiKey ?? env.SVC_API_KEY;
       if (explicit) return explicit;
       return (await ctx.apiKeySource()) === 'profile' ? ctx.credentials().get(secret(API_KEY)) : undefined;
+    },
+
+    async checkedApiKey() {
+      const key = await ctx.apiKey();
+      if (key === undefined || API_KEY_PATTERN.test(key) || ACCESS_TOKEN_PATTERN.test(key)) return key;
+      const source = await ctx.apiKeySource();
+      const where = source === 'flag' ? '--api-key' : source === 'env' ? 'SVC_API_KEY' : `profile ${profile}`;
+      const shown = `${key.slice(0, Math.min(6, Math.floor(key.length / 2)))}…`;
+      const create = '`svc keys create --name NAME --scope emails:send`';
+      throw new AuthError(
+        `${shown} (${where}) is not an svc API key (they start with svc_test_ or svc_live_, then 32 letters and digits)`,
+        source === 'flag'
+          ? `give --api-key a key ${create} printed, or leave it out to use the profile's`
+          : source === 'env'
+            ? `set SVC_API_KEY to a key ${create} printed, or unset it to use the profile's`
+            : `save another with ${create.slice(0, -1)} --save\``,
+      );
     },
 
     async session() {
@@ -226,7 +271,7 @@ export function createContext(o: ContextOptions): Context {
     const explicitKey = globals.apiKey ?? env.SVC_API_KEY;
     return createClient({
       baseUrl: url,
-      apiKey: ctx.apiKey,
+      apiKey: ctx.checkedApiKey,
       // A key given for this run wins over the session; a key saved in the profile comes after it.
       prefer: explicitKey ? 'key' : 'session',
       session: sessionStore,
@@ -234,9 +279,21 @@ export function createContext(o: ContextOptions): Context {
       retries: globals.retries,
       userAgent: `svc/${VERSION} node/${process.versions.node}`,
       sleep: clock.sleep,
+      // Said on a terminal (a send through two 503s would otherwise seem to hang), and with --verbose anywhere.
+      onRetry: globals.verbose || (io.stderrIsTTY && !globals.quiet) ? (r) => io.info(retryLine(io, r)) : undefined,
       ...o.client,
     });
   }
 
   return ctx;
+}
+
+/** `note: POST /v1/emails answered 503 (service_unavailable); retry 1 of 3 in 0.4 s` */
+function retryLine(io: IO, r: RetryInfo): string {
+  const url = new URL(r.url);
+  const what =
+    r.status !== undefined
+      ? `${r.method} ${url.pathname} answered ${r.status}${r.code ? ` (${r.code})` : ''}`
+      : `${r.method} ${url.origin}${url.pathname} failed (${r.code ?? 'no answer'})`;
+  return `${io.err.dim('note:')} ${what}; retry ${r.retry} of ${r.retries} in ${(r.delayMs / 1000).toFixed(1)} s`;
 }

@@ -105,9 +105,21 @@ const LISTED = new Set(['validation_failed', 'invalid_request']);
 
 export function hintFor(e: ApiError): string | undefined {
   if (LISTED.has(e.problem.code) && e.problem.errors?.length) return undefined;
+  const v1 = missingV1(e);
+  if (v1) return `did you mean ${v1}? The API is under /v1 of the service's address (--base-url, SVC_BASE_URL)`;
   return (
     HINTS[e.problem.code]?.(e.problem, e) ?? e.fix ?? (e.problem.docs_url ? `see ${e.problem.docs_url}` : undefined)
   );
+}
+
+/**
+ * The base URL the person meant, when a `/v1` operation was answered 404 under a base URL without `/v1`
+ * (`--base-url http://localhost:4010`): every path of the API is missing there, whatever the id.
+ */
+function missingV1(e: ApiError): string | undefined {
+  if (e.status !== 404 || e.auth === 'admin' || !e.baseUrl) return undefined;
+  const base = e.baseUrl.replace(/\/+$/, '');
+  return /\/v1$/.test(base) ? undefined : `${base}/v1`;
 }
 
 /**

@@ -116,7 +116,10 @@ export async function createIO(p: IOParts): Promise<IO> {
     if (p.stderrIsTTY) err = styled;
   }
   const io: IO = {
-    stdin: p.stdin,
+    // Read from `p` when asked: process.stdin is made on first use, and most commands never read it.
+    get stdin() {
+      return p.stdin;
+    },
     stdout: p.stdout,
     stderr: p.stderr,
     env: p.env,
@@ -181,11 +184,13 @@ export function processIO(): Promise<IO> {
     });
   }
   return createIO({
-    stdin: process.stdin,
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdinIsTTY: process.getBuiltinModule('node:tty').isatty(0),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     columns: process.stdout.columns,

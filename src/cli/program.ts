@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
   completion: async () => (await import('./commands/completion.js')).completionCommand,
+  servers: async () => (await import('./commands/servers.js')).serversCommand,
   serve: async () => {
     const { serveCommand } = await import('./commands/serve.js');
     return (runner) =>
@@ -47,7 +48,7 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
 /** The root's options that take a value (`--profile NAME`): the word after them is no command name. */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--api-key', '--admin-token', '--retries']);
 /** The root's options that take none. */
-const FLAG_OPTIONS = new Set(['--json', '--wide']);
+const FLAG_OPTIONS = new Set(['--json', '--wide', '-q', '--quiet', '--verbose']);
 
 /**
  * The top-level commands a run needs, read from its arguments as commander will: the one named first, or none when
@@ -95,6 +96,8 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
     .option('--json', 'print the API\'s JSON body (errors as {"error": Problem})')
     .option('--wide', "on a terminal, print tables with whole values instead of fitting them to the terminal's width")
     .option('--retries <n>', 'retries after a 429, a 5xx or a connection error', int('--retries', 0, 10), 3)
+    .option('-q, --quiet', 'print only what a command makes (its id, key or code), and no success lines')
+    .option('--verbose', 'say each retry on stderr (on a terminal they are said anyway)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   examples(
@@ -110,12 +113,12 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
   }
   const names = o.commands ?? Object.keys(COMMANDS);
   for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) program.addCommand(make(o.runner));
-  // `svc serve --json` (JSON logs) has the program's own option's name, and the program takes it wherever it is
-  // written: hand it on.
+  // `svc serve --json` (JSON logs) and `--quiet` (fewer log lines) have the program's own options' names, and the
+  // program takes them wherever they are written: hand them on.
   program.commands
     .find((c) => c.name() === 'serve')
     ?.hook('preAction', (cmd) => {
-      if (program.getOptionValue('json')) cmd.setOptionValue('json', true);
+      for (const name of ['json', 'quiet']) if (program.getOptionValue(name)) cmd.setOptionValue(name, true);
     });
   // addCommand does not copy settings (exit override, output, help after error): copy them down the whole tree.
   const inherit = (parent: Command) => {

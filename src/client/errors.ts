@@ -39,6 +39,8 @@ export class ApiError extends Error {
     readonly operation: string,
     /** The credential the operation takes (`admin`: a sandbox route of a local server). */
     readonly auth: 'none' | 'session' | 'key' | 'either' | 'admin',
+    /** The client's base URL (a 404 from one without `/v1` is a base URL missing it). */
+    readonly baseUrl?: string,
   ) {
     super(`${problem.title} (${status} ${problem.code})${problem.detail ? `: ${problem.detail}` : ''}`);
     this.name = 'ApiError';

@@ -97,6 +97,27 @@ export interface ClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The local clock, for deciding that an access token expires soon. */
   now?: () => number;
+  /**
+   * Told of each retry before the client waits for it: what failed, which retry it is and how long the wait. The client
+   * itself prints nothing; the command line says each on stderr.
+   */
+  onRetry?: (retry: RetryInfo) => void;
+}
+
+/** A retry about to happen (ClientOptions.onRetry). */
+export interface RetryInfo {
+  method: string;
+  /** The request's URL. */
+  url: string;
+  /** The status that was answered, for a retry after an answer (429, 5xx). */
+  status?: number;
+  /** The Problem's code of that answer, or the connection error's (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`). */
+  code?: string;
+  /** Which retry this is, from 1, and how many there may be in all. */
+  retry: number;
+  retries: number;
+  /** How long the client waits before it (Retry-After when the answer gave one). */
+  delayMs: number;
 }
 
 /** The sends that carry an Idempotency-Key (docs/api.md#sending): the only POSTs a retry may repeat. */
@@ -168,7 +189,9 @@ export function createClient(opts: ClientOptions) {
         const code = errorCode(err) ?? '';
         // A reset or a timeout may come after the service acted: only a request safe to repeat is tried again.
         if (attempt < retries && !HOPELESS.has(code) && (NOT_SENT.has(code) || idempotent)) {
-          await wait(backoffDelay(attempt), o.signal);
+          const delayMs = backoffDelay(attempt);
+          opts.onRetry?.({ method, url: url.href, code: code || undefined, retry: attempt + 1, retries, delayMs });
+          await wait(delayMs, o.signal);
           continue;
         }
         throw new ConnectionError(base, err);
@@ -178,6 +201,18 @@ export function createClient(opts: ClientOptions) {
       if (attempt < retries && retryable) {
         const delay = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoffDelay(attempt);
         if (delay <= maxRetryAfterMs) {
+          if (opts.onRetry) {
+            const code = (parseJson(res.text) as { code?: unknown } | undefined)?.code;
+            opts.onRetry({
+              method,
+              url: url.href,
+              status: res.status,
+              code: typeof code === 'string' ? code : undefined,
+              retry: attempt + 1,
+              retries,
+              delayMs: delay,
+            });
+          }
           await wait(delay, o.signal);
           continue;
         }
@@ -313,6 +348,7 @@ export function createClient(opts: ClientOptions) {
       res.headers,
       name,
       auth,
+      base,
     );
   }
 

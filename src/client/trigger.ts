@@ -75,7 +75,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * Produces one event of `type` on the local server the client points at. Mail events are sent from `domain` (default:
- * the workspace's first verified domain). `domain.verified` takes `domain` if it is not yet verified, else a new one;
+ * the workspace's verified domain added first: on a seeded server, the seeded `example.test`, whatever was added since). `domain.verified` takes `domain` if it is not yet verified, else a new one;
  * `domain.degraded` takes `domain` (verified first if it is not), else a new domain, verified first. A new domain is
  * named `trigger-<random>.test`.
  */
@@ -100,7 +100,7 @@ export async function triggerEvent(client: Client, type: TriggerType, o: Trigger
   try {
     // The domain is looked up first: a server that is not a sandbox is refused before anything is made.
     const given = o.domain === undefined ? undefined : await findDomain(client, o.domain);
-    const from = recipe.domain ? undefined : (given ?? (await firstVerified(client)));
+    const from = recipe.domain ? undefined : (given ?? (await oldestVerified(client)));
     if (recipe.domain && !given) sandboxOnly(client, await client.call('listDomains', { query: { limit: 1 } }));
     // A click or an open needs the message caught first: its delivery is awaited on the same stream.
     const watched = recipe.track ? [type, 'email.delivered'] : [type];
@@ -164,9 +164,10 @@ async function findDomain(client: Client, nameOrId: string): Promise<Domain> {
   return found;
 }
 
-async function firstVerified(client: Client): Promise<Domain> {
+/** The workspace's verified domain added first (domains are listed newest first). */
+async function oldestVerified(client: Client): Promise<Domain> {
   const domains = await allDomains(client, (reply) => sandboxOnly(client, reply));
-  const verified = domains.find((d) => d.status === 'verified');
+  const verified = domains.filter((d) => d.status === 'verified').at(-1);
   if (verified) return verified;
   throw new TriggerError(
     'this workspace has no verified domain to send from',

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { lazySchema } from './lazy.js';
 import { Timestamp, listQuery } from './common.js';
+import type { DomainStatus, Finding } from './domains.js';
+import type { Tag } from './emails.js';
 
 /** Every event type (docs/api.md#events); the service produces the `email.*` and `domain.*` ones. */
 export const EVENT_TYPES = [
@@ -64,3 +66,62 @@ export const EventsQuery = lazySchema(() =>
   }),
 );
 export type EventsQuery = z.output<typeof EventsQuery>;
+
+/** What every `email.*` event's `data` holds (docs/api.md#events). */
+export interface EmailEventBase {
+  message_id: string;
+  /** The From header as sent. */
+  from: string;
+  subject: string;
+  tags: Tag[];
+}
+
+/** An `email.*` event about the whole message: `to` lists every recipient. */
+export interface MessageEventData extends EmailEventBase {
+  to: string[];
+}
+
+/** An `email.*` event about one recipient. */
+export interface RecipientEventData extends EmailEventBase {
+  to: string;
+}
+
+/** `domain.verified` and `domain.degraded`. */
+export interface DomainEventData {
+  domain_id: string;
+  name: string;
+  status: DomainStatus;
+  findings: Finding[];
+}
+
+/** The `data` of each event type the service produces (docs/api.md#events). */
+export interface EventDataMap {
+  'email.queued': MessageEventData;
+  'email.sent': MessageEventData;
+  /** `reason`: why (`suppressed` when every recipient was), quoting the provider's last answer otherwise. */
+  'email.failed': MessageEventData & { reason: string };
+  'email.delivered': RecipientEventData;
+  /** `smtp_code` is null when no answer came; the next attempt is at `next_attempt_at`. */
+  'email.deferred': RecipientEventData & { smtp_code: string | null; reason: string; next_attempt_at: string };
+  'email.bounced': RecipientEventData & {
+    bounce: { class: 'hard' | 'soft' | 'block' | 'technical'; subtype: string; smtp_code: string };
+  };
+  'email.complained': RecipientEventData;
+  'email.opened': RecipientEventData & { user_agent: string | null; ip: string };
+  'email.clicked': RecipientEventData & { url: string; user_agent: string | null; ip: string };
+  'domain.verified': DomainEventData;
+  'domain.degraded': DomainEventData;
+}
+
+/** The `data` of an event of type `T`; a type the service does not produce yet has plain JSON there. */
+export type EventData<T extends EventType = EventType> = T extends keyof EventDataMap
+  ? EventDataMap[T]
+  : Record<string, unknown>;
+
+/**
+ * An event as a webhook receives it, typed by its `type`: a union that narrows `data` when `type` is checked
+ * (`if (e.type === 'email.bounced') e.data.bounce.class`).
+ */
+export type TypedEvent<T extends EventType = EventType> = {
+  [K in T]: { id: string; type: K; created_at: string; api_version: string; data: EventData<K> };
+}[T];

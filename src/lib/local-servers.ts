@@ -78,7 +78,10 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Every server registered and still running; entries of servers that are gone are removed on the way. */
+/**
+ * Every server registered and still running, the oldest first; entries of servers that are gone are removed on the
+ * way.
+ */
 export function localServers(env: Env = process.env): LocalServer[] {
   const dir = localServersDir(env);
   let names: string[];
@@ -103,7 +106,7 @@ export function localServers(env: Env = process.env): LocalServer[] {
     }
     found.push(entry);
   }
-  return found;
+  return found.sort((a, b) => String(a.started_at).localeCompare(String(b.started_at)));
 }
 
 /**
@@ -119,6 +122,25 @@ export function findLocalServer(baseUrl: string, env: Env = process.env): LocalS
     return u !== undefined && u.protocol === wanted.protocol && u.port === wanted.port;
   });
   return onPort.find((s) => parse(s.api)!.hostname === wanted.hostname) ?? onPort[0];
+}
+
+/**
+ * The address a client on this machine reaches a server at: one bound to every address (`0.0.0.0`, `::`) answers on
+ * loopback.
+ */
+export function reachableAt(url: string): string {
+  return url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
+}
+
+/** The port of a server's URL (`http://127.0.0.1:4010/v1` → 4010), or undefined. */
+export function portOf(url: string | undefined): number | undefined {
+  const port = url === undefined ? undefined : parse(url)?.port;
+  return port === undefined ? undefined : Number(port);
+}
+
+/** A server in a few words: `pid 4242, data dir ./data` (or `in memory`). */
+export function describeLocalServer(s: LocalServer): string {
+  return `pid ${s.pid}, ${s.data_dir ? `data dir ${s.data_dir}` : 'in memory'}`;
 }
 
 /** A URL with its port made explicit (`http://localhost/v1` is port 80), or undefined. */

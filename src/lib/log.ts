@@ -2,14 +2,20 @@
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
 }
 
-export function createLogger(opts: { json?: boolean; silent?: boolean } = {}): Logger {
-  const write = (level: string, msg: string, fields: LogFields = {}) => {
-    if (opts.silent) return;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `level`: the least a line must be to be written (default `info`: no debug lines). */
+export function createLogger(opts: { json?: boolean; silent?: boolean; level?: LogLevel } = {}): Logger {
+  const least = LOG_LEVELS.indexOf(opts.level ?? 'info');
+  const write = (level: LogLevel, msg: string, fields: LogFields = {}) => {
+    if (opts.silent || LOG_LEVELS.indexOf(level) < least) return;
     if (opts.json) {
       process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
       return;
@@ -20,6 +26,7 @@ export function createLogger(opts: { json?: boolean; silent?: boolean } = {}): L
     process.stderr.write(`${level.padEnd(5)} ${msg}${rest ? ` ${rest}` : ''}\n`);
   };
   return {
+    debug: (m, f) => write('debug', m, f),
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),

@@ -1,7 +1,7 @@
 // One webhook attempt as docs/api.md#delivery describes it, for both senders: the service's delivery worker and
 // `svc webhooks listen --forward-to`. POST the event's raw body, signed, with the event id and attempt headers; a 2xx
 // within the timeout is a success, anything else (a redirect too, not followed) a failure described in a few words.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../contract/signature.js';
 
 export interface PostEventOptions {
@@ -37,6 +37,8 @@ export async function postEvent(o: PostEventOptions): Promise<PostEventResult> {
     durationMs: Math.round(performance.now() - started),
   });
   try {
+    // undici (a hundred modules) is loaded by the first attempt, not with the server or the command line.
+    const { request } = await import('undici');
     const res = await request(o.url, {
       method: 'POST',
       dispatcher: o.dispatcher,

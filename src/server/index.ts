@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import type { Core } from './core/index.js';
 import { openBackend, type Backend } from './backend.js';
 import { opened } from './opened.js';
+import { checkPortsFree } from './ports.js';
 import { createApp } from './http/app.js';
 import { DEFAULT_BODY_LIMITS, type BodyLimits } from './http/body.js';
 import { createServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/server.js';
@@ -88,6 +89,8 @@ export interface ServeOptions {
   composeResourceLimits?: ComposerOptions['resourceLimits'];
   json?: boolean;
   log?: Logger;
+  /** The level of the line each request is logged with (default `info`; `svc serve` on a terminal: `debug`). */
+  requestLog?: 'debug' | 'info';
   /** How long headers and whole requests may take to arrive (defaults: 10 s, 60 s). */
   httpTimeouts?: HttpTimeouts;
   /** How long a webhook receiver has to answer an attempt (default 10 s). */
@@ -199,6 +202,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const stack = opened();
   let failed = false;
   try {
+    // Submission's default ports give way to free ones when taken (listenOn below); only ports asked for are tried.
+    await checkPortsFree(host, [
+      { port: opts.port ?? 4010, flag: '--port' },
+      { port: opts.smtpPort ?? 1025, flag: '--smtp-port' },
+      ...(typeof opts.submissionPort === 'number' ? [{ port: opts.submissionPort, flag: '--submission-port' }] : []),
+      ...(typeof opts.submissionsPort === 'number' ? [{ port: opts.submissionsPort, flag: '--submissions-port' }] : []),
+    ]);
     const backend = await openBackend({
       dataDir,
       maxDbSize: opts.maxDbSize,
@@ -323,6 +333,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
     const app = createApp({
       log,
+      requestLog: opts.requestLog,
       bodyLimits: {
         ...DEFAULT_BODY_LIMITS,
         deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs,

@@ -9,7 +9,7 @@ import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
 import { allCodes, allLinks } from '../client/extract.js';
 import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
-import type { EventType } from '../contract/events.js';
+import type { EventType, TypedEvent } from '../contract/events.js';
 import type { CaughtMessage, CaughtMessageSummary, ChaosRule, ChaosState, ReadySeed } from '../contract/sandbox.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
@@ -17,6 +17,7 @@ import { createLogger } from '../lib/log.js';
 import { startServer } from '../server/index.js';
 
 export type { ChaosRule, ChaosState } from '../contract/sandbox.js';
+export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
@@ -61,15 +62,14 @@ export interface WaitForOptions {
   timeout?: number;
 }
 
-/** An event a captured endpoint was sent, its signature verified on arrival. */
-export interface CapturedEvent {
-  id: string;
-  type: EventType;
-  created_at: string;
-  data: Record<string, unknown>;
+/**
+ * An event a captured endpoint was sent, its signature verified on arrival: `data` is typed by `type`
+ * (`e.type === 'email.bounced'` narrows it to one with `bounce`).
+ */
+export type CapturedEvent<T extends EventType = EventType> = TypedEvent<T> & {
   /** The attempt that delivered it (the `Service-Delivery-Attempt` header), from 1. */
   attempt: number;
-}
+};
 
 export interface Capture {
   /** The receiver's address, registered as an endpoint of the seeded workspace. */
@@ -80,11 +80,11 @@ export interface Capture {
   /** Every event received so far, in order of arrival. */
   events(): CapturedEvent[];
   /** The first event of the type (and predicate) received, waiting for it when it has not come yet. */
-  waitFor(
-    type: EventType,
-    predicate?: (e: CapturedEvent) => boolean,
+  waitFor<T extends EventType>(
+    type: T,
+    predicate?: (e: CapturedEvent<T>) => boolean,
     opts?: { timeout?: number },
-  ): Promise<CapturedEvent>;
+  ): Promise<CapturedEvent<T>>;
   /** Removes the endpoint and stops the receiver. */
   close(): Promise<void>;
 }
@@ -310,9 +310,9 @@ async function capture(
       res.writeHead(400).end();
       return;
     }
-    const e = JSON.parse(body.toString('utf8')) as Omit<CapturedEvent, 'attempt'>;
+    const e = JSON.parse(body.toString('utf8')) as TypedEvent;
     if (!received.some((r) => r.id === e.id)) {
-      received.push({ ...e, attempt: Number(header(req, ATTEMPT_HEADER) ?? 1) });
+      received.push({ ...e, attempt: Number(header(req, ATTEMPT_HEADER) ?? 1) } as CapturedEvent);
       for (const w of waiters) w();
     }
     res.writeHead(204).end();
@@ -335,9 +335,14 @@ async function capture(
     secret,
     endpointId: endpoint.id,
     events: () => [...received],
-    waitFor(type, predicate = () => true, o = {}) {
+    waitFor<T extends EventType>(
+      type: T,
+      predicate: (e: CapturedEvent<T>) => boolean = () => true,
+      o: { timeout?: number } = {},
+    ): Promise<CapturedEvent<T>> {
       const timeout = o.timeout ?? DEFAULT_WAIT_MS;
-      const find = () => received.find((e) => e.type === type && predicate(e));
+      const of = (e: CapturedEvent) => (e.type === type ? (e as CapturedEvent<T>) : undefined);
+      const find = () => received.map(of).find((e) => e !== undefined && predicate(e));
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = find();

@@ -43,10 +43,13 @@ describe('svc doctor', () => {
       'server health',
       'service version',
       'clock skew',
+      'local servers',
       'credential store',
       'session',
       'api key',
     ]);
+    // This server runs in the test's process, unregistered: none is listed (test/cli/local-servers.test.ts lists some).
+    expect(checks['local servers']).toEqual(['skip', 'no svc serve is running on this machine']);
     // A local server: its /readyz is asked too.
     expect(checks['server health']).toEqual(['ok', `ready (${s.origin}/readyz)`]);
     expect(checks['base url']).toEqual([

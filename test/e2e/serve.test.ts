@@ -189,27 +189,34 @@ describe('svc serve (the real binary)', () => {
     expect(stdout).not.toContain('"ready"');
   });
 
-  it('exits 1 with a message naming the flag when the HTTP, SMTP or submission port given is taken, instead of hanging', async () => {
+  it('exits 1 with a message naming the server and the flag when the HTTP, SMTP or submission port given is taken, instead of hanging', async () => {
     const first = await serve(['--memory', '--no-seed']);
-    const httpPort = new URL(first.origin).port;
-    const smtpPort = new URL(first.ready.smtp.replace(/^smtp:/, 'http:')).port;
-    const submissionPort = new URL(first.ready.submission!.replace(/^smtp:/, 'http:')).port;
-    for (const [args, flag] of [
+    const portOf = (url: string) => new URL(url.replace(/^smtp:/, 'http:')).port;
+    const httpPort = portOf(first.origin);
+    const smtpPort = portOf(first.ready.smtp);
+    const submissionPort = portOf(first.ready.submission!);
+    for (const [args, port, flag, what] of [
       [
         ['--port', httpPort, '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
-        '--port/--smtp-port',
+        httpPort,
+        '--port',
+        '',
       ],
-      [['--port', '0', '--smtp-port', smtpPort], '--port/--smtp-port'],
+      [['--port', '0', '--smtp-port', smtpPort], smtpPort, '--smtp-port', ' (its SMTP sink)'],
       [
         ['--port', '0', '--smtp-port', '0', '--submission-port', submissionPort, '--submissions-port', '0'],
+        submissionPort,
         '--submission-port',
+        ' (its SMTP submission)',
       ],
     ] as const) {
       const l = launch([...args, '--memory', '--no-seed']);
       const exit = await within(10_000, l.exited, `exit when ${args.join(' ')} is taken`);
       expect(exit.code, l.stderr()).toBe(1);
-      expect(l.stderr()).toContain('EADDRINUSE');
-      expect(l.stderr()).toContain(`pick another with ${flag}`);
+      expect(l.stderr()).toContain(
+        `svc serve (pid ${first.proc.pid}, in memory) already listens on 127.0.0.1:${port}${what}`,
+      );
+      expect(l.stderr()).toContain(`pass ${flag} 0`);
     }
     // The running server was not disturbed.
     expect((await http(first, 'GET', '/sandbox/clock', { token: first.ready.admin_token })).status).toBe(200);

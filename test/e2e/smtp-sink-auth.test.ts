@@ -96,7 +96,8 @@ describe('the sink with AUTH, per-project inboxes, and svc smtp', () => {
     await toSink('from acme', { user: 'anything', pass: acme.key });
     await toSink('anonymous');
     await toSink('a password that is no key', { user: 'me', pass: 'hunter2' });
-    const all = await call('GET', '/sandbox/messages?limit=100', s.ready.admin_token);
+    // Only the four sent here: the sign-up of Acme's owner has its own mail caught, whenever it gets there.
+    const all = await call('GET', '/sandbox/messages?to=someone@example.org&limit=100', s.ready.admin_token);
     const byWorkspace = Object.fromEntries(all.body.data.map((m: any) => [m.subject, m.workspace?.name ?? null]));
     expect(byWorkspace).toEqual({
       'from the seed project': expect.any(String),

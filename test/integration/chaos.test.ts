@@ -16,7 +16,7 @@ function keptLog() {
     (level: string) =>
     (msg: string, fields: LogFields = {}) =>
       void lines.push({ level, msg, fields });
-  const log: Logger = { info: keep('info'), warn: keep('warn'), error: keep('error') };
+  const log: Logger = { debug: keep('debug'), info: keep('info'), warn: keep('warn'), error: keep('error') };
   return { log, lines };
 }
 

@@ -1,7 +1,7 @@
 // The API client of src/client against the real server: typed calls from the endpoint table, Problems as errors.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, ConnectionError, createClient } from '../../src/client/index.js';
+import { ApiError, ConnectionError, createClient, type RetryInfo } from '../../src/client/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('the API client', () => {
@@ -80,5 +80,59 @@ describe('the API client', () => {
     expect((err as Error).message).toContain(`http://127.0.0.1:${port}/v1`);
     expect((err as Error).message).toContain('ECONNREFUSED');
     expect((err as Error).message).toContain('svc serve');
+  });
+
+  it('tells onRetry of each retry (what failed, which retry, the wait) and prints nothing itself', async () => {
+    const chaos = await s.admin('PUT', '/sandbox/chaos', {
+      rules: [{ match: { path: '/v1/emails' }, action: { status: 503, retry_after: 0 }, times: 2 }],
+    });
+    expect(chaos.status).toBe(200);
+    const told: RetryInfo[] = [];
+    const waited: number[] = [];
+    const c = createClient({
+      baseUrl: s.api,
+      apiKey: s.seed!.api_key_test!,
+      onRetry: (r) => told.push(r),
+      sleep: async (ms) => void waited.push(ms),
+    });
+    const sent = await c.call('sendEmail', { body: { from: 'hello@example.test', to: 'r@example.org', text: 'hi' } });
+    expect(sent.status).toBe(202);
+    const retry = (n: number) => ({
+      method: 'POST',
+      url: `${s.api}/emails`,
+      status: 503,
+      code: 'unavailable',
+      retry: n,
+      retries: 3,
+      delayMs: 0,
+    });
+    expect(told).toEqual([retry(1), retry(2)]);
+    expect(waited).toEqual([0, 0]);
+
+    // A refused connection: its code, and the backoff's wait.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    told.length = 0;
+    const gone = createClient({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      retries: 1,
+      onRetry: (r) => told.push(r),
+      sleep: async () => {},
+    });
+    await expect(gone.call('getOpenApi')).rejects.toBeInstanceOf(ConnectionError);
+    expect(told).toEqual([
+      {
+        method: 'GET',
+        url: `http://127.0.0.1:${port}/v1/openapi.json`,
+        code: 'ECONNREFUSED',
+        retry: 1,
+        retries: 1,
+        delayMs: expect.any(Number),
+      },
+    ]);
   });
 });

@@ -118,6 +118,7 @@ describe('a body that trickles in', () => {
   beforeAll(async () => {
     // A body may take 2.5 s here (60 s in production), and may pause 1.5 s: a byte every 0.3 s never pauses that long.
     const log = {
+      debug: () => {},
       info: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }),
       warn: () => {},
       error: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }),

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { examples, type Runner } from '../command.js';
-import type { Context } from '../context.js';
+import type { BaseUrl, Context } from '../context.js';
 import { CommandError } from '../errors.js';
 import { printJson } from '../output.js';
 
@@ -43,23 +43,22 @@ export async function doctorRun(ctx: Context): Promise<void> {
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
   const { ApiError, SERVICE_VERSION, createClient } = await import('../../client/index.js');
-  const { url, source } = await ctx.baseUrl();
+  // The base URL itself may not be known: no URL given, nothing on the default port, and several servers running.
+  const base = await ctx.baseUrl().catch((err: Error) => err);
+  const url = base instanceof Error ? undefined : base.url;
 
   let reachable = false;
   try {
+    if (base instanceof Error) throw base;
     const client = await ctx.client();
     const sent = ctx.clock.now();
     const r = await client.call('getOpenApi');
     const received = ctx.clock.now();
     reachable = true;
-    add(
-      'base url',
-      'ok',
-      `${url} answered in ${received - sent} ms (from ${source === 'flag' ? '--base-url' : source === 'env' ? 'SVC_BASE_URL' : source === 'profile' ? `profile ${ctx.profile}` : 'the default'})`,
-    );
+    add('base url', 'ok', `${url} answered in ${received - sent} ms (from ${sourceOf(ctx, base)})`);
     // A local server (it says so in every answer) tells its health itself: /readyz names what is wrong.
     const { isSandbox } = await import('../../contract/sandbox-headers.js');
-    if (isSandbox(r.headers)) add('server health', ...(await readiness(url)));
+    if (isSandbox(r.headers)) add('server health', ...(await readiness(url!)));
     const version = r.headers.get('service-version');
     add(
       'service version',
@@ -83,6 +82,8 @@ export async function doctorRun(ctx: Context): Promise<void> {
     add('base url', 'fail', (err as Error).message);
   }
 
+  await localServerChecks(ctx, url, add);
+
   const where = await ctx.credentials().where();
   add(
     'credential store',
@@ -90,8 +91,9 @@ export async function doctorRun(ctx: Context): Promise<void> {
     where.kind === 'keychain' ? where.location : `file ${where.location} (${where.reason})`,
   );
 
-  const session = await ctx.session();
-  const key = await ctx.apiKey();
+  // Without a base URL (several servers running, none on the default port) no profile credential applies.
+  const session = await ctx.session().catch(() => undefined);
+  const key = await ctx.apiKey().catch(() => undefined);
   if (!reachable) {
     add('session', 'skip', 'the service is not reachable');
   } else if (session) {
@@ -121,12 +123,15 @@ export async function doctorRun(ctx: Context): Promise<void> {
     const source = await ctx.apiKeySource();
     const from = source === 'flag' ? '--api-key' : source === 'env' ? 'SVC_API_KEY' : `saved in profile ${ctx.profile}`;
     try {
-      await createClient({ baseUrl: url, token: key, retries: 0 }).call('listDomains', { query: { limit: 1 } });
+      await ctx.checkedApiKey();
+      await createClient({ baseUrl: url!, token: key, retries: 0 }).call('listDomains', { query: { limit: 1 } });
       add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid`);
     } catch (err) {
-      const e = err as Error;
+      const e = err as Error & { hint?: string };
+      // Refused before it was sent: not an svc key at all.
+      if (e.hint !== undefined && !(err instanceof ApiError)) add('api key', 'fail', `${e.message}; ${e.hint}`);
       // 403: the service knows the key (a scope or an address rule refused this one call).
-      if (err instanceof ApiError && err.status === 403)
+      else if (err instanceof ApiError && err.status === 403)
         add(
           'api key',
           'warn',
@@ -148,6 +153,39 @@ export async function doctorRun(ctx: Context): Promise<void> {
       ctx.json,
     );
 }
+
+/** Where the base URL came from, in words. */
+function sourceOf(ctx: Context, base: BaseUrl): string {
+  switch (base.source) {
+    case 'flag':
+      return '--base-url';
+    case 'env':
+      return 'SVC_BASE_URL';
+    case 'profile':
+      return `profile ${ctx.profile}`;
+    case 'local':
+      return `the one svc serve running, pid ${base.server!.pid}: nothing answers at the default address`;
+    default:
+      return 'the default';
+  }
+}
+
+/** One line per `svc serve` running on this machine (`svc servers`), the one the base URL reaches marked. */
+async function localServerChecks(ctx: Context, url: string | undefined, add: (...c: Parameters<Add>) => void) {
+  const { describeLocalServer, localServers, portOf, reachableAt } = await import('../../lib/local-servers.js');
+  const { isLoopbackHost, parseBaseUrl } = await import('../../client/base-url.js');
+  const running = localServers(ctx.io.env);
+  if (running.length === 0) return add('local servers', 'skip', 'no svc serve is running on this machine');
+  const target = url ? parseBaseUrl(url) : undefined;
+  const here = target && isLoopbackHost(target.hostname) ? portOf(url) : undefined;
+  for (const s of running) {
+    const api = reachableAt(s.api);
+    const used = here !== undefined && portOf(api) === here;
+    add('local server', 'ok', `${api} (${describeLocalServer(s)})${used ? ', the base URL' : ''}`);
+  }
+}
+
+type Add = (name: string, status: Check['status'], detail: string) => void;
 
 function printChecks(ctx: Context, checks: Check[]): void {
   const { io } = ctx;

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReadyLine } from '../../contract/sandbox.js';
 import type { ServeOptions } from '../../server/index.js';
-import type { Logger } from '../../lib/log.js';
+import type { Logger, LogLevel } from '../../lib/log.js';
 import { parseSize } from '../../lib/size.js';
 import { DEFAULT_BASE_URL } from '../config.js';
 import type { Runner } from '../command.js';
@@ -100,6 +100,9 @@ export type ServeFlags = Required<Pick<ServeOptions, Given>> &
     submissionsPort?: number | 'off';
     /** Empty the data directory first (after a confirmation, or `yes`). */
     reset?: boolean;
+    /** The least level of a log line written (`quiet`: `warn`); the summary on a terminal is no log line. */
+    logLevel?: LogLevel;
+    quiet?: boolean;
     yes?: boolean;
   };
 
@@ -170,13 +173,13 @@ function withServeFlags(): void {
 export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
   const { io } = ctx;
   withServeFlags();
-  const { reset, yes, maxMessages, maxAge, submissionPort, submissionsPort, ...options } = flags;
+  const { reset, yes, maxMessages, maxAge, submissionPort, submissionsPort, logLevel, quiet, ...options } = flags;
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
   if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
   const { DataDirInUse } = await import('../../server/data-dir.js');
   const { createLogger } = await import('../../lib/log.js');
-  const held = holdUntilReady(createLogger({ json: flags.json }));
+  const held = holdUntilReady(createLogger({ json: flags.json, level: logLevel ?? (quiet ? 'warn' : 'info') }));
   let server;
   try {
     server = await startServer({
@@ -184,6 +187,8 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
       dataDir,
       memory: flags.memory,
       log: held.log,
+      // On a terminal a line per request would scroll the summary away: they are debug lines there.
+      requestLog: io.stderrIsTTY && !flags.json ? 'debug' : 'info',
       maxMessages: maxMessages === 'off' ? null : maxMessages,
       maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
       submissionPort: submissionPort === 'off' ? null : submissionPort,
@@ -193,10 +198,7 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
     held.release();
     if (err instanceof ServeUsageError) throw new UsageError(err.message);
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') {
-      const flag = (err as { flag?: string }).flag ?? '--port/--smtp-port';
-      throw new Error(`${e.message}: another program uses that port; pick another with ${flag} (0 picks a free one).`);
-    }
+    if (e.code === 'EADDRINUSE') throw await (await import('./servers.js')).portTaken(ctx, e, { ...flags, dataDir });
     if (err instanceof DataDirInUse) {
       throw new CommandError(
         err.message,
@@ -238,7 +240,7 @@ async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): 
     const unregister = registerLocalServer(
       {
         api: ready.api,
-        data_dir: dataDir ?? null,
+        data_dir: dataDir ? process.getBuiltinModule('node:path').resolve(dataDir) : null,
         admin_token: ready.admin_token,
         smtp: {
           sink: ready.smtp,
@@ -316,7 +318,7 @@ function holdUntilReady(log: Logger): { log: Logger; release(): void } {
     (msg, fields) =>
       held ? held.push(() => log[name](msg, fields)) : log[name](msg, fields);
   return {
-    log: { info: level('info'), warn: level('warn'), error: level('error') },
+    log: { debug: level('debug'), info: level('info'), warn: level('warn'), error: level('error') },
     release() {
       const lines = held ?? [];
       held = null;
@@ -512,6 +514,13 @@ export function serveCommand(runner: Runner): Command {
         parseMaxAge,
       )
       .option('--json', 'log as JSON lines on stdout')
+      .option('-q, --quiet', 'log only warnings and errors (--log-level warn); the summary on a terminal stays')
+      .addOption(
+        new Option(
+          '--log-level <level>',
+          'the least level logged; request lines are debug on a terminal, info otherwise (default: info)',
+        ).choices(['debug', 'info', 'warn', 'error']),
+      )
       .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
       .option('--yes', 'with --reset: do not ask')
       .action((flags: ServeFlags, c: Command) => {

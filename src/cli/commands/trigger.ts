@@ -21,7 +21,7 @@ export function triggerCommand(runner: Runner): Command {
     .argument('<type>', 'the event type, e.g. email.bounced (`svc trigger --help` lists them)')
     .option(
       '--domain <name|id>',
-      'send from this domain, or verify/degrade it (default: the first verified domain; a new one for domain.*)',
+      'send from this domain, or verify/degrade it (default: the verified domain added first, the seeded one on a seeded server; a new one for domain.*)',
     )
     .option('--no-wait', 'do not wait for the event: print what was created and exit')
     .option(

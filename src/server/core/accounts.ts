@@ -6,7 +6,7 @@ import { newId, secretToken } from '../../lib/ids.js';
 import type { AccountStore, MemberWorkspaceRow, UserRow, WorkspaceRow } from '../store/accounts.js';
 import { keyedHash, type Deps } from './deps.js';
 import { ServiceError, fail, invalidField } from './errors.js';
-import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.js';
+import { checkPasswordRules, hashMadePassword, hashPassword, verifyPassword } from './passwords.js';
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './tokens.js';
 import type { Windows } from './windows.js';
 
@@ -352,9 +352,12 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       return toWorkspace(w, store.firstMemberRole(id) ?? 'owner');
     },
 
-    /** Seed: a confirmed owner with one workspace. */
+    /**
+     * Seed: a confirmed owner with one workspace; the password is one the service made at random (hashed at the least
+     * cost: hashMadePassword).
+     */
     async seedOwner(email: string, password: string, workspaceName: string) {
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await hashMadePassword(password);
       return store.transaction(() => {
         const user: UserRow = {
           id: newId('usr'),

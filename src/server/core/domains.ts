@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, generateKeyPair, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPublicKey, generateKeyPair, hkdfSync, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ import type { Deps, Secrets } from './deps.js';
 import { recordSet, judge, toDnsRecord, type ExpectedRecord } from './domain-records.js';
 import { fail, invalidField, unknownCursor } from './errors.js';
 import type { Events } from './events.js';
+import { IN_MEMORY_SEED_DKIM_KEY } from './seed-dkim-key.js';
 import type { Windows } from './windows.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -30,19 +31,10 @@ const makeDkimKey = () =>
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   }) as unknown as Promise<DkimKeyPair>;
 
-/**
- * The DKIM key of the seeded domain of every in-memory sandbox this process starts (svc/testing starts many, one
- * after another or side by side): found once, as finding a 2048-bit RSA key is most of what seeding costs (70–150
- * ms). Those sandboxes live and die in this process's memory, so sharing their demo domain's key with each other
- * gives nothing away; every other domain gets a key of its own.
- */
-let inMemorySeedKey: Promise<DkimKeyPair> | undefined;
-function sharedSeedKey(): Promise<DkimKeyPair> {
-  inMemorySeedKey ??= makeDkimKey().catch((err: unknown) => {
-    inMemorySeedKey = undefined;
-    throw err;
-  });
-  return inMemorySeedKey;
+/** The seeded domain of an in-memory server signs with a key published with the package (seed-dkim-key.ts). */
+function inMemorySeedKey(): DkimKeyPair {
+  const publicKey = createPublicKey(IN_MEMORY_SEED_DKIM_KEY).export({ type: 'spki', format: 'der' });
+  return { publicKey, privateKey: IN_MEMORY_SEED_DKIM_KEY };
 }
 
 export const DKIM_SELECTOR = 'svc1';
@@ -227,8 +219,8 @@ export function createDomains(
     get: (workspaceId: string, id: string) => toDomain(found(workspaceId, id)),
 
     /**
-     * POST /domains: a real 2048-bit RSA DKIM key per domain (the seeded domains of in-memory sandboxes share one per
-     * process: sharedSeedKey); the private key never leaves the server.
+     * POST /domains: a real 2048-bit RSA DKIM key per domain (the seeded domain of an in-memory server signs with the
+     * published IN_MEMORY_SEED_DKIM_KEY); the private key never leaves the server.
      */
     async create(workspaceId: string, input: CreateDomainRequest, o: { inMemorySeed?: boolean } = {}): Promise<Domain> {
       const name = normalizeDomainName(input.name);
@@ -238,7 +230,7 @@ export function createDomains(
           errors: [{ path: 'name', code: 'exists', message: 'already added' }],
         });
       }
-      const { publicKey, privateKey } = await (o.inMemorySeed ? sharedSeedKey() : makeDkimKey());
+      const { publicKey, privateKey } = o.inMemorySeed ? inMemorySeedKey() : await makeDkimKey();
       const now = clock.now();
       const base = {
         name,

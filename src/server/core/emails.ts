@@ -1,4 +1,4 @@
-import { detectMimeType } from 'nodemailer/lib/mime-funcs';
+import { createRequire } from 'node:module';
 import type { FieldError } from '../../contract/common.js';
 import type { Message, MessageAccepted, SendEmailRequest, Tag } from '../../contract/emails.js';
 import { decodePieces, includesAcross } from '../../lib/base64.js';
@@ -14,6 +14,11 @@ import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import type { Events } from './events.js';
 import { isLoopbackHost } from '../../lib/loopback.js';
+
+// nodemailer's table of file types, loaded by the first attachment without a content type, not with the server.
+const require = createRequire(import.meta.url);
+const detectMimeType = (filename: string): string =>
+  (require('nodemailer/lib/mime-funcs') as { detectMimeType(name: string): string }).detectMimeType(filename);
 
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';

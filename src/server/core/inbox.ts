@@ -1,6 +1,6 @@
 // Caught mail: what the SMTP sink stores, what the sandbox routes, the inbox page and its live stream read, mark and
 // delete. A message's body is parsed and its DKIM signature verified when it is first read, then kept.
-import { simpleParser, type Attachment } from 'mailparser';
+import type { Attachment } from 'mailparser';
 import type {
   CaughtMessage,
   CaughtMessageEvent,
@@ -118,9 +118,13 @@ export function dkimDomain(headers: { name: string; value: string }[]): string |
 }
 
 /** The message parsed in full, attachments' content included, with `cid:` images of the HTML inlined as data URLs. */
-export function parseFull(raw: Buffer) {
+export async function parseFull(raw: Buffer) {
+  const { simpleParser } = await mailparser();
   return simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true });
 }
+
+/** mailparser, loaded when a message is first read (with its HTML and charset stack): the sink needs only headers.ts. */
+const mailparser = () => import('mailparser');
 
 export interface InboxDeps {
   store: SinkStore;
@@ -152,6 +156,7 @@ export function createInbox(deps: InboxDeps) {
   /** The parsed body of a caught message: parsed with mailparser on first read, then kept. */
   async function bodyOf(row: SinkRow): Promise<CaughtBody> {
     if (row.parsed) return { text: row.text, html: row.html, attachments: row.attachments };
+    const { simpleParser } = await mailparser();
     const parsed = await simpleParser(row.raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
     const body: CaughtBody = {
       text: parsed.text ?? null,

@@ -8,6 +8,7 @@ import {
   type Scope,
 } from '../../contract/keys.js';
 import { MINUTE, iso } from '../../lib/clock.js';
+import { KEY_CHARS } from '../../contract/ids.js';
 import { base62, newId } from '../../lib/ids.js';
 import type { ApiKeyRecord, KeyStore } from '../store/keys.js';
 import { keyedHash, safeEqual, type Deps } from './deps.js';
@@ -123,7 +124,7 @@ export function createKeys(deps: Deps & { store: KeyStore }) {
         });
 
       const mode = input.mode ?? 'test';
-      const key = `svc_${mode}_${base62(32)}`;
+      const key = `svc_${mode}_${base62(KEY_CHARS)}`;
       const row: ApiKeyRecord = {
         id: newId('key'),
         workspace_id: workspaceId,

@@ -1,4 +1,3 @@
-import { SignJWT, jwtVerify } from 'jose';
 import { newId } from '../../lib/ids.js';
 import { ServiceError } from './errors.js';
 
@@ -21,6 +20,8 @@ export async function signAccessToken(
 ): Promise<{ token: string; exp: number }> {
   const iat = Math.floor(nowMs / 1000);
   const exp = iat + ACCESS_TOKEN_TTL_S;
+  // jose is loaded by the first token, not with the server: a sandbox that starts and never signs anyone in needs none.
+  const { SignJWT } = await import('jose');
   const token = await new SignJWT({ sid: claims.sid, ...(claims.ws ? { ws: claims.ws } : {}) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sub)
@@ -34,6 +35,7 @@ export async function signAccessToken(
 /** Verifies signature (HS256 only: `alg: none` and every other algorithm are refused) and expiry. */
 export async function verifyAccessToken(key: Uint8Array, token: string, nowMs: number): Promise<AccessClaims> {
   try {
+    const { jwtVerify } = await import('jose');
     const { payload } = await jwtVerify(token, key, {
       algorithms: ['HS256'],
       currentDate: new Date(nowMs),

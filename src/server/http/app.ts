@@ -62,6 +62,8 @@ export type SandboxHandlers = {
 
 export interface AppDeps {
   log: Logger;
+  /** The level of the line each request is logged with (default `info`). */
+  requestLog?: 'debug' | 'info';
   trustProxy: boolean;
   /** The server's public origin, where every Problem's `docs_url` points (known once the port is bound). */
   origin(): string;
@@ -238,7 +240,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     const chaos = c.get('chaos');
     if (chaos) c.res.headers.set(CHAOS_HEADER, String(chaos.index));
-    deps.log.info('request', {
+    deps.log[deps.requestLog ?? 'info']('request', {
       request_id: requestId,
       method: c.req.method,
       path: c.req.path,

@@ -45,7 +45,12 @@ describe('compose thread', () => {
 
   it('a thread that dies under a message fails that one with ComposeThreadDied, logs it, and the messages waiting behind it are built on a new thread', async () => {
     const logged: string[] = [];
-    const log: Logger = { info: () => {}, warn: (m) => void logged.push(m), error: (m) => void logged.push(m) };
+    const log: Logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (m) => void logged.push(m),
+      error: (m) => void logged.push(m),
+    };
     // A heap far too small for 24 MB of header fields (but enough to start): the thread runs out of memory on them. (An
     // attachment's bytes would not do: they are written outside the heap.) The fields come in 96 pieces so the heap
     // reaches its limit a piece at a time and Node ends the thread; one 24 MB allocation past the limit would be more

@@ -1,13 +1,24 @@
 // Turning a message into signed MIME: nodemailer's composer, then DKIM. This is the largest piece of CPU work of a
 // delivery, so `svc serve` runs it on a worker thread (compose-thread.ts) beside the main event loop.
-import MailComposer from 'nodemailer/lib/mail-composer';
+import { createRequire } from 'node:module';
+import type MailComposer from 'nodemailer/lib/mail-composer';
 import type MimeNode from 'nodemailer/lib/mime-node';
-import * as qp from 'nodemailer/lib/qp';
+import type * as Qp from 'nodemailer/lib/qp';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import { startThread } from '../threads.js';
 import { crlfLines, dkimField, dkimSign, type DkimKey } from './dkim.js';
+
+// nodemailer's composer is loaded by the first message composed (on the compose thread, under `svc serve`), not with
+// the server.
+const require = createRequire(import.meta.url);
+let composer: { MailComposer: typeof MailComposer; qp: typeof Qp } | undefined;
+const nodemailer = () =>
+  (composer ??= {
+    MailComposer: require('nodemailer/lib/mail-composer') as typeof MailComposer,
+    qp: require('nodemailer/lib/qp') as typeof Qp,
+  });
 
 export interface ComposeRequest {
   mail: Mail.Options;
@@ -63,7 +74,7 @@ function serialize(node: Node, out: Part[], pieces: Map<unknown, Buffer[]>, crlf
     // base64.Encoder (written by writeBase64) and qp.Encoder (for text, the only kind that gets quoted-printable)
     // write exactly this.
     if (encoding === 'base64') out.push({ base64: pieces.get(c) ?? [Buffer.isBuffer(c) ? c : Buffer.from(c)] });
-    else if (encoding === 'quoted-printable') out.push(bytes(Buffer.from(qp.wrap(qp.encode(c), 76), 'latin1')));
+    else if (encoding === 'quoted-printable') out.push(bytes(quotedPrintable(c)));
     else out.push(bytes(Buffer.isBuffer(c) ? c : Buffer.from(c)));
   }
   if (node.multipart) {
@@ -76,6 +87,12 @@ function serialize(node: Node, out: Part[], pieces: Map<unknown, Buffer[]>, crlf
 }
 
 const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
+/** Quoted-printable as nodemailer's qp.Encoder writes it: lines of at most 76 characters. */
+function quotedPrintable(c: string | Buffer): Buffer {
+  const { qp } = nodemailer();
+  return Buffer.from(qp.wrap(qp.encode(c), 76), 'latin1');
+}
+
 /** nodemailer's base64 line: 76 characters (RFC 2045 section 6.8), lines joined by CRLF, none after the last. */
 const LINE = 76;
 
@@ -188,7 +205,7 @@ async function writeMime(
     standIns.set(standIn, list);
     return { ...a, content: standIn };
   });
-  const root = new MailComposer({ ...mail, attachments }).compile() as Node;
+  const root = new (nodemailer().MailComposer)({ ...mail, attachments }).compile() as Node;
   if (!inMemory(root)) {
     // Content to read or fetch (never a stand-in: those are in memory): nodemailer's own build.
     const built = await root.build();

@@ -2,12 +2,12 @@
 // the sink needs only the headers when it catches a message, and mailparser's stream machinery costs more than
 // the parse itself. The body is parsed by mailparser in full when the message is first read.
 import { createRequire } from 'node:module';
-import { MailParser, type AddressObject } from 'mailparser';
+import type { AddressObject, MailParser } from 'mailparser';
 
 const require = createRequire(import.meta.url);
-const { Headers } = require('@zone-eu/mailsplit') as {
-  Headers: new (raw: Buffer) => { getList(): { key: string; line: string }[] };
-};
+type HeaderList = new (raw: Buffer) => { getList(): { key: string; line: string }[] };
+let headerList: HeaderList | undefined;
+const mailsplitHeaders = () => (headerList ??= (require('@zone-eu/mailsplit') as { Headers: HeaderList }).Headers);
 
 export interface CaughtHeaders {
   messageId: string | null;
@@ -22,10 +22,13 @@ export interface CaughtHeaders {
   signed: boolean;
 }
 
-// processHeaders only reads the parser's libmime instance: one parser serves every call.
-const parser = new MailParser() as unknown as {
-  processHeaders(lines: { key: string; line: string }[]): Map<string, unknown>;
-};
+// processHeaders only reads the parser's libmime instance: one parser serves every call, made for the first message
+// caught (mailparser and its charset tables are loaded then, not with the server).
+let parser: { processHeaders(lines: { key: string; line: string }[]): Map<string, unknown> } | undefined;
+const headerParser = () =>
+  (parser ??= new (require('mailparser') as { MailParser: typeof MailParser }).MailParser() as unknown as NonNullable<
+    typeof parser
+  >);
 
 function addresses(field: unknown): string[] {
   const list = (Array.isArray(field) ? field : field ? [field] : []) as AddressObject[];
@@ -52,8 +55,8 @@ export function headerBlock(raw: Buffer): Buffer {
 const PARSED_FIELDS = new Set(['message-id', 'subject', 'from', 'to', 'cc']);
 
 export function parseHeaders(raw: Buffer): CaughtHeaders {
-  const list = new Headers(headerBlock(raw)).getList();
-  const map = parser.processHeaders(list.filter((h) => PARSED_FIELDS.has(h.key)));
+  const list = new (mailsplitHeaders())(headerBlock(raw)).getList();
+  const map = headerParser().processHeaders(list.filter((h) => PARSED_FIELDS.has(h.key)));
   const from = map.get('from') as AddressObject | undefined;
   return {
     messageId: (map.get('message-id') as string | undefined) ?? null,

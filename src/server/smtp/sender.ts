@@ -5,9 +5,13 @@
 // and an EHLO before its first message), driven directly rather than through nodemailer's mailer, which would wrap every
 // raw message in a MIME node and a stream pipeline again. To a relay (`--relay`): nodemailer's pooled transport,
 // which also handles the URL's TLS and credentials.
-import nodemailer, { type Transporter } from 'nodemailer';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
+import type { Transporter } from 'nodemailer';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
+
+// nodemailer is loaded by the first connection (or the relay's transport), not with the server.
+const require = createRequire(import.meta.url);
 
 export interface OutgoingMail {
   envelope: { from: string; to: string[] };
@@ -62,7 +66,7 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
 
   function open(): void {
     const conn: Conn = {
-      smtp: new SMTPConnection({
+      smtp: new (require('nodemailer/lib/smtp-connection') as typeof SMTPConnection)({
         host: opts.host,
         port: opts.port,
         secure: false,
@@ -167,6 +171,7 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
 
 /** nodemailer's pooled transport to a relay URL (`smtp://` or `smtps://`, with credentials when given). */
 export function createRelaySender(url: string): Sender {
+  const nodemailer = require('nodemailer') as typeof import('nodemailer');
   const transport: Transporter = nodemailer.createTransport(`${url}${url.includes('?') ? '&' : '?'}pool=true`);
   return {
     async send(mail) {

@@ -1,6 +1,6 @@
 // Webhook attempts (`webhook` jobs, one queue per endpoint): POST the event, signed (lib/post-event.ts), and record
 // what happened. The rules — which attempt is next and when, disabling an endpoint — live in core/webhooks.ts.
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { postEvent } from '../../lib/post-event.js';
 import type { JobPayloads } from '../core/job-kinds.js';
 import type { Webhooks } from '../core/webhooks.js';
@@ -9,14 +9,29 @@ import type { JobHandler } from './scheduler.js';
 /** docs/api.md#delivery: an attempt that has not answered in 10 s has failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
+/** The connection pool of the webhook attempts, made by the first attempt (undici is loaded then), closed with the server. */
+export interface WebhookAgent {
+  dispatcher(): Promise<Dispatcher>;
+  close(): Promise<void>;
+}
+
 /** One connection pool for every endpoint: kept-alive connections per receiver, and a receiver that hangs ties up only its own. */
-export function createWebhookAgent(timeoutMs = ATTEMPT_TIMEOUT_MS): Dispatcher {
-  return new Agent({ connections: 64, keepAliveTimeout: 4_000, connect: { timeout: timeoutMs } });
+export function createWebhookAgent(timeoutMs = ATTEMPT_TIMEOUT_MS): WebhookAgent {
+  let agent: Promise<Dispatcher> | undefined;
+  return {
+    dispatcher: () =>
+      (agent ??= import('undici').then(
+        ({ Agent }) => new Agent({ connections: 64, keepAliveTimeout: 4_000, connect: { timeout: timeoutMs } }),
+      )),
+    close: async () => {
+      await (await agent)?.close();
+    },
+  };
 }
 
 export function webhookWorker(deps: {
   webhooks: Webhooks;
-  agent: Dispatcher;
+  agent: WebhookAgent;
   userAgent: string;
   timeoutMs?: number;
 }): JobHandler<JobPayloads['webhook']> {
@@ -33,7 +48,7 @@ export function webhookWorker(deps: {
       secret: plan.secrets,
       userAgent: deps.userAgent,
       timeoutMs,
-      dispatcher: deps.agent,
+      dispatcher: await deps.agent.dispatcher(),
     });
     // The attempt is recorded in the transaction that finishes the job (one commit an attempt).
     return { finish: () => deps.webhooks.record(plan, outcome) };

@@ -28,6 +28,7 @@ export async function domainsAddRun(ctx: Context, o: DomainsAddOptions): Promise
   });
   if (ctx.json) return printJson(ctx.io, r.raw);
   const d = r.body;
+  if (ctx.quiet) return ctx.io.print(d.id);
   const sandbox = r.headers.sandbox;
   ctx.io.info(
     `Added ${ctx.io.err.bold(d.name)} (${d.id}), status ${d.status}. ${sandbox ? 'Its records:' : 'Publish these records at your DNS host:'}`,

@@ -50,6 +50,8 @@ export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promi
   const r = await (await ctx.client()).call('sendBatch', { body: emails, idempotencyKey: o.idempotencyKey });
   const items = r.body.data as Item[];
   if (ctx.json) printJson(ctx.io, r.raw);
+  // -q: a line per email of the file, in its order: the message's id, or `-` for one refused.
+  else if (ctx.quiet) for (const item of items) ctx.io.print(item.id ?? '-');
   else {
     await printTable(
       ctx.io,
@@ -69,7 +71,7 @@ export async function emailsBatchRun(ctx: Context, o: EmailsBatchOptions): Promi
       undefined,
       ctx.json,
     );
-  ctx.io.info(`${ctx.io.err.green('✓')} ${items.length} accepted.`);
+  if (!ctx.quiet) ctx.io.info(`${ctx.io.err.green('✓')} ${items.length} accepted.`);
 }
 
 function problemLine(p: Record<string, unknown> | undefined): string {

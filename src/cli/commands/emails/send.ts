@@ -40,14 +40,40 @@ function header(v: string, prev: Record<string, string> = {}): Record<string, st
   return { ...prev, [v.slice(0, colon).trim()]: v.slice(colon + 1).trim() };
 }
 
+/**
+ * A recipient flag's value: repeatable, and a comma-separated list of addresses counts as several (`--to a@x,b@y`, as
+ * `--scope a,b` does), each part an address of its own. A comma inside quotes or angle brackets (`"Doe, Jo" <j@x>`)
+ * separates nothing, and a value whose parts are not all addresses goes to the service as written.
+ */
+export function addresses(v: string, prev: string[] = []): string[] {
+  const parts: string[] = [];
+  let quoted = false;
+  let angle = 0;
+  let start = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v[i];
+    if (quoted && c === '\\') i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && c === '<') angle++;
+    else if (!quoted && c === '>') angle--;
+    else if (!quoted && angle <= 0 && c === ',') {
+      parts.push(v.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(v.slice(start));
+  const list = parts.map((p) => p.trim()).filter(Boolean);
+  return [...prev, ...(parts.length > 1 && list.length > 0 && list.every((p) => p.includes('@')) ? list : [v])];
+}
+
 export function emailsSendCommand(runner: Runner): Command {
   const cmd = new Command('send')
     .description('Send an email (with an API key); prints its id and status')
     .requiredOption('--from <address>', "sender, 'Name <address>' or an address at a verified domain")
-    .requiredOption('--to <address>', 'recipient, repeatable (up to 50)', repeat)
-    .option('--cc <address>', 'copy to, repeatable', repeat)
-    .option('--bcc <address>', 'blind copy to, repeatable', repeat)
-    .option('--reply-to <address>', 'reply address, repeatable', repeat)
+    .requiredOption('--to <address>', 'recipient, repeatable or comma-separated (up to 50)', addresses)
+    .option('--cc <address>', 'copy to, repeatable or comma-separated', addresses)
+    .option('--bcc <address>', 'blind copy to, repeatable or comma-separated', addresses)
+    .option('--reply-to <address>', 'reply address, repeatable or comma-separated', addresses)
     .option('--subject <text>', 'subject line')
     .addOption(new Option('--text <text>', 'plain-text body').conflicts('textFile'))
     .option('--text-file <path>', 'plain-text body from a file (- for stdin)')
@@ -122,6 +148,7 @@ export async function emailsSendRun(ctx: Context, o: EmailsSendOptions): Promise
   const email = await buildEmail(ctx, o);
   const r = await (await ctx.client()).call('sendEmail', { body: email, idempotencyKey: o.idempotencyKey });
   if (ctx.json) return printJson(ctx.io, r.raw);
+  if (ctx.quiet) return ctx.io.print(r.body.id);
   ctx.io.print(ctx.io.stdoutIsTTY ? `${r.body.id}  ${r.body.status}` : `${r.body.id}\t${r.body.status}`);
   if (r.headers.get('idempotent-replay') === 'true')
     ctx.io.info("Already sent with this --idempotency-key: this is the first send's answer; nothing was sent again.");

@@ -96,6 +96,8 @@ export async function keysCreateRun(ctx: Context, o: KeysCreateOptions): Promise
   }
   if (ctx.json) printJson(ctx.io, r.raw);
   else ctx.io.print(key.key);
+  // -q prints the key, not its id: the key is shown this once, the id is in `svc keys list`.
+  if (ctx.quiet) return;
   const { io } = ctx;
   io.info(
     `${io.err.yellow('warning:')} this is the only time the key is shown; store it now (a secret store, your CI's secrets).`,

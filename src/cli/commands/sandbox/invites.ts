@@ -34,6 +34,7 @@ export async function sandboxInvitesCreateRun(ctx: Context, o: SandboxInvitesCre
   if (ctx.json) return printJson(ctx.io, r.raw);
   const invite = r.body;
   ctx.io.print(invite.code);
+  if (ctx.quiet) return;
   const uses = invite.max_uses === 1 ? 'one signup' : `${invite.max_uses} signups`;
   ctx.io.info(
     `Invite ${invite.id}: ${uses}${invite.expires_at ? `, until ${invite.expires_at}` : ''}. Use it with: svc signup --invite-code ${invite.code}`,

@@ -73,6 +73,8 @@ export async function sandboxWebhooksAddRun(ctx: Context, o: SandboxWebhooksAddO
   });
   if (ctx.json) return printJson(ctx.io, r.raw);
   const e = r.body;
+  // -q: the id, which `remove`, `rotate-secret` and `enable` take; the secret is in every listing.
+  if (ctx.quiet) return ctx.io.print(e.id);
   ctx.io.print(e.secret);
   ctx.io.info(
     `Created ${e.id}: ${e.events ? e.events.join(', ') : 'every event'} to ${e.url}, signed with the secret above.`,

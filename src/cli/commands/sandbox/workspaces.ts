@@ -51,6 +51,7 @@ export async function sandboxWorkspacesCreateRun(ctx: Context, o: SandboxWorkspa
   const r = await (await ctx.client()).sandbox('createSandboxWorkspace', { body: o });
   if (ctx.json) return printJson(ctx.io, r.raw);
   const w = r.body;
+  if (ctx.quiet) return ctx.io.print(w.id);
   printFields(ctx.io, [
     ['id', w.id],
     ['name', w.name],
