@@ -21,6 +21,9 @@ export interface SinkRow {
   workspace_id: string | null;
   mail_from: string | null;
   rcpt_to: string[];
+  /** The SMTP client's address and HELO/EHLO name; null when not known (mail caught by an older version). */
+  client_ip?: string | null;
+  helo?: string | null;
   from_addr: string | null;
   to_addrs: string[];
   cc_addrs: string[];
@@ -105,9 +108,9 @@ export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
     `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
-       cc_addrs, subject, dkim, size, received_at, preview, has_attachments)
+       cc_addrs, subject, dkim, size, received_at, preview, has_attachments, client_ip, helo)
      SELECT @id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
-       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments
+       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments, @client_ip, @helo
      WHERE NOT (@from_service = 1 AND @message_id_header IS NOT NULL AND EXISTS (
        SELECT 1 FROM sink_messages WHERE message_id_header = @message_id_header AND from_service = 1))`,
   );
@@ -120,6 +123,8 @@ export function createSinkStore(db: Db) {
   const add = (row: SinkRow): number | null => {
     const r = insert.run({
       ...row,
+      client_ip: row.client_ip ?? null,
+      helo: row.helo ?? null,
       rcpt_to: JSON.stringify(row.rcpt_to),
       to_addrs: JSON.stringify(row.to_addrs),
       cc_addrs: JSON.stringify(row.cc_addrs),

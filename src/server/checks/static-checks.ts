@@ -1,0 +1,58 @@
+// The checks that need no network — html-compatibility, content, accessibility — and the message's URLs for the links
+// check, in one pass over the parsed HTML: CPU work, run on a thread of their own (static.ts, static-thread.ts).
+import type { CheckFinding, ClientSupport } from '../../contract/checks.js';
+import { accessibilityFindings } from './accessibility.js';
+import type { CheckInput } from '../core/checks.js';
+import { contentFindings } from './content.js';
+import { DATA_VERSION, htmlCompatibility } from './html-compatibility.js';
+import { type FoundUrl, parseMarkup, textUrls, urlsOf } from './markup.js';
+import { validateHtml } from './validator.js';
+
+/** What the static checks read of a message (its parts and header fields). */
+export type StaticInput = Pick<CheckInput, 'html' | 'sentHtmlBytes' | 'text' | 'subject' | 'from' | 'headers'> & {
+  /** Only find the URLs (for the links check run again), no check. */
+  only?: 'urls';
+};
+
+/** A check's findings, or why it could not run. */
+export type Outcome<T> = { ok: T } | { failed: string };
+
+export interface StaticResult {
+  compatibility: Outcome<{
+    score: number;
+    clients: ClientSupport[];
+    findings: CheckFinding[];
+    dataVersion: string;
+  }> | null;
+  content: Outcome<CheckFinding[]>;
+  accessibility: Outcome<CheckFinding[]> | null;
+  urls: FoundUrl[];
+}
+
+const attempt = <T>(fn: () => T): Outcome<T> => {
+  try {
+    return { ok: fn() };
+  } catch (err) {
+    return { failed: err instanceof Error ? err.message : String(err) };
+  }
+};
+
+/** Runs the static checks (null for the HTML ones of a message without HTML). */
+export function runStatic(input: StaticInput): StaticResult {
+  const markup = input.html !== null ? parseMarkup(input.html) : null;
+  const urls = [...(markup ? urlsOf(markup) : []), ...textUrls(input.text ?? '')];
+  if (input.only === 'urls') return { compatibility: null, content: { ok: [] }, accessibility: null, urls };
+  const validated = markup ? attempt(() => validateHtml(markup.html)) : null;
+  const invalid = validated && 'ok' in validated ? validated.ok.invalid : [];
+  return {
+    compatibility: markup ? attempt(() => ({ ...htmlCompatibility(markup), dataVersion: DATA_VERSION })) : null,
+    content: attempt(() => contentFindings({ ...input, markup }, invalid)),
+    accessibility:
+      markup && validated
+        ? 'ok' in validated
+          ? attempt(() => accessibilityFindings(markup, validated.ok.accessibility))
+          : validated
+        : null,
+    urls,
+  };
+}
