@@ -129,6 +129,23 @@ describe('message checks', () => {
     );
   });
 
+  it('checks an HTML-only promotion another program sent: its images without alt text, its missing text part', async () => {
+    const id = await drop(s, {
+      from: 'Deals <deals@other.test>',
+      to: 'ada@example.org',
+      subject: 'Weekend sale',
+      html: fixture('promo-no-alt.html'),
+    });
+    const content = checkOf(await checks(s, id), 'content');
+    expect(content.status).toBe('warning');
+    expect(content.findings.map((f) => [f.rule, f.line ?? null])).toEqual([
+      ['text-part-missing', null],
+      ['img-alt-missing', 11],
+      ['img-alt-missing', 16],
+      ['list-unsubscribe-missing', null],
+    ]);
+  });
+
   it('checks a plain-text code mail: what applies to it, and the HTML checks skipped', async () => {
     const id = await sendV1(s, { subject: 'Your sign-in code', text: fixture('code.txt') });
     const r = await checks(s, id);

@@ -1,13 +1,13 @@
 // The checks of caught mail, kept: a message's report is made the first time it is asked for (by the checks module,
 // server/checks, which the composition root hands in as the Checker) and kept with the message, which takes it along
 // when it goes. `refresh=links` runs the links check again (docs/checks.md).
+import { simpleParser } from 'mailparser';
 import type { MessageChecks } from '../../contract/checks.js';
 import type { CheckStore } from '../store/checks.js';
 import type { MessageStore } from '../store/messages.js';
 import type { SinkStore } from '../store/sink.js';
 import type { Resolver } from './deps.js';
 import { fail } from './errors.js';
-import type { Inbox } from './inbox.js';
 import type { Tracking } from './tracking.js';
 
 /** A caught message as the checks read it. */
@@ -47,7 +47,6 @@ export interface Checker {
 export interface ChecksDeps {
   store: CheckStore;
   sink: SinkStore;
-  inbox: Pick<Inbox, 'get'>;
   tracking: Pick<Tracking, 'untrack'>;
   messages: Pick<MessageStore, 'get'>;
   resolver: Resolver;
@@ -59,19 +58,26 @@ export function createChecks(deps: ChecksDeps) {
   const running = new Map<string, Promise<MessageChecks>>();
 
   async function inputOf(id: string): Promise<CheckInput> {
-    const m = await deps.inbox.get(id);
     const row = deps.sink.get(id) ?? fail('not_found', 'No caught message has this id; `svc inbox` lists them.');
-    const untracked = m.html !== null ? deps.tracking.untrack(m.html) : null;
+    // The parts as sent: no text made from the HTML when there is no text part, `cid:` images as written.
+    const parsed = await simpleParser(row.raw, {
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      skipImageLinks: true,
+      keepCidLinks: true,
+    });
+    const html = typeof parsed.html === 'string' ? parsed.html : null;
+    const untracked = html !== null ? deps.tracking.untrack(html) : null;
     const sent = row.svc_message_id ? deps.messages.get(row.svc_message_id) : undefined;
     return {
       messageId: id,
       raw: row.raw,
       html: untracked?.html ?? null,
-      sentHtmlBytes: m.html !== null ? Buffer.byteLength(m.html) : null,
-      text: m.text,
-      subject: m.subject,
-      from: m.headers.find((h) => h.name.toLowerCase() === 'from')?.value ?? m.from,
-      headers: m.headers,
+      sentHtmlBytes: html !== null ? Buffer.byteLength(html) : null,
+      text: parsed.text ?? null,
+      subject: row.subject,
+      from: row.headers.find((h) => h.name.toLowerCase() === 'from')?.value ?? row.from_addr,
+      headers: row.headers,
       envelope: { mailFrom: row.mail_from, clientIp: row.client_ip ?? null, helo: row.helo ?? null },
       live: sent ? sent.mode === 'live' : null,
       tracked: untracked?.tracked ?? [],

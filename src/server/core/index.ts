@@ -100,7 +100,6 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   const checks = createChecks({
     store: createCheckStore(deps.db),
     sink: sinkStore,
-    inbox,
     tracking,
     messages: messageStore,
     resolver: deps.resolver,
