@@ -1,13 +1,13 @@
 // `accessibility`: what a screen reader or a reader who navigates by links and headings meets in the HTML — its
-// language, link text that says where a link goes, and html-validate's accessibility rules (validator.ts). Nothing
-// here needs a browser: colour contrast, which does, is not judged.
+// language and link text that says where a link goes; html-validate's accessibility rules (validator.ts) are added
+// to these. Nothing here needs a browser: colour contrast, which does, is not judged.
 import type { CheckFinding } from '../../contract/checks.js';
 import { type Markup, collapse, placeOf, textOf } from './markup.js';
 
 /** Link text that says nothing of where the link goes, out of its sentence (WCAG 2.4.4). */
 const VAGUE = /^(click here|here|click|read more|more|learn more|this|link|this link|go|details)$/i;
 
-export function accessibilityFindings(m: Markup, validator: CheckFinding[]): CheckFinding[] {
+export function accessibilityFindings(m: Markup): CheckFinding[] {
   const out: CheckFinding[] = [];
   const html = m.elements.find((e) => e.name === 'html');
   if (!html?.attribs.lang?.trim()) {
@@ -34,5 +34,5 @@ export function accessibilityFindings(m: Markup, validator: CheckFinding[]): Che
       ...(vague.length > 1 ? { occurrences: vague.length } : {}),
     });
   }
-  return [...out, ...validator];
+  return out;
 }

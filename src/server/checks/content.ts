@@ -39,7 +39,7 @@ function normal(url: string): string {
   }
 }
 
-export function contentFindings(input: ContentInput, invalid: CheckFinding[]): CheckFinding[] {
+export function contentFindings(input: ContentInput): CheckFinding[] {
   const out: CheckFinding[] = [];
   const { markup: m, text } = input;
   const hasText = Boolean(text?.trim());
@@ -166,7 +166,6 @@ export function contentFindings(input: ContentInput, invalid: CheckFinding[]): C
     }
   }
 
-  out.push(...invalid);
   return out;
 }
 

@@ -6,7 +6,6 @@ import type { CheckInput } from '../core/checks.js';
 import { contentFindings } from './content.js';
 import { DATA_VERSION, htmlCompatibility } from './html-compatibility.js';
 import { type FoundUrl, parseMarkup, textUrls, urlsOf } from './markup.js';
-import { validateHtml } from './validator.js';
 
 /** What the static checks read of a message (its parts and header fields). */
 export type StaticInput = Pick<CheckInput, 'html' | 'sentHtmlBytes' | 'text' | 'subject' | 'from' | 'headers'> & {
@@ -37,22 +36,29 @@ const attempt = <T>(fn: () => T): Outcome<T> => {
   }
 };
 
-/** Runs the static checks (null for the HTML ones of a message without HTML). */
+/** What html-validate found, for the content and accessibility checks (validator.ts). */
+export type Validation = Outcome<{ invalid: CheckFinding[]; accessibility: CheckFinding[] }>;
+
+/**
+ * Runs the static checks but html-validate's part (null for the HTML ones of a message without HTML): that part runs
+ * beside it (static.ts) and `withValidation` adds it.
+ */
 export function runStatic(input: StaticInput): StaticResult {
   const markup = input.html !== null ? parseMarkup(input.html) : null;
   const urls = [...(markup ? urlsOf(markup) : []), ...textUrls(input.text ?? '')];
   if (input.only === 'urls') return { compatibility: null, content: { ok: [] }, accessibility: null, urls };
-  const validated = markup ? attempt(() => validateHtml(markup.html)) : null;
-  const invalid = validated && 'ok' in validated ? validated.ok.invalid : [];
   return {
     compatibility: markup ? attempt(() => ({ ...htmlCompatibility(markup), dataVersion: DATA_VERSION })) : null,
-    content: attempt(() => contentFindings({ ...input, markup }, invalid)),
-    accessibility:
-      markup && validated
-        ? 'ok' in validated
-          ? attempt(() => accessibilityFindings(markup, validated.ok.accessibility))
-          : validated
-        : null,
+    content: attempt(() => contentFindings({ ...input, markup })),
+    accessibility: markup ? attempt(() => accessibilityFindings(markup)) : null,
     urls,
   };
+}
+
+/** html-validate over the HTML, as an outcome (null without HTML). */
+export function validation(
+  html: string | null,
+  validate: (html: string) => { invalid: CheckFinding[]; accessibility: CheckFinding[] },
+): Validation | null {
+  return html === null ? null : attempt(() => validate(html));
 }
