@@ -125,7 +125,7 @@ describe('message checks', () => {
     ]);
     expect(auth.findings[0]!.detail).toMatch(/Gmail rejects such mail/);
     expect(auth.findings.find((f) => f.rule === 'spf-missing')!.detail).toBe(
-      'There is no SPF record for other.test (the MAIL FROM domain) in the sandbox zone (svc serve looks records up there with --dns sandbox: publish them with `svc sandbox dns` or PUT /sandbox/dns, or run it with --dns system).',
+      'There is no SPF record for other.test (the MAIL FROM domain) in the sandbox zone (svc serve looks records up there with --dns sandbox: publish them with `svc sandbox dns set` or PUT /sandbox/dns, or run it with --dns system).',
     );
   });
 

@@ -45,7 +45,7 @@ export async function authenticationCheck(
   const from = input.fromDomain;
   const where =
     dns === 'sandbox'
-      ? 'in the sandbox zone (svc serve looks records up there with --dns sandbox: publish them with `svc sandbox dns` or PUT /sandbox/dns, or run it with --dns system)'
+      ? 'in the sandbox zone (svc serve looks records up there with --dns sandbox: publish them with `svc sandbox dns set` or PUT /sandbox/dns, or run it with --dns system)'
       : 'in DNS';
 
   const signatures = res.dkim.results.filter((r) => r.status.result !== 'none');
