@@ -7,11 +7,11 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { getDomain } from 'tldts';
 import { Agent, request } from 'undici';
 import type { CheckFinding, LinkResult } from '../../contract/checks.js';
 import { makeResolver } from '../../lib/dns.js';
 import { VERSION } from '../../lib/version.js';
+import { linkFindings, notWebFindings, otherDomainFindings, type Probe } from './link-findings.js';
 import type { FoundUrl } from './markup.js';
 
 /** How long one request may take, from connecting to the response's headers, unless told otherwise. */
@@ -23,8 +23,6 @@ const MAX_PER_HOST = 2;
 const MAX_REDIRECTS = 10;
 /** How long an answer is reused for another message (service clock). */
 export const LINK_CACHE_MS = 5 * 60_000;
-/** Findings of one kind listed one by one at most this many times. */
-const MAX_EACH = 20;
 
 export interface LinkCheckerOptions {
   /** Connect to loopback and private addresses too (`svc serve --check-private-links`). */
@@ -34,20 +32,6 @@ export interface LinkCheckerOptions {
   now(): number;
   /** A DNS server (`HOST[:PORT]`) to look hosts up with (`--dns system --dns-server`); the system's lookup without. */
   dnsServer?: string | null;
-}
-
-/** What one URL answered, after its redirects. */
-interface Probe {
-  status: number | null;
-  redirects: string[];
-  contentType: string | null;
-  /** What went wrong, as a finding names it. */
-  failure: null | {
-    kind: 'timeout' | 'unreachable' | 'tls' | 'host-unknown' | 'loop' | 'private' | 'offline';
-    detail: string;
-  };
-  /** A redirect went from https to http. */
-  downgraded: boolean;
 }
 
 type Resolution = { addresses: { address: string; family: number }[] } | { error: string };
@@ -304,19 +288,7 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
         if (url && (url.protocol === 'http:' || url.protocol === 'https:')) web.push({ f, url });
         else odd.push(f);
       }
-      for (const f of odd.slice(0, MAX_EACH)) {
-        const placeholder = /\{\{|\}\}|\{%|%\}|\*\|/.test(f.url);
-        findings.push({
-          severity: 'warning',
-          rule: 'link-not-web',
-          title: placeholder ? 'A link is an unfilled template placeholder' : 'A link that goes nowhere in email',
-          detail: placeholder
-            ? `${f.url} looks like a template variable that was not replaced.`
-            : `${f.url} is not an absolute http(s) URL: a mail client has no page to resolve it against, and scripts do not run.`,
-          url: f.url,
-          ...place(f),
-        });
-      }
+      findings.push(...notWebFindings(odd));
       // Which hosts resolve: none at all means no network here, and names cannot be checked.
       const hosts = [...new Set(web.map((w) => w.url.hostname.replace(/^\[|\]$/g, '')))];
       const resolved = new Map(await Promise.all(hosts.map(async (h) => [h, await resolve(h, ctx.refresh)] as const)));
@@ -349,151 +321,19 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
       );
       const links = results.map((r) => r.link);
 
-      for (const { link: l, probe: p } of results) {
-        const what = l.kind === 'image' ? 'An image' : 'A link';
-        const at = { url: l.url, ...place(l) };
-        const host = new URL(l.url).hostname.replace(/^\[|\]$/g, '');
-        const kind = kindOf(resolved.get(host)!);
-        if (kind) {
-          if (ctx.live) {
-            findings.push({
-              severity: 'error',
-              rule: 'link-private',
-              title: `${what} to a ${kind} address in live mail`,
-              detail: `${host} is a ${kind} address: recipients cannot reach it.`,
-              ...at,
-            });
-          } else if (!opts.privateLinks) {
-            findings.push({
-              severity: 'notice',
-              rule: 'link-private',
-              title: `${what} to a ${kind} address, not checked`,
-              detail:
-                `${host} is a ${kind} address: recipients of live mail could not reach it. It was not checked: svc serve ` +
-                '--check-private-links lets the links check reach such addresses.',
-              ...at,
-            });
-          }
-        }
-        if (l.url.startsWith('http:')) {
-          findings.push({
-            severity: ctx.live ? 'warning' : 'notice',
-            rule: 'link-insecure',
-            title: `${what} over plain http:`,
-            detail:
-              'Readers see a "not secure" page, and the address can be read and changed on its way: use https:' +
-              (ctx.live ? '.' : ' before this goes live.'),
-            ...at,
-          });
-        }
-        if (!p) continue;
-        const f = p.failure;
-        if (f?.kind === 'host-unknown') {
-          findings.push({
-            severity: 'error',
-            rule: 'link-host-unknown',
-            title: `${what} to a host that does not exist`,
-            detail: `${host} does not resolve.`,
-            ...at,
-          });
-        } else if (f?.kind === 'tls') {
-          findings.push({
-            severity: 'error',
-            rule: 'link-tls',
-            title: `${what} with a TLS error`,
-            detail: f.detail,
-            ...at,
-          });
-        } else if (f?.kind === 'timeout') {
-          findings.push({
-            severity: 'warning',
-            rule: 'link-timeout',
-            title: `${what} did not answer`,
-            detail: `No answer within ${timeoutMs / 1000} s.`,
-            ...at,
-          });
-        } else if (f?.kind === 'unreachable') {
-          findings.push({
-            severity: 'error',
-            rule: 'link-unreachable',
-            title: `${what} cannot be reached`,
-            detail: f.detail,
-            ...at,
-          });
-        } else if (f?.kind === 'loop') {
-          findings.push({
-            severity: 'error',
-            rule: 'link-redirect-loop',
-            title: `${what} never arrives`,
-            detail: `${f.detail}: ${p.redirects.join(' → ')}`,
-            ...at,
-          });
-        } else if (f?.kind === 'private') {
-          findings.push({
-            severity: 'warning',
-            rule: 'link-redirect-private',
-            title: `${what} redirects to an address that was not checked`,
-            detail: `${f.detail}; svc serve --check-private-links follows it.`,
-            ...at,
-          });
-        } else if (p.status !== null && p.status >= 400) {
-          findings.push({
-            severity: 'error',
-            rule: 'link-broken',
-            title: `${what} answers ${p.status}`,
-            status: p.status,
-            ...at,
-          });
-        } else if (
-          l.kind === 'image' &&
-          p.status !== null &&
-          p.status < 300 &&
-          p.contentType &&
-          !/^image\//i.test(p.contentType)
-        ) {
-          findings.push({
-            severity: 'warning',
-            rule: 'image-not-image',
-            title: 'An image URL that is no image',
-            detail: `It answers ${p.contentType}.`,
-            status: p.status,
-            ...at,
-          });
-        }
-        if (p.redirects.length && f?.kind !== 'loop') {
-          findings.push({
-            severity: p.downgraded ? 'warning' : 'notice',
-            rule: p.downgraded ? 'link-redirect-insecure' : 'link-redirects',
-            title: `${what} redirects${p.redirects.length > 1 ? ` ${p.redirects.length} times` : ''}`,
-            detail: `${[l.url, ...p.redirects].join(' → ')}${p.downgraded ? ' (from https to plain http)' : ''}. Link to where it ends.`,
-            ...(p.status !== null ? { status: p.status } : {}),
-            ...at,
-          });
-        }
+      for (const { link, probe } of results) {
+        const host = new URL(link.url).hostname.replace(/^\[|\]$/g, '');
+        findings.push(
+          ...linkFindings(link, probe, {
+            host,
+            kind: kindOf(resolved.get(host)!),
+            live: ctx.live,
+            privateLinks: opts.privateLinks,
+            timeoutMs,
+          }),
+        );
       }
-
-      const fromOrg = ctx.fromDomain ? (getDomain(ctx.fromDomain) ?? ctx.fromDomain) : null;
-      if (fromOrg) {
-        const others = new Map<string, LinkResult>();
-        for (const l of links) {
-          if (l.kind !== 'link') continue;
-          const host = new URL(l.url).hostname.replace(/^\[|\]$/g, '');
-          // An address is no domain to compare (and a private one has its finding).
-          if (isIP(host)) continue;
-          const org = getDomain(host) ?? host;
-          if (org !== fromOrg && !others.has(org)) others.set(org, l);
-        }
-        for (const [org, l] of [...others].slice(0, MAX_EACH)) {
-          findings.push({
-            severity: 'notice',
-            rule: 'link-other-domain',
-            title: `Links to ${org}, not ${fromOrg}`,
-            detail: `The message is from ${fromOrg} and links to ${org}: readers and spam filters trust links to the sender's own domain more.`,
-            url: l.url,
-            ...place(l),
-          });
-        }
-      }
+      findings.push(...otherDomainFindings(links, ctx.fromDomain));
 
       const checked = links.filter((l) => !l.error?.startsWith('not checked'));
       if (offline) {
@@ -516,6 +356,3 @@ export type LinkChecker = ReturnType<typeof createLinkChecker>;
 /** The kind of the first non-public address a host resolved to; null when all are public (or it did not resolve). */
 const kindOf = (r: Resolution) =>
   'error' in r ? null : (r.addresses.map((a) => addressKind(a.address)).find((k) => k !== null) ?? null);
-
-const place = (f: { line: number | null; column: number | null }) =>
-  f.line === null ? {} : { line: f.line, column: f.column! };
