@@ -72,7 +72,7 @@ describe('spam, with --spamd', () => {
 });
 
 describe('spam, with a spamd that is not there', () => {
-  it('is skipped, saying so', async () => {
+  it('is skipped, saying so, and the report is made again next time rather than kept', async () => {
     const s = await startTestServer({ spamd: `127.0.0.1:${await freePort()}` });
     try {
       const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
@@ -85,6 +85,9 @@ describe('spam, with a spamd that is not there', () => {
         reason: expect.stringMatching(/^spamd at 127\.0\.0\.1:\d+ did not answer: ECONNREFUSED\.$/),
         findings: [],
       });
+      await s.advance(60);
+      const again = (await s.admin('GET', `/sandbox/messages/${id}/checks`)).body;
+      expect(Date.parse(again.checked_at) - Date.parse(spam.checked_at)).toBe(60_000);
     } finally {
       await s.close();
     }

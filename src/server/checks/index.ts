@@ -85,10 +85,15 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
     checked_at: iso(opts.now()),
     findings: [],
   });
+  // Checks that could not run for a passing reason (a failure here, spamd or DNS not answering): a report with one is
+  // answered but not kept, so the next request makes it again.
+  const passing = new WeakSet<MessageCheck>();
+  const notNow = (c: MessageCheck) => (passing.add(c), c);
   const failed = (id: CheckId, err: unknown) =>
-    skipped(id, `The check could not run: ${err instanceof Error ? err.message : String(err)}`);
+    notNow(skipped(id, `The check could not run: ${err instanceof Error ? err.message : String(err)}`));
   const fromOutcome = <T>(id: CheckId, o: Outcome<T>, make: (v: T) => MessageCheck) =>
-    'ok' in o ? make(o.ok) : skipped(id, `The check could not run: ${o.failed}`);
+    'ok' in o ? make(o.ok) : notNow(skipped(id, `The check could not run: ${o.failed}`));
+  const outcome = (report: MessageChecks) => ({ report, complete: !report.checks.some((c) => passing.has(c)) });
 
   async function linksCheck(input: CheckInput, urls: FoundUrl[], refresh: boolean): Promise<MessageCheck> {
     try {
@@ -115,7 +120,7 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
         dns.resolve,
         dns.name,
       );
-      if (out.skipped !== null) return skipped('authentication', out.skipped);
+      if (out.skipped !== null) return notNow(skipped('authentication', out.skipped));
       return checked('authentication', out.findings, { results: out.results });
     } catch (err) {
       return failed('authentication', err);
@@ -135,13 +140,13 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
       return checked('spam', spamFindings(v), { spam_score: v.score, spam_threshold: v.threshold });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      return skipped('spam', `spamd at ${spamd.host}:${spamd.port} did not answer: ${e.code ?? e.message}.`);
+      return notNow(skipped('spam', `spamd at ${spamd.host}:${spamd.port} did not answer: ${e.code ?? e.message}.`));
     }
   }
 
   return {
-    /** Every check of a message. */
-    async run(input: CheckInput, dns: CheckDns): Promise<MessageChecks> {
+    /** Every check of a message; `complete` false when one could not run for a passing reason. */
+    async run(input: CheckInput, dns: CheckDns) {
       const checkedAt = iso(opts.now());
       const network = Promise.all([authentication(input, dns), spam(input)]);
       const { messageId, raw: _raw, envelope: _e, live: _l, tracked: _t, ...staticInput } = input;
@@ -150,13 +155,15 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
         result = await statics.run(staticInput);
       } catch (err) {
         const noHtml = 'The message has no HTML part.';
-        return reportOf(messageId, checkedAt, [
-          ...(await network),
-          input.html === null ? skipped('html-compatibility', noHtml) : failed('html-compatibility', err),
-          failed('content', err),
-          input.html === null ? skipped('accessibility', noHtml) : failed('accessibility', err),
-          await linksCheck(input, [], false),
-        ]);
+        return outcome(
+          reportOf(messageId, checkedAt, [
+            ...(await network),
+            input.html === null ? skipped('html-compatibility', noHtml) : failed('html-compatibility', err),
+            failed('content', err),
+            input.html === null ? skipped('accessibility', noHtml) : failed('accessibility', err),
+            await linksCheck(input, [], false),
+          ]),
+        );
       }
       const noHtml = 'The message has no HTML part: there is no markup to check.';
       const compatibility = result.compatibility
@@ -173,21 +180,25 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
         ? fromOutcome('accessibility', result.accessibility, (f) => checked('accessibility', f))
         : skipped('accessibility', noHtml);
       const [linksResult, [auth, spamResult]] = await Promise.all([linksCheck(input, result.urls, false), network]);
-      return reportOf(messageId, checkedAt, [compatibility, linksResult, auth, content, accessibility, spamResult]);
+      return outcome(
+        reportOf(messageId, checkedAt, [compatibility, linksResult, auth, content, accessibility, spamResult]),
+      );
     },
 
     /** The report with its links check run again (the links asked again, not taken from what is kept). */
-    async refreshLinks(report: MessageChecks, input: CheckInput): Promise<MessageChecks> {
+    async refreshLinks(report: MessageChecks, input: CheckInput) {
       const { messageId: _m, raw: _r, envelope: _e, live: _l, tracked: _t, ...staticInput } = input;
       let urls: FoundUrl[];
       try {
         urls = (await statics.run({ ...staticInput, only: 'urls' })).urls;
       } catch (err) {
         const others = report.checks.filter((c) => c.id !== 'links');
-        return reportOf(report.message_id, report.checked_at, [...others, failed('links', err)]);
+        return outcome(reportOf(report.message_id, report.checked_at, [...others, failed('links', err)]));
       }
       const fresh = await linksCheck(input, urls, true);
-      return reportOf(report.message_id, report.checked_at, [...report.checks.filter((c) => c.id !== 'links'), fresh]);
+      return outcome(
+        reportOf(report.message_id, report.checked_at, [...report.checks.filter((c) => c.id !== 'links'), fresh]),
+      );
     },
 
     async close(): Promise<void> {

@@ -1,6 +1,7 @@
 // The checks of caught mail, kept: a message's report is made the first time it is asked for (by the checks module,
 // server/checks, which the composition root hands in as the Checker) and kept with the message, which takes it along
-// when it goes. `refresh=links` runs the links check again (docs/checks.md).
+// when it goes; one a check of which could not run for the moment is made again next time. `refresh=links` runs the
+// links check again (docs/checks.md).
 import { simpleParser } from 'mailparser';
 import type { MessageChecks } from '../../contract/checks.js';
 import type { CheckStore } from '../store/checks.js';
@@ -38,10 +39,19 @@ export interface CheckDns {
   resolve(name: string, rrtype: string): Promise<unknown>;
 }
 
+/**
+ * A report as the checker made it; `complete` false when a check could not run for a passing reason (spamd or DNS
+ * not answering, a failure of the checks themselves): such a report is answered, not kept.
+ */
+export interface CheckedReport {
+  report: MessageChecks;
+  complete: boolean;
+}
+
 /** What computes reports (server/checks). */
 export interface Checker {
-  run(input: CheckInput, dns: CheckDns): Promise<MessageChecks>;
-  refreshLinks(report: MessageChecks, input: CheckInput): Promise<MessageChecks>;
+  run(input: CheckInput, dns: CheckDns): Promise<CheckedReport>;
+  refreshLinks(report: MessageChecks, input: CheckInput): Promise<CheckedReport>;
 }
 
 export interface ChecksDeps {
@@ -88,10 +98,11 @@ export function createChecks(deps: ChecksDeps) {
     const checker = deps.checker ?? fail('unavailable', 'This server does not check messages.');
     const input = await inputOf(id);
     const kept = deps.store.get(id);
-    const report =
+    const { report, complete } =
       kept && refresh === 'links'
         ? await checker.refreshLinks(kept, input)
         : await checker.run(input, { name: deps.resolver.name, resolve: (n, t) => deps.resolver.resolve(n, t) });
+    if (!complete) return report;
     // A message deleted while its checks ran keeps no report: it is gone.
     if (!deps.store.put(id, report)) fail('not_found', 'The message was deleted while it was being checked.');
     return report;
