@@ -11,9 +11,9 @@ module.exports = {
     {
       name: 'only-core-over-stores',
       comment:
-        'Routes, the sandbox zone, workers and the SMTP sink go through core; core is the one way to the stores.',
+        'Routes, the sandbox zone, workers, the SMTP sink and the message checks go through core; core is the one way to the stores.',
       severity: 'error',
-      from: { path: '^src/server/(http|sandbox|workers|smtp)/', pathNot: '^src/server/workers/scheduler\\.ts$' },
+      from: { path: '^src/server/(http|sandbox|workers|smtp|checks)/', pathNot: '^src/server/workers/scheduler\\.ts$' },
       to: { path: '^src/server/store/' },
     },
     {

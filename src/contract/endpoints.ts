@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MessageChecks } from './checks.js';
 import { lazySchema } from './lazy.js';
 import { ATTACHMENT_BODY_LIMIT, Empty, listOf, listQuery, Problem } from './common.js';
 import * as auth from './auth.js';
@@ -352,6 +353,10 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key (svc_live_… or svc_test_…)' },
         session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session access token' },
+      },
+      schemas: {
+        // The report of a local server's GET /sandbox/messages/{id}/checks (docs/checks.md), outside /v1.
+        MessageChecks: z.toJSONSchema(MessageChecks, { io: 'output' }),
       },
     },
     paths,

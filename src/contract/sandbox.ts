@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { lazySchema } from './lazy.js';
 import { Role, Workspace } from './auth.js';
 import { Id, InputTimestamp, PageLimit, Timestamp, listOf } from './common.js';
+import { ChecksQuery, MessageChecks } from './checks.js';
 import { RecordKind } from './domains.js';
 import { EventType } from './events.js';
 import {
@@ -495,6 +496,12 @@ export const sandboxEndpoints = {
   deleteMessage: { method: 'DELETE', path: '/sandbox/messages/:id', success: [204, null] },
   getMessageHtml: { method: 'GET', path: '/sandbox/messages/:id/html', query: MessageHtmlQuery, success: [200, null] },
   getAttachment: { method: 'GET', path: '/sandbox/messages/:id/attachments/:n', success: [200, null] },
+  getMessageChecks: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/checks',
+    query: ChecksQuery,
+    success: [200, MessageChecks],
+  },
   markMessageRead: { method: 'POST', path: '/sandbox/messages/:id/read', success: [200, CaughtMessageSummary] },
   markMessageUnread: { method: 'POST', path: '/sandbox/messages/:id/unread', success: [200, CaughtMessageSummary] },
   claimMessage: { method: 'POST', path: '/sandbox/messages/:id/claim', success: [200, ClaimedMessage] },

@@ -19,6 +19,7 @@ import { createChaos, type Chaos } from './sandbox/chaos.js';
 import { instanceId } from './sandbox/instance.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { verifyDkim } from './smtp/sink.js';
+import { createCheckRunner, type SpamdAddress } from './checks/index.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import { groupCommit, logShare, openDb } from './store/db.js';
 import { createJobStore, DEFAULT_QUEUE } from './store/jobs.js';
@@ -44,6 +45,8 @@ export interface BackendOptions {
   seed: boolean;
   /** The origin the API listens on, from the listening phase: known once the API listens (core's `config.origin`). */
   origin: () => string;
+  /** What the message checks use: a spamd, whether links may reach private addresses, how long links may take. */
+  checks?: { spamd: SpamdAddress | null; privateLinks: boolean; linkTimeoutMs?: number; thread?: boolean };
 }
 
 /** The backend, open: what the listening phase builds on. */
@@ -122,6 +125,18 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       providerHosts: LOCAL_PROVIDER_HOSTS,
     };
     const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? []) : 'sandbox';
+    // The checks' thread and link connections start with the first message checked.
+    const checker = createCheckRunner({
+      log,
+      spamd: o.checks?.spamd ?? null,
+      privateLinks: o.checks?.privateLinks ?? false,
+      linkTimeoutMs: o.checks?.linkTimeoutMs,
+      // Links are on the real web: real DNS, the server --dns system was given when there is one.
+      dnsServer: o.dns === 'system' ? (o.dnsServer?.[0] ?? null) : null,
+      thread: o.checks?.thread,
+      now: () => clock.now(),
+    });
+    stack.push(() => checker.close());
     const changes = createChanges();
     const core = createCore(
       { db, commit, clock, log, secrets, config, jobs: jobsFor(jobStore, clock, scheduler), resolver, changes },
@@ -130,6 +145,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
         blockPatterns: (o.blockPattern ?? []).map((p) => new RegExp(p, 'i')),
         retention: o.retention,
         verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
+        checker,
       },
     );
     // One set of chaos rules per running server, followed by the `/v1` routes and the SMTP sink alike; they start empty

@@ -45,6 +45,7 @@ import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { isDiskFull } from '../lib/disk-full.js';
 import { isLoopbackHost } from '../lib/loopback.js';
+import { parseSpamd } from './checks/spam.js';
 
 export interface ServeOptions {
   host?: string;
@@ -105,6 +106,14 @@ export interface ServeOptions {
   maxMessages?: number | null;
   /** Milliseconds of service clock after which caught mail and `/v1` messages and events go (default: null, none). */
   maxAge?: number | null;
+  /** A SpamAssassin spamd (`HOST:PORT`) for the spam check of caught mail; without it that check is skipped. */
+  spamd?: string;
+  /** Let the links check reach loopback and private addresses (default: named, not checked). */
+  checkPrivateLinks?: boolean;
+  /** How long a link has to answer the links check (default 10 s). */
+  linkTimeoutMs?: number;
+  /** Run the static checks on a thread of their own (default) rather than on the main event loop. */
+  checksThread?: boolean;
 }
 
 export interface RunningServer {
@@ -165,6 +174,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
     throw new ServeUsageError('--max-age must be at least one second, or off.');
   }
+  const spamd = opts.spamd === undefined ? null : parseSpamd(opts.spamd);
+  if (opts.spamd !== undefined && !spamd) {
+    throw new ServeUsageError(`--spamd takes HOST:PORT, such as 127.0.0.1:783 (got ${JSON.stringify(opts.spamd)}).`);
+  }
   const dataDir = opts.memory || !opts.dataDir ? null : opts.dataDir;
   // What a write that finds no room is told, and what a start that finds none says; /readyz says it without the path.
   const full = (dir: string) =>
@@ -223,6 +236,12 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       retention,
       seed: opts.seed !== false,
       origin,
+      checks: {
+        spamd,
+        privateLinks: Boolean(opts.checkPrivateLinks),
+        linkTimeoutMs: opts.linkTimeoutMs,
+        thread: opts.checksThread,
+      },
     });
     stack.push(() => backend.close(failed));
     return await listen(backend);

@@ -10,6 +10,7 @@ import { sleep } from '../client/backoff.js';
 import { allCodes, allLinks } from '../client/extract.js';
 import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
 import type { EventType, TypedEvent } from '../contract/events.js';
+import type { MessageChecks } from '../contract/checks.js';
 import type { CaughtMessage, CaughtMessageSummary, ChaosRule, ChaosState, ReadySeed } from '../contract/sandbox.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
@@ -18,6 +19,7 @@ import { startServer } from '../server/index.js';
 
 export type { ChaosRule, ChaosState } from '../contract/sandbox.js';
 export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
+export type { CheckFinding, MessageCheck, MessageChecks } from '../contract/checks.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
@@ -34,6 +36,10 @@ export interface SandboxOptions {
   maxMessages?: number | null;
   /** The server's log lines on stderr (default: none). */
   log?: boolean;
+  /** A SpamAssassin spamd (`HOST:PORT`) for the spam check of `inbox.check` (default: that check is skipped). */
+  spamd?: string;
+  /** Let the links check of `inbox.check` reach loopback and private addresses (a test's own HTTP server). */
+  checkPrivateLinks?: boolean;
 }
 
 /** A caught message, with what a test usually looks for in it. */
@@ -116,6 +122,11 @@ export interface Sandbox {
     list(opts?: { workspace?: string }): Promise<CaughtMessageSummary[]>;
     /** Deletes every caught message. */
     clear(): Promise<void>;
+    /**
+     * The checks of a caught message (docs/checks.md): HTML compatibility, links, authentication, content,
+     * accessibility, spam. Made on the first call and kept; `refresh: 'links'` checks the links again.
+     */
+    check(message: string | { id: string }, opts?: { refresh?: 'links' }): Promise<MessageChecks>;
   };
   clock: {
     /** The service's time. */
@@ -157,6 +168,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     openSignup: options.openSignup,
     sendRate: options.sendRate,
     maxMessages: options.maxMessages,
+    spamd: options.spamd,
+    checkPrivateLinks: options.checkPrivateLinks,
     log: createLogger({ silent: !options.log }),
   });
   const seed = server.ready.seed;
@@ -220,6 +233,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         (await caughtSince(client, undefined, undefined)).filter((m) => ofWorkspace(m, o.workspace)),
       async clear() {
         await client.sandbox('deleteMessages');
+      },
+      async check(message, o = {}) {
+        const id = typeof message === 'string' ? message : message.id;
+        return (
+          await client.sandbox('getMessageChecks', { params: { id }, query: o.refresh ? { refresh: o.refresh } : {} })
+        ).body;
       },
     },
     clock: {

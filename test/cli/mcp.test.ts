@@ -28,6 +28,7 @@ const TOOLS = [
   'send_email',
   'list_messages',
   'get_message',
+  'check_message',
   'wait_for_message',
   'list_events',
   'advance_clock',

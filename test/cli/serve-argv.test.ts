@@ -42,6 +42,16 @@ describe('svc serve argv', () => {
     }
   });
 
+  it('hands --spamd and --check-private-links to the server as they are (the server checks HOST:PORT)', async () => {
+    expect((await parse('serve', '--spamd', '127.0.0.1:783', '--check-private-links')).opts).toMatchObject({
+      spamd: '127.0.0.1:783',
+      checkPrivateLinks: true,
+    });
+    const none = (await parse('serve')).opts as { spamd?: string; checkPrivateLinks?: boolean };
+    expect(none.spamd).toBeUndefined();
+    expect(none.checkPrivateLinks).toBeUndefined();
+  });
+
   it.each([
     [['serve', '--max-messages', '0'], /--max-messages <n\|off>.*at least 1 .*or off to keep every one/],
     [['serve', '--max-messages', '-5'], /--max-messages/],

@@ -6,6 +6,7 @@
 //   dns.set('svc1._domainkey.foo.test', 'TXT', ['v=DKIM1; k=rsa; p=…']);
 //   dns.set('bounces.foo.test', 'MX', ['10 feedback.svc.test']);   // or [{ priority: 10, exchange: '…' }]
 //   dns.set('links.foo.test', 'CNAME', ['track.svc.test']);
+//   dns.set('shop.foo.test', 'A', ['127.0.0.1']);
 //   dns.remove('links.foo.test', 'CNAME');
 //   dns.address; // '127.0.0.1:PORT'
 //   await dns.close();
@@ -15,7 +16,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 
-export type ZoneType = 'TXT' | 'MX' | 'CNAME';
+export type ZoneType = 'TXT' | 'MX' | 'CNAME' | 'A' | 'AAAA';
 export type MxValue = { priority: number; exchange: string };
 
 export interface DnsServer {

@@ -86,7 +86,9 @@ type Optional =
   | 'json'
   | 'maxDbSize'
   | 'smtpTlsCert'
-  | 'smtpTlsKey';
+  | 'smtpTlsKey'
+  | 'spamd'
+  | 'checkPrivateLinks';
 
 /** `svc serve`'s flags: the server's own options (one type, the server's), and what the command does itself. */
 export type ServeFlags = Required<Pick<ServeOptions, Given>> &
@@ -513,6 +515,8 @@ export function serveCommand(runner: Runner): Command {
         'remove caught mail, /v1 messages and events older than this: 7d, 12h, 30m, seconds (default: off)',
         parseMaxAge,
       )
+      .option('--spamd <host:port>', 'a SpamAssassin spamd for the spam check of caught mail (default: none, skipped)')
+      .option('--check-private-links', 'let the links check of caught mail reach loopback and private addresses')
       .option('--json', 'log as JSON lines on stdout')
       .option('-q, --quiet', 'log only warnings and errors (--log-level warn); the summary on a terminal stays')
       .addOption(

@@ -188,6 +188,28 @@ export function tools(): Tool[] {
       },
     }),
     tool({
+      name: 'check_message',
+      title: 'Check a caught message',
+      description:
+        'Checks a caught message the way a careful reviewer would (docs/checks.md): `html-compatibility` (its HTML ' +
+        "and CSS against each mail client's support, a market-weighted score, findings with line and column), " +
+        '`links` (what every link and image answers), `authentication` (SPF, DKIM, DMARC as a receiver judges ' +
+        'them), `content` (text part, alt text, size, unsubscribe headers, subject, valid HTML), `accessibility` and ' +
+        '`spam` (with a spamd). Answers the report: `summary` {errors, warnings, notices, score} and `checks`, each ' +
+        'with its `status` and `findings` (severity, rule, title, detail). Made on the first call and kept; ' +
+        '`refresh_links` checks the links again.',
+      input: z.strictObject({
+        id: z.string().min(1).max(64).describe("the caught message's id (eml_…)"),
+        refresh_links: z.boolean().optional().describe('check the links again rather than answer the kept result'),
+      }),
+      annotations: { readOnlyHint: true, openWorldHint: true },
+      structured: false,
+      async run({ id, refresh_links }, { ctx }) {
+        const query = refresh_links ? { refresh: 'links' as const } : {};
+        return (await (await ctx.client()).sandbox('getMessageChecks', { params: { id }, query })).body;
+      },
+    }),
+    tool({
       name: 'wait_for_message',
       title: 'Wait for the next message',
       description:
@@ -410,7 +432,8 @@ export function toolError(name: string, err: unknown, c: ClientErrors): ToolResu
 export const INSTRUCTIONS =
   "svc's tools for testing an app's email flows against a local `svc serve`: send_email sends through the API; " +
   'wait_for_message waits for the next caught message (with extract: "code" or "link", its one-time code or link, ' +
-  'for a sign-up or a password reset); list_messages and get_message read the caught mail; list_events lists the ' +
+  'for a sign-up or a password reset); list_messages and get_message read the caught mail; check_message checks ' +
+  'one (client support, links, authentication, content); list_events lists the ' +
   'delivery events; advance_clock moves the manual clock (scheduled sends, retries); publish_domain_records ' +
   "publishes a domain's records in the sandbox DNS zone; set_chaos makes the sandbox fail on purpose (an API " +
   "route's status, a delay, a dropped connection, an SMTP reply). A call that fails answers isError with the " +

@@ -28,7 +28,8 @@ export type DkimVerdict = 'pass' | 'fail' | 'none';
 /** A message as the SMTP sink hands it over: its envelope, its header fields and a glance at its body. */
 export interface CaughtMail {
   raw: Buffer;
-  envelope: { mailFrom: string | null; rcptTo: string[] };
+  /** The envelope, and the client that gave it: its address and the name it said HELO/EHLO with. */
+  envelope: { mailFrom: string | null; rcptTo: string[]; clientIp?: string | null; helo?: string | null };
   messageIdHeader: string | null;
   from: string | null;
   to: string[];
@@ -211,6 +212,8 @@ export function createInbox(deps: InboxDeps) {
         workspace_id: origin?.workspaceId ?? mail.workspaceId ?? null,
         mail_from: mail.envelope.mailFrom,
         rcpt_to: mail.envelope.rcptTo,
+        client_ip: mail.envelope.clientIp ?? null,
+        helo: mail.envelope.helo ?? null,
         from_addr: mail.from,
         to_addrs: mail.to,
         cc_addrs: mail.cc,

@@ -26,6 +26,8 @@ import { createInbox, type DkimVerdict } from './inbox.js';
 import { createZone } from './zone.js';
 import { createSandboxClock } from './clock.js';
 import { caughtOrigin } from './message-ids.js';
+import { createCheckStore } from '../store/checks.js';
+import { type Checker, createChecks } from './checks.js';
 
 export interface CoreOptions {
   /** Sending requests per second per workspace (bucket of twice that). */
@@ -36,6 +38,8 @@ export interface CoreOptions {
   retention?: RetentionPolicy;
   /** Verifies a caught message's DKIM signatures, looking keys up with the resolver (none: every verdict is `none`). */
   verifyDkim?: (raw: Buffer, resolver: Resolver) => Promise<DkimVerdict>;
+  /** Computes caught messages' checks (none: the checks route answers 503). */
+  checker?: Checker;
 }
 
 /** The deps of core, where `resolver` may be `'sandbox'`: the sandbox zone, which core keeps. */
@@ -43,7 +47,7 @@ export type CoreDeps = Omit<Deps, 'resolver'> & { resolver: Resolver | 'sandbox'
 
 export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 50, blockPatterns: [] }) {
   const domainStore = createDomainStore(coreDeps.db);
-  const zone = createZone(domainStore);
+  const zone = createZone(domainStore, coreDeps.config.providerHosts);
   const deps: Deps = { ...coreDeps, resolver: coreDeps.resolver === 'sandbox' ? zone.resolver : coreDeps.resolver };
   const accountStore = createAccountStore(deps.db);
   const windows = createWindows(createRateStore(deps.db), deps.clock);
@@ -78,8 +82,9 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     opts.retention ?? { maxMessages: DEFAULT_MAX_MESSAGES, maxAge: null },
   );
   const verifyDkim = opts.verifyDkim;
+  const sinkStore = createSinkStore(deps.db);
   const inbox = createInbox({
-    store: createSinkStore(deps.db),
+    store: sinkStore,
     clock: deps.clock,
     commit: deps.commit,
     origin: (header) => caughtOrigin(header, messageStore.workspaceOf),
@@ -91,6 +96,14 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
       deps.changes.notify('sink');
       retention.caught();
     },
+  });
+  const checks = createChecks({
+    store: createCheckStore(deps.db),
+    sink: sinkStore,
+    tracking,
+    messages: messageStore,
+    resolver: deps.resolver,
+    checker: opts.checker,
   });
   return {
     accounts,
@@ -108,6 +121,8 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     webhooks,
     retention,
     inbox,
+    /** Caught messages' checks, kept with them. */
+    checks,
     /** How domain records are looked up: the sandbox zone or real DNS. */
     resolver: deps.resolver,
   };

@@ -58,6 +58,29 @@ export function createTracking(deps: Deps & { store: MessageStore; emails: Email
       return out;
     },
 
+    /**
+     * The HTML as its author wrote it, from the HTML `instrument` made: each click link this server signed put back to
+     * its target, and the open pixel taken out; and the targets that were tracked. Lines stay where they were.
+     */
+    untrack(html: string): { html: string; tracked: string[] } {
+      const tracked = new Set<string>();
+      const out = html
+        .replace(
+          /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+?\/t\/c\/([\w-]+\.[\w-]+))\2/gi,
+          (whole, pre: string, q: string, _url: string, t: string) => {
+            const target = read(t)?.u;
+            if (!target) return whole;
+            tracked.add(target);
+            return `${pre}${q}${target.replace(/&/g, '&amp;')}${q}`;
+          },
+        )
+        .replace(
+          /<img src="https?:\/\/[^"]+?\/t\/o\/([\w-]+\.[\w-]+)" width="1" height="1" alt="" style="display:none">/g,
+          (whole, t: string) => (read(t) ? '' : whole),
+        );
+      return { html: out, tracked: [...tracked] };
+    },
+
     /** A click: records `email.clicked` and returns where to redirect, or null for a bad token. */
     click(t: string, ctx: { user_agent: string | null; ip: string }): string | null {
       const p = read(t);

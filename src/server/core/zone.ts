@@ -1,7 +1,17 @@
 // `--dns sandbox`: the sandbox zone stored in SQLite answers as a resolver would; the sandbox routes write records
 // into it and take them out.
-import type { DnsAnswer, Resolver } from './deps.js';
+import type { DnsAnswer, ProviderHosts, Resolver } from './deps.js';
 import type { DomainStore, ZoneRecord } from '../store/domains.js';
+
+/**
+ * The provider's own records, which customers' records lean on: the SPF host their MAIL FROM domains include. Locally
+ * the provider sends from this machine, and the sink sees the service's mail come from a loopback address, so its SPF
+ * record covers those: a receiver's SPF check of the service's own mail passes (docs/checks.md). A record put at the
+ * same host and type through the sandbox routes takes its place.
+ */
+export function providerRecords(hosts: ProviderHosts): ZoneRecord[] {
+  return [{ host: hosts.spf, type: 'TXT', values: ['v=spf1 ip4:127.0.0.0/8 ip6:::1 -all'], state: 'visible' }];
+}
 
 function notFound(name: string): Error {
   return Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
@@ -15,17 +25,20 @@ export function txtChunks(value: string): string[] {
   return out.length ? out : [''];
 }
 
-export function sandboxResolver(store: DomainStore): Resolver {
+export function sandboxResolver(store: DomainStore, provider: ZoneRecord[] = []): Resolver {
+  const builtIn = new Map(provider.map((r) => [`${r.host} ${r.type}`, r]));
+  const get = (host: string, type: string) =>
+    store.zoneGet(host, type) ?? builtIn.get(`${host.toLowerCase().replace(/\.$/, '')} ${type}`);
   return {
     name: 'sandbox',
     async lookup(host, type): Promise<DnsAnswer[]> {
-      const row = store.zoneGet(host, type);
+      const row = get(host, type);
       if (!row) return [{ state: 'none' }];
       if (row.state === 'propagating') return [{ state: 'propagating' }];
       return [{ state: 'found', values: row.values }];
     },
     async resolve(name, rrtype) {
-      const row = store.zoneGet(name, rrtype);
+      const row = get(name, rrtype);
       if (row?.state !== 'visible') throw notFound(name);
       const values = row.values;
       if (rrtype === 'TXT') return values.map(txtChunks);
@@ -40,10 +53,10 @@ export function sandboxResolver(store: DomainStore): Resolver {
   };
 }
 
-/** The sandbox zone: its resolver, and the records the sandbox routes put and delete. */
-export function createZone(store: DomainStore) {
+/** The sandbox zone: its resolver (with the provider's own records), and the records the sandbox routes put and delete. */
+export function createZone(store: DomainStore, hosts: ProviderHosts) {
   return {
-    resolver: sandboxResolver(store),
+    resolver: sandboxResolver(store, providerRecords(hosts)),
     /** The record of a host and type, as stored. */
     get: (host: string, type: string) => store.zoneGet(host, type),
     /** PUT /sandbox/dns: sets a host's records of one type (the host in lower case, without a final dot). */

@@ -41,6 +41,7 @@ export function sandboxRoutes(core: Core, runDue: () => Promise<number>, chaos: 
         headers: attachmentHeaders(a, index),
       };
     },
+    getMessageChecks: async ({ params, query }) => ({ body: await core.checks.get(params.id!, query.refresh) }),
     deleteMessage: ({ params }) => inbox.remove(params.id!),
     deleteMessages: () => inbox.clear(),
     markMessageRead: ({ params }) => ({ body: inbox.markRead(params.id!, true) }),

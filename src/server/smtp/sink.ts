@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
-import type { DkimVerdict, Inbox } from '../core/inbox.js';
+import type { CaughtMail, DkimVerdict, Inbox } from '../core/inbox.js';
 import type { Chaos, ChaosHit, SmtpStage } from '../sandbox/chaos.js';
 import { glanceBody, previewOf } from './body-text.js';
 import { useSinkConnections } from './connection.js';
@@ -60,7 +60,7 @@ export async function verifyDkim(raw: Buffer, resolver: MailauthResolver | undef
 export async function ingest(
   deps: SinkDeps,
   raw: Buffer,
-  envelope: { mailFrom: string | null; rcptTo: string[] },
+  envelope: CaughtMail['envelope'],
   workspaceId: string | null = null,
 ): Promise<string | null> {
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
@@ -187,6 +187,9 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
       const envelope = {
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
+        // Who handed it over, as a receiver's SPF check judges it.
+        clientIp: session.remoteAddress || null,
+        helo: session.hostNameAppearsAs || null,
       };
       // A client that declared the message's size (SIZE, RFC 1870; the service's own sender does) has it gathered in
       // one Buffer of that size.

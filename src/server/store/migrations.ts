@@ -383,4 +383,20 @@ UPDATE sink_messages SET tags = (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'message checks',
+    sql: `
+-- A caught message's checks (core/checks.ts): made when they are first asked for, then kept with the message. The
+-- foreign key takes the report with its message whichever way that goes (one, all, retention).
+CREATE TABLE sink_checks (
+  seq INTEGER PRIMARY KEY REFERENCES sink_messages(seq) ON DELETE CASCADE,
+  report TEXT NOT NULL
+);
+-- The SMTP client that handed the message to the sink: its address and the name it gave in HELO/EHLO, which SPF
+-- judges a message by. Null for mail caught before this version.
+ALTER TABLE sink_messages ADD COLUMN client_ip TEXT;
+ALTER TABLE sink_messages ADD COLUMN helo TEXT;
+`,
+  },
 ];

@@ -21,6 +21,9 @@ export interface SinkRow {
   workspace_id: string | null;
   mail_from: string | null;
   rcpt_to: string[];
+  /** The SMTP client's address and HELO/EHLO name; null when not known (mail caught by an older version). */
+  client_ip?: string | null;
+  helo?: string | null;
   from_addr: string | null;
   to_addrs: string[];
   cc_addrs: string[];
@@ -156,9 +159,9 @@ export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
     `INSERT INTO sink_messages (id, message_id_header, svc_message_id, from_service, workspace_id, mail_from, rcpt_to, from_addr, to_addrs,
-       cc_addrs, subject, dkim, size, received_at, preview, has_attachments, tags)
+       cc_addrs, subject, dkim, size, received_at, preview, has_attachments, tags, client_ip, helo)
      SELECT @id, @message_id_header, @svc_message_id, @from_service, @workspace_id, @mail_from, @rcpt_to, @from_addr, @to_addrs,
-       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments, @tags
+       @cc_addrs, @subject, @dkim, @size, @received_at, @preview, @has_attachments, @tags, @client_ip, @helo
      WHERE NOT (@from_service = 1 AND @message_id_header IS NOT NULL AND EXISTS (
        SELECT 1 FROM sink_messages WHERE message_id_header = @message_id_header AND from_service = 1))`,
   );
@@ -172,6 +175,8 @@ export function createSinkStore(db: Db) {
     const r = insert.run({
       ...row,
       tags: row.tags ?? null,
+      client_ip: row.client_ip ?? null,
+      helo: row.helo ?? null,
       rcpt_to: JSON.stringify(row.rcpt_to),
       to_addrs: JSON.stringify(row.to_addrs),
       cc_addrs: JSON.stringify(row.cc_addrs),

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { examples, type Runner } from '../../command.js';
+import { inboxCheckCommand } from './check.js';
 import { inboxListCommand } from './list.js';
 import { inboxShowCommand } from './show.js';
 import { inboxWaitCommand } from './wait.js';
@@ -7,13 +8,15 @@ import { inboxWaitCommand } from './wait.js';
 export function inboxCommand(runner: Runner): Command {
   return examples(
     new Command('inbox').description(
-      'Caught mail of a local server (`svc serve`): list, follow, show, or wait for the next message',
+      'Caught mail of a local server (`svc serve`): list, follow, show, wait for the next message, or check one',
     ),
     'svc inbox --follow',
     'svc inbox show eml_…',
     'svc inbox wait --to ada@example.org --extract code',
+    'svc inbox check eml_… --fail-on warning',
   )
     .addCommand(inboxListCommand(runner), { isDefault: true })
     .addCommand(inboxShowCommand(runner))
-    .addCommand(inboxWaitCommand(runner));
+    .addCommand(inboxWaitCommand(runner))
+    .addCommand(inboxCheckCommand(runner));
 }

@@ -1,0 +1,358 @@
+// `links`: every link and image URL of a message, asked over the network what it answers (docs/checks.md#links).
+// HEAD first, GET when HEAD is refused; redirects followed one hop at a time and reported; a few requests at once and
+// fewer per host; answers kept for a while, per server run. A host is resolved before it is connected to, and an
+// address that is not public (loopback, private, link-local, …) is not connected to unless `--check-private-links`
+// allows it: a message must not make the server reach into the network it runs in. The connection is made to the
+// address that was checked (the connector's lookup answers from the same resolution), never to a second answer.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, request } from 'undici';
+import type { CheckFinding, LinkResult } from '../../contract/checks.js';
+import { makeResolver } from '../../lib/dns.js';
+import { VERSION } from '../../lib/version.js';
+import { linkFindings, notWebFindings, otherDomainFindings, type Probe } from './link-findings.js';
+import type { FoundUrl } from './markup.js';
+
+/** How long one request may take, from connecting to the response's headers, unless told otherwise. */
+export const LINK_TIMEOUT_MS = 10_000;
+/** Requests in flight at once, and to one host. */
+const MAX_IN_FLIGHT = 4;
+const MAX_PER_HOST = 2;
+/** Redirects followed before a link counts as going round in circles. */
+const MAX_REDIRECTS = 10;
+/** How long an answer is reused for another message (service clock). */
+export const LINK_CACHE_MS = 5 * 60_000;
+
+export interface LinkCheckerOptions {
+  /** Connect to loopback and private addresses too (`svc serve --check-private-links`). */
+  privateLinks: boolean;
+  timeoutMs?: number;
+  /** The service clock, for how long answers are kept. */
+  now(): number;
+  /** A DNS server (`HOST[:PORT]`) to look hosts up with (`--dns system --dns-server`); the system's lookup without. */
+  dnsServer?: string | null;
+}
+
+type Resolution = { addresses: { address: string; family: number }[] } | { error: string };
+
+/** The kind of a non-public address (`loopback`, `private`, `link-local`, …); null for a public one. */
+export function addressKind(address: string): string | null {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address);
+  } catch {
+    return 'invalid';
+  }
+  const range = ip.range();
+  if (range === 'unicast') return null;
+  return range === 'linkLocal' ? 'link-local' : range === 'uniqueLocal' ? 'private' : range;
+}
+
+/** Whether a host name is a loopback name that needs no DNS (RFC 6761). */
+const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+
+/** A network failure in a few words, and what kind of finding it makes. */
+function failureOf(err: unknown): NonNullable<Probe['failure']> {
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = e.cause?.code ?? e.code ?? '';
+  const name = (e as Error).name;
+  if (code === 'ESVCPRIVATE') return { kind: 'private', detail: (e.cause ?? e).message };
+  if (name === 'TimeoutError' || name === 'AbortError' || /TIMEOUT/.test(code)) {
+    return { kind: 'timeout', detail: 'no answer in time' };
+  }
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)) {
+    return { kind: 'tls', detail: `TLS: ${(e.cause ?? e).message}` };
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { kind: 'host-unknown', detail: 'the host name does not resolve' };
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'the connection was refused',
+    ECONNRESET: 'the connection was reset',
+    EHOSTUNREACH: 'the host is unreachable',
+    ENETUNREACH: 'the network is unreachable',
+    UND_ERR_SOCKET: 'the connection closed before an answer',
+  };
+  return { kind: 'unreachable', detail: words[code] ?? ((e.cause ?? e).message || code) };
+}
+
+/** Runs tasks a few at a time (`MAX_IN_FLIGHT`), and fewer at once for one host (`MAX_PER_HOST`), in the order given. */
+export function limiter() {
+  let inFlight = 0;
+  const perHost = new Map<string, number>();
+  const waiting: { host: string; start: () => void }[] = [];
+  const next = () => {
+    for (let i = 0; i < waiting.length && inFlight < MAX_IN_FLIGHT; i++) {
+      const w = waiting[i]!;
+      if ((perHost.get(w.host) ?? 0) >= MAX_PER_HOST) continue;
+      waiting.splice(i--, 1);
+      w.start();
+    }
+  };
+  return <T>(host: string, task: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      waiting.push({
+        host,
+        start: () => {
+          inFlight++;
+          perHost.set(host, (perHost.get(host) ?? 0) + 1);
+          // The slot is free (and the next task started) before the caller goes on.
+          task()
+            .finally(() => {
+              inFlight--;
+              perHost.set(host, perHost.get(host)! - 1);
+              next();
+            })
+            .then(resolve, reject);
+        },
+      });
+      next();
+    });
+}
+
+export interface LinkContext {
+  /** Live mail (a `/v1` message sent with a live key); false for test mail, null for mail from another program. */
+  live: boolean | null;
+  /** The From address's domain. */
+  fromDomain: string | null;
+  /** The URLs the service rewrote for click tracking (as their authors wrote them). */
+  tracked: ReadonlySet<string>;
+  /** Ask again rather than reuse a kept answer. */
+  refresh: boolean;
+}
+
+export type LinksOutcome =
+  | { skipped: string; links: LinkResult[] }
+  | { skipped: null; links: LinkResult[]; findings: CheckFinding[] };
+
+export function createLinkChecker(opts: LinkCheckerOptions) {
+  const timeoutMs = opts.timeoutMs ?? LINK_TIMEOUT_MS;
+  const resolutions = new Map<string, { at: number; promise: Promise<Resolution> }>();
+  const answers = new Map<string, { at: number; promise: Promise<Probe> }>();
+  const limit = limiter();
+  const server = opts.dnsServer ? makeResolver(opts.dnsServer, timeoutMs) : null;
+  /** A host's addresses, from the system's lookup (hosts file included) or the DNS server given. */
+  async function lookupHost(host: string): Promise<{ address: string; family: number }[]> {
+    if (!server) return dnsLookup(host, { all: true, verbatim: true });
+    const [v4, v6] = await Promise.allSettled([server.resolve4(host), server.resolve6(host)]);
+    const addresses = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (!addresses.length)
+      throw v4.status === 'rejected' ? v4.reason : Object.assign(new Error(host), { code: 'ENOTFOUND' });
+    return addresses;
+  }
+
+  /** A host's addresses, looked up once a while (service clock). */
+  function resolve(host: string, refresh = false): Promise<Resolution> {
+    const kept = resolutions.get(host);
+    if (kept && !refresh && opts.now() - kept.at < LINK_CACHE_MS) return kept.promise;
+    const promise: Promise<Resolution> = isIP(host)
+      ? Promise.resolve({ addresses: [{ address: host, family: isIP(host) }] })
+      : isLocalName(host)
+        ? Promise.resolve({
+            addresses: [
+              { address: '127.0.0.1', family: 4 },
+              { address: '::1', family: 6 },
+            ],
+          })
+        : lookupHost(host).then(
+            (addresses) => ({ addresses }),
+            (err: NodeJS.ErrnoException) => ({ error: err.code ?? err.message }),
+          );
+    resolutions.set(host, { at: opts.now(), promise });
+    return promise;
+  }
+
+  /** The addresses a connection may go to; a refusal names the kind of address. */
+  async function allowed(host: string): Promise<{ address: string; family: number }[]> {
+    const r = await resolve(host);
+    if ('error' in r) throw Object.assign(new Error(`${host} does not resolve (${r.error})`), { code: r.error });
+    if (!opts.privateLinks) {
+      const kinds = r.addresses.map((a) => addressKind(a.address)).filter((k) => k !== null);
+      if (kinds.length) {
+        throw Object.assign(new Error(`${host} is a ${kinds[0]} address`), { code: 'ESVCPRIVATE' });
+      }
+    }
+    return r.addresses;
+  }
+
+  // The connector looks a host up through `allowed`: the address it connects to is the one that was checked.
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    allowed(hostname.replace(/^\[|\]$/g, '')).then(
+      (addresses) => {
+        if ((options as { all?: boolean }).all) (callback as (e: null, a: typeof addresses) => void)(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (err: Error) => callback(err as NodeJS.ErrnoException, '', 0),
+    );
+  };
+  const agent = new Agent({
+    connect: { lookup, timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: MAX_PER_HOST,
+  });
+
+  /** One request of one hop; its status, Location and Content-Type, the body left unread. */
+  async function ask(url: URL, method: 'HEAD' | 'GET') {
+    const res = await limit(url.host, () =>
+      request(url, {
+        method,
+        dispatcher: agent,
+        headers: { 'user-agent': `svc-link-check/${VERSION}`, accept: '*/*' },
+        signal: AbortSignal.timeout(timeoutMs),
+      }),
+    );
+    await res.body.dump().catch(() => {});
+    const h = (name: string) => {
+      const v = res.headers[name];
+      return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+    };
+    return { status: res.statusCode, location: h('location'), contentType: h('content-type') };
+  }
+
+  /** Follows a URL to its final answer. */
+  async function probe(start: string): Promise<Probe> {
+    const redirects: string[] = [];
+    let url = new URL(start);
+    let downgraded = false;
+    const seen = new Set([url.href]);
+    for (;;) {
+      let answer: Awaited<ReturnType<typeof ask>>;
+      try {
+        // Every hop's host passes the address check, an IP address too (which the connector does not look up).
+        await allowed(url.hostname.replace(/^\[|\]$/g, ''));
+        answer = await ask(url, 'HEAD');
+        // Some servers refuse HEAD (405, 501) or answer it wrongly: a GET has the last word on an error.
+        if (answer.status >= 400) answer = await ask(url, 'GET');
+      } catch (err) {
+        return { status: null, redirects, contentType: null, failure: failureOf(err), downgraded };
+      }
+      if (answer.status >= 300 && answer.status < 400 && answer.location) {
+        const next = new URL(answer.location, url);
+        if (url.protocol === 'https:' && next.protocol === 'http:') downgraded = true;
+        redirects.push(next.href);
+        if (seen.has(next.href) || redirects.length > MAX_REDIRECTS) {
+          return {
+            status: answer.status,
+            redirects,
+            contentType: null,
+            failure: {
+              kind: 'loop',
+              detail: seen.has(next.href)
+                ? 'it redirects in a circle'
+                : `it redirects more than ${MAX_REDIRECTS} times`,
+            },
+            downgraded,
+          };
+        }
+        seen.add(next.href);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+          return { status: answer.status, redirects, contentType: null, failure: null, downgraded };
+        }
+        url = next;
+        continue;
+      }
+      return { status: answer.status, redirects, contentType: answer.contentType, failure: null, downgraded };
+    }
+  }
+
+  function answerOf(url: string, refresh: boolean): Promise<Probe> {
+    const kept = answers.get(url);
+    if (kept && !refresh && opts.now() - kept.at < LINK_CACHE_MS) return kept.promise;
+    const promise = probe(url);
+    answers.set(url, { at: opts.now(), promise });
+    return promise;
+  }
+
+  return {
+    /** Checks every URL found in a message (links of the HTML and the text part, images). */
+    async check(found: FoundUrl[], ctx: LinkContext): Promise<LinksOutcome> {
+      const findings: CheckFinding[] = [];
+      const byUrl = new Map<string, FoundUrl>();
+      for (const f of found) {
+        const prior = byUrl.get(f.url);
+        // The HTML's place wins over the text part's (which has none); a link over an image.
+        if (!prior || (prior.line === null && f.line !== null)) byUrl.set(f.url, { ...f, kind: prior?.kind ?? f.kind });
+      }
+      const web: { f: FoundUrl; url: URL }[] = [];
+      const odd: FoundUrl[] = [];
+      for (const f of byUrl.values()) {
+        if (/^(mailto|tel|sms|cid|data):/i.test(f.url) || f.url.startsWith('#')) continue;
+        let url: URL | null = null;
+        try {
+          url = new URL(f.url);
+        } catch {}
+        if (url && (url.protocol === 'http:' || url.protocol === 'https:')) web.push({ f, url });
+        else odd.push(f);
+      }
+      findings.push(...notWebFindings(odd));
+      // Which hosts resolve: none at all means no network here, and names cannot be checked.
+      const hosts = [...new Set(web.map((w) => w.url.hostname.replace(/^\[|\]$/g, '')))];
+      const resolved = new Map(await Promise.all(hosts.map(async (h) => [h, await resolve(h, ctx.refresh)] as const)));
+      const names = hosts.filter((h) => !isIP(h) && !isLocalName(h));
+      const offline = names.length > 0 && names.every((h) => 'error' in resolved.get(h)!);
+
+      const results = await Promise.all(
+        web.map(async ({ f, url }): Promise<{ link: LinkResult; probe: Probe | null }> => {
+          const host = url.hostname.replace(/^\[|\]$/g, '');
+          const r = resolved.get(host)!;
+          const base = {
+            url: f.url,
+            kind: f.kind,
+            tracked: ctx.tracked.has(f.url),
+            line: f.line,
+            column: f.column,
+          };
+          const unchecked = (error: string) => ({ link: { ...base, status: null, redirects: [], error }, probe: null });
+          if (offline && !isIP(host) && !isLocalName(host)) return unchecked('not checked: no host name resolves here');
+          const kind = kindOf(r);
+          if (kind && !opts.privateLinks) {
+            return unchecked(`not checked: ${host} is a ${kind} address (svc serve --check-private-links checks it)`);
+          }
+          const p = await answerOf(f.url, ctx.refresh);
+          return {
+            link: { ...base, status: p.status, redirects: p.redirects, error: p.failure?.detail ?? null },
+            probe: p,
+          };
+        }),
+      );
+      const links = results.map((r) => r.link);
+
+      for (const { link, probe } of results) {
+        const host = new URL(link.url).hostname.replace(/^\[|\]$/g, '');
+        findings.push(
+          ...linkFindings(link, probe, {
+            host,
+            kind: kindOf(resolved.get(host)!),
+            live: ctx.live,
+            privateLinks: opts.privateLinks,
+            timeoutMs,
+          }),
+        );
+      }
+      findings.push(...otherDomainFindings(links, ctx.fromDomain));
+
+      const checked = links.filter((l) => !l.error?.startsWith('not checked'));
+      if (offline) {
+        const reason = `no host name resolves here (looked up ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): this machine seems to have no network`;
+        if (!checked.length) return { skipped: `The links were not checked: ${reason}.`, links };
+        findings.push({
+          severity: 'notice',
+          rule: 'links-offline',
+          title: `${links.length - checked.length} links were not checked`,
+          detail: `${reason[0]!.toUpperCase()}${reason.slice(1)}.`,
+        });
+      }
+      return { skipped: null, links, findings };
+    },
+    close: () => agent.close(),
+  };
+}
+export type LinkChecker = ReturnType<typeof createLinkChecker>;
+
+/** The kind of the first non-public address a host resolved to; null when all are public (or it did not resolve). */
+const kindOf = (r: Resolution) =>
+  'error' in r ? null : (r.addresses.map((a) => addressKind(a.address)).find((k) => k !== null) ?? null);

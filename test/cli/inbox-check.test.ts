@@ -1,0 +1,142 @@
+// `svc inbox check` with the built binary against the real server: the findings as a CI script reads them (piped,
+// --json), the exit code --fail-on gives it, and the summary and table a person sees in a terminal.
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pty from '@lydell/node-pty';
+import { execa } from 'execa';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessageChecks } from '../../src/contract/checks.js';
+import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/checks/${name}`, import.meta.url), 'utf8');
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+describe('svc inbox check', { timeout: 120_000 }, () => {
+  let s: TestServer;
+  let home: string;
+  /** A receipt sent through /v1 (nothing worse than notices), and mail another program dropped (not authenticated). */
+  let receipt: string;
+  let dropped: string;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    home = mkdtempSync(join(tmpdir(), 'svc-check-'));
+    s = await startTestServer();
+    const sent = await s.call('POST', '/v1/emails', {
+      token: s.ready.seed!.api_key_test!,
+      body: {
+        from: 'The Shop <orders@example.test>',
+        to: 'ada@example.org',
+        subject: 'Your receipt',
+        html: fixture('receipt.html'),
+        text: fixture('receipt.txt'),
+      },
+    });
+    expect(sent.status).toBe(202);
+    await s.settle();
+    receipt = (await s.admin('GET', '/sandbox/messages?limit=1')).body.data[0].id;
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
+    await t.sendMail({
+      from: 'Deals <deals@other.test>',
+      to: 'ada@example.org',
+      subject: 'Weekend sale',
+      html: fixture('promo-no-alt.html'),
+    });
+    t.close();
+    dropped = (await s.admin('GET', '/sandbox/messages?limit=1')).body.data[0].id;
+  }, 120_000);
+  afterAll(async () => {
+    await s.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const env = () => ({
+    PATH: process.env.PATH!,
+    HOME: home,
+    SVC_CONFIG_DIR: join(home, 'config'),
+    SVC_BASE_URL: s.api,
+    SVC_ADMIN_TOKEN: s.adminToken,
+    SVC_CREDENTIAL_STORE: 'file',
+  });
+  const svc = (args: string[]) =>
+    execa(process.execPath, [BIN, 'inbox', 'check', ...args], {
+      env: env(),
+      extendEnv: false,
+      reject: false,
+      cwd: ROOT,
+    });
+
+  it('piped: one tab-separated line per finding, the summary on stderr, exit 0 without errors', async () => {
+    const r = await svc([receipt]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      new RegExp(`^${receipt}: 0 errors, 0 warnings, \\d+ notices; HTML compatibility \\d+/100$`),
+    );
+    const lines = r.stdout.split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) {
+      const [severity, check, rule, where] = line.split('\t');
+      expect(line.split('\t')).toHaveLength(6);
+      expect(severity).toBe('notice');
+      expect(check).toBe('html-compatibility');
+      expect(rule).toMatch(/^(css|html)-/);
+      expect(where).toMatch(/^(\d+:\d+|-)$/);
+    }
+  });
+
+  it('exits 1 when a finding at or above --fail-on exists, and says how many', async () => {
+    expect((await svc([receipt, '--fail-on', 'warning'])).exitCode).toBe(0);
+    const notices = await svc([receipt, '--fail-on', 'notice']);
+    expect(notices.exitCode).toBe(1);
+    const count = notices.stdout.split('\n').length;
+    expect(notices.stderr).toContain(`${receipt} has ${count} findings at or above notice (--fail-on notice)`);
+
+    const failed = await svc([dropped]);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toMatch(/^error\tauthentication\tnot-authenticated\t-\tNeither SPF nor DKIM passes\t/m);
+    expect(failed.stdout).toMatch(/^warning\tcontent\timg-alt-missing\t11:48\t/m);
+    expect(failed.stderr).toContain(`${dropped} has 1 finding at or above error (--fail-on error)`);
+  });
+
+  it('--json prints the report alone, and still exits by --fail-on', async () => {
+    const r = await svc([dropped, '--json']);
+    expect(r.exitCode).toBe(1);
+    const report = MessageChecks.parse(JSON.parse(r.stdout));
+    expect(report.message_id).toBe(dropped);
+    expect(report.summary.errors).toBe(1);
+  });
+
+  it('refuses a severity it does not know', async () => {
+    const r = await svc([receipt, '--fail-on', 'fatal']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--fail-on.*fatal.*error, warning, notice/s);
+  });
+
+  it('on a terminal: the summary, each check, and the findings as a table', async () => {
+    const term = pty.spawn(process.execPath, [BIN, 'inbox', 'check', dropped], {
+      name: 'xterm-256color',
+      cols: 160,
+      rows: 80,
+      cwd: ROOT,
+      env: env(),
+    });
+    let raw = '';
+    term.onData((d) => (raw += d));
+    const code = await new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+    const lines = raw.replace(ANSI, '').split(/\r?\n/);
+    expect(code).toBe(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`^${dropped}  1 error, \\d+ warnings, \\d+ notices; HTML compatibility \\d+/100`),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^authentication +error +spf none, dkim none, dmarc none$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^spam +skipped +No spamd: start svc serve with --spamd/));
+    expect(lines).toContainEqual(expect.stringMatching(/^SEVERITY +CHECK +RULE +WHERE +FINDING +DETAIL$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^warning +content +img-alt-missing +11:48 +An image without alt text/),
+    );
+  });
+});
