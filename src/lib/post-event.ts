@@ -2,6 +2,7 @@
 // `svc webhooks listen --forward-to`. POST the event's raw body, signed, with the event id and attempt headers; a 2xx
 // within the timeout is a success, anything else (a redirect too, not followed) a failure described in a few words.
 import type { Dispatcher } from 'undici';
+import { loadUndici } from './undici.js';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../contract/signature.js';
 
 export interface PostEventOptions {
@@ -38,7 +39,7 @@ export async function postEvent(o: PostEventOptions): Promise<PostEventResult> {
   });
   try {
     // undici (a hundred modules) is loaded by the first attempt, not with the server or the command line.
-    const { request } = await import('undici');
+    const { request } = await loadUndici();
     const res = await request(o.url, {
       method: 'POST',
       dispatcher: o.dispatcher,

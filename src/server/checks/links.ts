@@ -7,9 +7,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
 import type { CheckFinding, LinkResult } from '../../contract/checks.js';
 import { makeResolver } from '../../lib/dns.js';
+import { loadUndici } from '../../lib/undici.js';
 import { VERSION } from '../../lib/version.js';
 import { linkFindings, notWebFindings, otherDomainFindings, type Probe } from './link-findings.js';
 import type { FoundUrl } from './markup.js';
@@ -188,15 +188,22 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
       (err: Error) => callback(err as NodeJS.ErrnoException, '', 0),
     );
   };
-  const agent = new Agent({
-    connect: { lookup, timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connections: MAX_PER_HOST,
-  });
+  // undici is loaded by the first link checked, not with the server.
+  let undici: ReturnType<typeof loadAgent> | undefined;
+  const loadAgent = () =>
+    loadUndici().then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connect: { lookup, timeout: timeoutMs },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connections: MAX_PER_HOST,
+      }),
+    }));
 
   /** One request of one hop; its status, Location and Content-Type, the body left unread. */
   async function ask(url: URL, method: 'HEAD' | 'GET') {
+    const { request, agent } = await (undici ??= loadAgent());
     const res = await limit(url.host, () =>
       request(url, {
         method,
@@ -348,7 +355,9 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
       }
       return { skipped: null, links, findings };
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (undici) await (await undici).agent.close();
+    },
   };
 }
 export type LinkChecker = ReturnType<typeof createLinkChecker>;

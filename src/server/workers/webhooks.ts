@@ -1,6 +1,7 @@
 // Webhook attempts (`webhook` jobs, one queue per endpoint): POST the event, signed (lib/post-event.ts), and record
 // what happened. The rules — which attempt is next and when, disabling an endpoint — live in core/webhooks.ts.
 import type { Dispatcher } from 'undici';
+import { loadUndici } from '../../lib/undici.js';
 import { postEvent } from '../../lib/post-event.js';
 import type { JobPayloads } from '../core/job-kinds.js';
 import type { Webhooks } from '../core/webhooks.js';
@@ -20,7 +21,7 @@ export function createWebhookAgent(timeoutMs = ATTEMPT_TIMEOUT_MS): WebhookAgent
   let agent: Promise<Dispatcher> | undefined;
   return {
     dispatcher: () =>
-      (agent ??= import('undici').then(
+      (agent ??= loadUndici().then(
         ({ Agent }) => new Agent({ connections: 64, keepAliveTimeout: 4_000, connect: { timeout: timeoutMs } }),
       )),
     close: async () => {
