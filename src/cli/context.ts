@@ -259,14 +259,6 @@ export function createContext(o: ContextOptions): Context {
 
   async function makeClient(): Promise<Client> {
     const { url } = await ctx.baseUrl();
-    // fetch parses HTTP with WebAssembly, which V8 compiles quickly for a first tier, then again, optimised, on a
-    // background thread once it runs hot — and a process cannot end while that compilation runs: ~70 ms after a
-    // command's answer was printed. A command's few answers are read as fast by the first tier: stay with it. The flag
-    // goes on only once fetch's own code is loaded (reading Response loads it; TLS too, for https): after any V8 flag
-    // changes, Node compiles the built-in modules it loads afresh instead of taking the compiled code it ships.
-    void globalThis.Response;
-    if (url.startsWith('https:')) process.getBuiltinModule('node:tls');
-    process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
     const { createClient } = await import('../client/index.js');
     const explicitKey = globals.apiKey ?? env.SVC_API_KEY;
     return createClient({
@@ -288,7 +280,7 @@ export function createContext(o: ContextOptions): Context {
   return ctx;
 }
 
-/** `note: POST /v1/emails answered 503 (service_unavailable); retry 1 of 3 in 0.4 s` */
+/** `note: POST /v1/emails answered 503 (unavailable); retry 1 of 3 in 0.4 s` */
 function retryLine(io: IO, r: RetryInfo): string {
   const url = new URL(r.url);
   const what =

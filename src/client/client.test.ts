@@ -3,7 +3,7 @@
 // the client retries and what it refuses; a service that stops answering is a small server of the test's own.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MockAgent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -339,9 +339,14 @@ describe('the client, against failures a real server does not produce on demand'
     expect(t.seen).toHaveLength(1);
   });
 
-  it('gives up at once on a port fetch will not connect to, and says why', async () => {
+  it('through fetch (given a dispatcher), gives up at once on a port fetch will not connect to, and says why', async () => {
     const slept: number[] = [];
-    const client = createClient({ baseUrl: 'http://127.0.0.1:6000/v1', sleep: async (ms) => void slept.push(ms) });
+    const dispatcher = new Agent();
+    const client = createClient({
+      baseUrl: 'http://127.0.0.1:6000/v1',
+      dispatcher,
+      sleep: async (ms) => void slept.push(ms),
+    });
     const err = await client.call('getOpenApi').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).code).toBe('ERR_BAD_PORT');
@@ -349,6 +354,7 @@ describe('the client, against failures a real server does not produce on demand'
       'could not reach http://127.0.0.1:6000/v1 (ERR_BAD_PORT: fetch connects to no port browsers block',
     );
     expect(slept).toEqual([]);
+    await dispatcher.close();
   });
 
   it('times out a service that sends no answer, or stops in the middle of its body', async () => {
@@ -368,6 +374,32 @@ describe('the client, against failures a real server does not produce on demand'
         .catch((e: unknown) => e);
       expect(stalled).toBeInstanceOf(ConnectionError);
       expect((stalled as ConnectionError).code).toBe('UND_ERR_BODY_TIMEOUT');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('through Node http (no dispatcher), retries a GET whose connection was reset and reads an answer sent in pieces', async () => {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      if (requests === 1) return void req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] });
+      const body = JSON.stringify({ data: [], has_more: false });
+      res.write(body.slice(0, 5));
+      setImmediate(() => res.end(body.slice(5)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const slept: number[] = [];
+      const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, sleep: async (ms) => void slept.push(ms) });
+      const r = await client.call('listDomains');
+      expect(r.body).toEqual({ data: [], has_more: false });
+      expect(r.headers.get('set-cookie')).toBe('a=1, b=2');
+      expect(requests).toBe(2);
+      expect(slept).toHaveLength(1);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -2,8 +2,8 @@
 // disagree on a method, a path or a body; every 2xx body is parsed with the contract's schema and every refusal
 // comes back as the service's Problem. With retries, idempotent sends and self-refreshing sessions.
 //
-// It speaks HTTP through Node's own fetch (undici as Node ships it, already compiled into the binary) rather than
-// the undici package, whose import alone costs a command-line run more than the request it makes.
+// It speaks HTTP through Node's own http and https modules (transport.ts): fetch, and the undici package more so, cost
+// a command-line run more than the request it makes.
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -24,6 +24,7 @@ import {
 } from './errors.js';
 import { inboxEvents } from './inbox-stream.js';
 import { expiresSoon, type SessionStore } from './session.js';
+import { readAll, send, type Sent } from './transport.js';
 
 export * from './errors.js';
 export { SERVICE_VERSION } from '../contract/common.js';
@@ -88,8 +89,8 @@ export interface ClientOptions {
   /** Longest `Retry-After` waited out; a longer one fails the call at once with the service's answer (default 60 s). */
   maxRetryAfterMs?: number;
   /**
-   * An undici dispatcher for every request (a connection pool, a proxy, or a MockAgent in tests): Node's fetch takes
-   * one from the undici package.
+   * An undici dispatcher for every request (a connection pool, a proxy, or a MockAgent in tests): the requests then go
+   * through Node's fetch, which takes one from the undici package.
    */
   dispatcher?: Dispatcher;
   userAgent?: string;
@@ -176,11 +177,15 @@ export function createClient(opts: ClientOptions) {
     for (let attempt = 0; ; attempt++) {
       let res: Exchange;
       try {
-        const r = await send(url, { method, headers, body }, timeout, timeout, o.signal);
+        const r = await send(
+          url,
+          { method, headers, body },
+          { headersMs: timeout, idleMs: timeout, signal: o.signal, dispatcher: opts.dispatcher },
+        );
         const bytes = await readAll(r);
         res = {
-          status: r.response.status,
-          headers: new ResponseHeaders(r.response.headers),
+          status: r.status,
+          headers: new ResponseHeaders(r.headers),
           text: utf8.decode(bytes),
           bytes,
         };
@@ -219,51 +224,6 @@ export function createClient(opts: ClientOptions) {
       }
       return res;
     }
-  }
-
-  /**
-   * One request through fetch, as undici's `request` made it: redirects are answered, not followed; no answer within
-   * `headersMs` fails with UND_ERR_HEADERS_TIMEOUT, and `idleMs` without a byte of the body with UND_ERR_BODY_TIMEOUT.
-   */
-  async function send(
-    url: URL,
-    init: { method: string; headers: Record<string, string>; body?: string },
-    headersMs: number,
-    idleMs: number,
-    signal?: AbortSignal,
-  ): Promise<Sent> {
-    const timeout = new AbortController();
-    let timer = setTimeout(
-      () => timeout.abort(timeoutError('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')),
-      headersMs,
-    ).unref();
-    const response = await fetch(url, {
-      ...init,
-      redirect: 'manual',
-      signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
-      // Node's fetch is typed with undici-types' Dispatcher, the undici package's own under another name.
-      ...(opts.dispatcher ? ({ dispatcher: opts.dispatcher } as object) : {}),
-    }).finally(() => clearTimeout(timer));
-    const idle = () => {
-      clearTimeout(timer);
-      timer = setTimeout(
-        () => timeout.abort(timeoutError('UND_ERR_BODY_TIMEOUT', 'Body Timeout Error')),
-        idleMs,
-      ).unref();
-    };
-    async function* chunks(): AsyncGenerator<Uint8Array> {
-      if (!response.body) return;
-      try {
-        idle();
-        for await (const chunk of response.body) {
-          idle();
-          yield chunk;
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    return { response, body: chunks() };
   }
 
   function target(root: string, e: Endpointish, o: CallOptions): URL {
@@ -458,15 +418,13 @@ export function createClient(opts: ClientOptions) {
       r = await send(
         target(sandboxBase, e, {}),
         { method: 'GET', headers },
-        DEFAULT_TIMEOUT_MS,
-        STREAM_IDLE_MS,
-        o.signal,
+        { headersMs: DEFAULT_TIMEOUT_MS, idleMs: STREAM_IDLE_MS, signal: o.signal, dispatcher: opts.dispatcher },
       );
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason ?? err;
       throw new ConnectionError(base, err);
     }
-    const { status } = r.response;
+    const { status } = r;
     if (status < 200 || status >= 300) {
       const bytes = await readAll(r).catch((err: unknown) => {
         throw new ConnectionError(base, err);
@@ -474,7 +432,7 @@ export function createClient(opts: ClientOptions) {
       finish(
         'inboxStream',
         e,
-        { status, headers: new ResponseHeaders(r.response.headers), text: utf8.decode(bytes), bytes },
+        { status, headers: new ResponseHeaders(r.headers), text: utf8.decode(bytes), bytes },
         'admin',
       );
     }
@@ -484,34 +442,6 @@ export function createClient(opts: ClientOptions) {
   return { baseUrl: base, call, sandbox, inboxStream };
 }
 export type Client = ReturnType<typeof createClient>;
-
-/** A response whose body is read chunk by chunk, each within the idle timeout. */
-interface Sent {
-  response: Response;
-  body: AsyncIterable<Uint8Array>;
-}
-
-async function readAll(r: Sent): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of r.body) {
-    parts.push(chunk);
-    size += chunk.byteLength;
-  }
-  if (parts.length === 1) return parts[0]!;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.byteLength;
-  }
-  return bytes;
-}
-
-/** A timeout with the code undici gives its own, so that a ConnectionError names it the same way. */
-function timeoutError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
 
 /** The standard reason phrase of a status (node:http's table, loaded only for an answer that is not a Problem). */
 function statusText(status: number): string {
