@@ -1,7 +1,8 @@
 // The inbox page around the mail, in a real browser (Debian's Chromium through playwright-core) against the real
 // server, 1280 and 390 px wide: the list's rows as a mail client shows them, the light and dark themes (the system's
-// or the reader's choice, kept), signing in with the token pasted into the page, the unread count in the title, and a
-// search the server does not understand and the operators it does.
+// or the reader's choice, kept), signing in with the token pasted into the page, the unread count in the title, a
+// search the server does not understand and the operators it does, and what a message's details say of waits and
+// workspaces.
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Browser, Page } from 'playwright-core';
@@ -313,4 +314,50 @@ describe('the inbox page around the mail', { timeout: 60_000 }, () => {
       expect(await box.getAttribute('aria-invalid')).toBeNull();
     });
   }
+
+  it("says in a message's details that a wait returned it, and the workspace of mail caught with a key; the list says neither", async () => {
+    await smtp({ subject: 'Taken by a test' });
+    await smtp({ subject: 'Left alone' });
+    // A program that logs in to the sink with an API key: its mail is filed under that key's workspace.
+    const t = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: 'app', pass: s.seed!.api_key_test },
+    });
+    try {
+      await t.sendMail({ from: 'app@example.test', to: 'bob@example.test', subject: 'From the app', text: 'x' });
+    } finally {
+      t.close();
+    }
+    const waited = (await caught()).find((m) => m.subject === 'Taken by a test');
+    expect((await s.admin('POST', `/sandbox/messages/${waited.id}/claim`)).body.taken).toBe(true);
+    session = await signIn(browser, s, { width: 390, height: 844 });
+    const { page } = session;
+    const meta = async () =>
+      Object.fromEntries(
+        await page
+          .locator('#view dl.meta dt')
+          .evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.textContent])),
+      );
+    const open = async (subject: string) => {
+      const back = page.getByRole('button', { name: '← Messages' });
+      if (await back.isVisible()) await back.click();
+      await row(page, subject).click();
+      await page.locator('#view').getByRole('heading', { name: subject }).waitFor();
+    };
+
+    await row(page, 'Taken by a test').waitFor();
+    expect(await page.locator('#rows').textContent()).not.toMatch(/returned|claimed/i);
+    await open('Taken by a test');
+    expect((await meta()).Wait).toBe('returned to a wait for mail; later waits skip it');
+    expect(await lowContrast(page)).toEqual([]);
+    await open('Left alone');
+    expect(await meta()).not.toHaveProperty('Wait');
+    expect(await meta()).not.toHaveProperty('Workspace');
+    await open('From the app');
+    expect((await meta()).Workspace).toBe('Sandbox');
+    expect(await meta()).not.toHaveProperty('Status');
+  });
 });
