@@ -2,7 +2,9 @@
 // background, in the light theme and the dark one: the system's, unless the reader chose one (`data-theme` on the
 // root, from the theme switch). The layout is one column up to 760 px wide (the sandbox panels below the list
 // there), list and message side by side above, and the sandbox panels in a column of their own from 1280 px. The
-// message's own parts (its HTML preview, source, headers, attachments) are styled in inbox-style-message.ts.
+// message's own parts (its HTML preview, source, headers, attachments) are styled in inbox-style-message.ts, its
+// Checks tab in inbox-style-checks.ts.
+import { CHECKS_CSS } from './inbox-style-checks.js';
 import { MESSAGE_CSS } from './inbox-style-message.js';
 
 const LIGHT = `
@@ -192,4 +194,4 @@ kbd { font-family: inherit; border: 1px solid var(--line); border-bottom-width: 
 }
 `;
 
-export const INBOX_CSS = BASE + MESSAGE_CSS;
+export const INBOX_CSS = BASE + MESSAGE_CSS + CHECKS_CSS;
