@@ -541,9 +541,10 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     await page.getByRole('combobox', { name: 'Workspace' }).waitFor();
     await page.getByRole('list', { name: 'Messages' }).waitFor();
 
-    // Focus order: skip link, search, workspace, search button, theme, the clock's buttons, delete all, the messages.
+    // Focus order: skip link, search, its operators, workspace, search button, theme, the clock's buttons, delete
+    // all, the messages.
     const stops: string[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 11; i++) {
       await page.keyboard.press('Tab');
       stops.push(
         await page
@@ -560,6 +561,7 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     expect(stops).toEqual([
       'Skip to the messages',
       'q',
+      'Search operators',
       'workspace',
       'Search',
       'theme',

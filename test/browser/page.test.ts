@@ -1,6 +1,8 @@
 // The inbox page around the mail, in a real browser (Debian's Chromium through playwright-core) against the real
 // server, 1280 and 390 px wide: the list's rows as a mail client shows them, the light and dark themes (the system's
-// or the reader's choice, kept), signing in with the token pasted into the page, and the unread count in the title.
+// or the reader's choice, kept), signing in with the token pasted into the page, the unread count in the title, a
+// search the server does not understand and the operators it does, and what a message's details say of waits and
+// workspaces.
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Browser, Page } from 'playwright-core';
@@ -250,5 +252,112 @@ describe('the inbox page around the mail', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Delete all…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete all' }).click();
     await title('svc inbox');
+  });
+  for (const [width, height] of WIDTHS) {
+    it(`${width} px: a search the server does not understand is said under the box; the operators are a click away`, async () => {
+      await v1({ subject: 'Pro plan receipt', text: 'x', tags: [{ name: 'plan', value: 'pro' }] });
+      await smtp({ subject: 'Lunch?' });
+      session = await signIn(browser, s, { width, height }, { colorScheme: 'dark' });
+      const { page } = session;
+      const box = page.getByRole('searchbox', { name: 'Search mail' });
+      const problem = page.locator('#search-problem');
+      await row(page, 'Lunch?').waitFor();
+
+      await box.fill('label:work');
+      await box.press('Enter');
+      await problem.waitFor();
+      const said = (await problem.textContent())!;
+      expect(said).toMatch(/^This search is not understood: "label:" is no search operator; the operators are from:, /);
+      expect(said).toContain('tag:');
+      expect(said).toContain('put it in quotes');
+      expect(await problem.getAttribute('role')).toBe('alert');
+      expect(await box.getAttribute('aria-invalid')).toBe('true');
+      // Nothing matches; the list is not said to have failed.
+      await page.getByText('No message matches this search.').waitFor();
+      expect(await page.locator('a.row').count()).toBe(0);
+      expect(await page.getByText('could not be loaded').count()).toBe(0);
+      expect(await page.locator('#note').textContent()).toBe('');
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await lowContrast(page)).toEqual([]);
+      await shot(page, `search-mistake-${width}`);
+
+      // The operators: listed under their button, inside the window; a click writes one into the box.
+      await page.getByRole('button', { name: 'Search operators' }).click();
+      const ops = page.locator('#search-ops');
+      await ops.waitFor();
+      const at = (await ops.boundingBox())!;
+      expect(at.x).toBeGreaterThanOrEqual(0);
+      expect(at.x + at.width).toBeLessThanOrEqual(width);
+      const examples = await ops.getByRole('button').allTextContents();
+      for (const op of [
+        'tag:plan=pro',
+        'status:bounced',
+        'after:2026-05-01',
+        'cc:billing',
+        'larger:100KB',
+        'is:unread',
+        '-from:noreply',
+      ])
+        expect(examples).toContain(op);
+      expect(await lowContrast(page)).toEqual([]);
+      await shot(page, `search-operators-${width}`);
+      await box.fill('');
+      await ops.getByRole('button', { name: 'tag:plan=pro' }).click();
+      expect(await ops.isVisible()).toBe(false);
+      expect(await box.inputValue()).toBe('tag:plan=pro');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('q');
+      await box.press('Enter');
+      await page.waitForURL((url) => url.searchParams.get('q') === 'tag:plan=pro');
+      await row(page, 'Pro plan receipt').waitFor();
+      expect(await page.locator('a.row').count()).toBe(1);
+      expect(await problem.isHidden()).toBe(true);
+      expect(await box.getAttribute('aria-invalid')).toBeNull();
+    });
+  }
+
+  it("says in a message's details that a wait returned it, and the workspace of mail caught with a key; the list says neither", async () => {
+    await smtp({ subject: 'Taken by a test' });
+    await smtp({ subject: 'Left alone' });
+    // A program that logs in to the sink with an API key: its mail is filed under that key's workspace.
+    const t = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: 'app', pass: s.seed!.api_key_test },
+    });
+    try {
+      await t.sendMail({ from: 'app@example.test', to: 'bob@example.test', subject: 'From the app', text: 'x' });
+    } finally {
+      t.close();
+    }
+    const waited = (await caught()).find((m) => m.subject === 'Taken by a test');
+    expect((await s.admin('POST', `/sandbox/messages/${waited.id}/claim`)).body.taken).toBe(true);
+    session = await signIn(browser, s, { width: 390, height: 844 });
+    const { page } = session;
+    const meta = async () =>
+      Object.fromEntries(
+        await page
+          .locator('#view dl.meta dt')
+          .evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.textContent])),
+      );
+    const open = async (subject: string) => {
+      const back = page.getByRole('button', { name: '← Messages' });
+      if (await back.isVisible()) await back.click();
+      await row(page, subject).click();
+      await page.locator('#view').getByRole('heading', { name: subject }).waitFor();
+    };
+
+    await row(page, 'Taken by a test').waitFor();
+    expect(await page.locator('#rows').textContent()).not.toMatch(/returned|claimed/i);
+    await open('Taken by a test');
+    expect((await meta()).Wait).toBe('returned to a wait for mail; later waits skip it');
+    expect(await lowContrast(page)).toEqual([]);
+    await open('Left alone');
+    expect(await meta()).not.toHaveProperty('Wait');
+    expect(await meta()).not.toHaveProperty('Workspace');
+    await open('From the app');
+    expect((await meta()).Workspace).toBe('Sandbox');
+    expect(await meta()).not.toHaveProperty('Status');
   });
 });

@@ -8,6 +8,7 @@ export const MESSAGE_CSS = `
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .8rem; margin: 0; padding: .7rem .8rem; border-bottom: 1px solid var(--line); }
 .meta dt { color: var(--muted); }
 .meta dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
+.meta .quiet { color: var(--muted); }
 [role=tablist] { display: flex; gap: .2rem; padding: .5rem .8rem 0; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
 [role=tab] { border: 1px solid transparent; border-bottom: 0; border-radius: 6px 6px 0 0; background: none; padding: .4rem .8rem; color: var(--muted); }
 [role=tab][aria-selected=true] { border-color: var(--line); background: var(--card); color: var(--ink); font-weight: 600; margin-bottom: -1px; }

@@ -2,7 +2,9 @@
 // background, in the light theme and the dark one: the system's, unless the reader chose one (`data-theme` on the
 // root, from the theme switch). The layout is one column up to 760 px wide (the sandbox panels below the list
 // there), list and message side by side above, and the sandbox panels in a column of their own from 1280 px. The
-// message's own parts (its HTML preview, source, headers, attachments) are styled in inbox-style-message.ts.
+// message's own parts (its HTML preview, source, headers, attachments) are styled in inbox-style-message.ts, its
+// Checks tab in inbox-style-checks.ts.
+import { CHECKS_CSS } from './inbox-style-checks.js';
 import { MESSAGE_CSS } from './inbox-style-message.js';
 
 const LIGHT = `
@@ -64,6 +66,20 @@ h1, h2, h3 { line-height: 1.25; }
 .bar .live { font-size: .85rem; color: #d5dae2; }
 .bar .theme { background: #2c3547; color: #fff; }
 .bar :focus-visible { outline-color: #fbbf24; }
+.bar .ops-toggle { padding: .35rem .6rem; font-weight: 700; }
+/* A search the server does not understand: what it says, under the box. */
+.search-problem { flex-basis: 100%; margin: 0; padding: .3rem .6rem; border-radius: 6px; background: var(--bad-bg); color: var(--bad); font-size: .88rem; overflow-wrap: anywhere; }
+.bar input[aria-invalid=true] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
+/* The search operators, a popover under the bar; a click on one writes it into the box. */
+.search-ops { position: fixed; inset: 3.5rem auto auto 1rem; margin: 0; width: min(34rem, calc(100vw - 1rem)); max-height: calc(100vh - 5rem);
+  overflow: auto; padding: .7rem .9rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--ink);
+  box-shadow: 0 8px 24px rgb(0 0 0 / 25%); }
+.search-ops h2 { font-size: .95rem; margin: 0 0 .4rem; }
+.search-ops table { border-collapse: collapse; width: 100%; font-size: .86rem; }
+.search-ops th, .search-ops td { text-align: left; vertical-align: top; padding: .25rem .3rem; border-top: 1px solid var(--line); }
+.search-ops th { white-space: nowrap; font-weight: 400; }
+.search-ops th button { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .82rem; padding: .05rem .4rem; }
+.search-ops p { margin: .5rem 0 0; font-size: .84rem; color: var(--muted); }
 
 .layout { display: grid; grid-template-columns: 1fr; gap: 1rem; padding: 1rem; max-width: 1800px; margin: 0 auto; }
 .panels { display: flex; flex-wrap: wrap; gap: 1rem; }
@@ -160,7 +176,9 @@ kbd { font-family: inherit; border: 1px solid var(--line); border-bottom-width: 
   .bar { padding: .5rem .6rem; }
   .bar h1 { flex: 1; order: -2; }
   .bar .live, .bar .theme { order: -1; }
-  .bar input[type=search] { flex-basis: 7rem; }
+  /* The box and its operators on a line of their own, the workspace menu and the button below. */
+  .bar input[type=search] { flex-basis: 15rem; }
+  .bar #workspace { flex: 1 1 auto; max-width: none; }
   .bar select { max-width: 9.5rem; }
   .signin { margin: 1rem .5rem; padding: .8rem 1rem; }
 }
@@ -176,4 +194,4 @@ kbd { font-family: inherit; border: 1px solid var(--line); border-bottom-width: 
 }
 `;
 
-export const INBOX_CSS = BASE + MESSAGE_CSS;
+export const INBOX_CSS = BASE + MESSAGE_CSS + CHECKS_CSS;

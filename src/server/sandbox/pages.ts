@@ -106,6 +106,33 @@ function firstSendTemplate(origin: string, f: FirstSend): string {
 </li></template>`;
 }
 
+/** The search's operators (docs/local-server.md, searching caught mail): each with an example a click writes into the box. */
+const OPERATORS: [example: string, meaning: string][] = [
+  [
+    'from:ada',
+    'the sender (From and envelope sender); also to: (recipients) and subject:, each with a word or "a phrase"',
+  ],
+  ['to:ops@example.org', 'a recipient: To, Cc or the envelope'],
+  ['cc:billing', 'a Cc address containing the text'],
+  ['tag:plan=pro', 'a tag of the /v1 message, by name (tag:plan) or name=value'],
+  ['status:bounced', "the /v1 message's status now (queued, delivered, bounced, failed…)"],
+  ['after:2026-05-01', 'received at or after a date or date-time (UTC, service clock); before: for earlier'],
+  ['larger:100KB', 'bigger than a size as received (KB, MB, KiB…); smaller: for less'],
+  ['is:unread', 'unread mail; is:read for read mail'],
+  ['has:attachment', 'mail with attachments'],
+  ['-from:noreply', '- before any part excludes what it matches'],
+  ['"weekly digest"', 'those words in that order'],
+];
+
+const SEARCH_OPERATORS = `<div id="search-ops" class="search-ops" popover aria-labelledby="search-ops-h">
+  <h2 id="search-ops-h">Search operators</h2>
+  <table><tbody>${OPERATORS.map(
+    ([example, meaning]) =>
+      `<tr><th scope="row"><button type="button" data-op="${escapeHtml(example)}">${escapeHtml(example)}</button></th><td>${escapeHtml(meaning)}</td></tr>`,
+  ).join('')}</tbody></table>
+  <p>Every part must match; other words match the subject, sender, recipients and text. A click on an operator adds it to the search.</p>
+</div>`;
+
 const THEMES: [string, string][] = [
   ['system', 'System theme'],
   ['light', 'Light theme'],
@@ -126,16 +153,19 @@ function shell(workspaces: { id: string; name: string }[], webhooks: boolean, fi
   <h1>svc inbox</h1>
   <form id="search" role="search">
     <label for="q" class="vh">Search mail</label>
-    <input id="q" name="q" type="search" placeholder="to:… from:… subject:… or words" autocomplete="off" aria-describedby="search-help">
-    <span id="search-help" class="vh">Words match the subject, sender, recipients and text. to:, from: and subject: limit a word to that field; is:unread and has:attachment filter.</span>
+    <input id="q" name="q" type="search" placeholder="Words, from:, tag:, status:, after:…" autocomplete="off" aria-describedby="search-help">
+    <button type="button" class="ops-toggle" popovertarget="search-ops" aria-label="Search operators" title="Search operators">?</button>
+    <span id="search-help" class="vh">Words match the subject, sender, recipients and text; operators such as from:, tag: or after: filter, and - before a part excludes it. The button after the box lists them.</span>
     <label for="workspace" class="vh">Workspace</label>
     <select id="workspace" name="workspace"><option value="">All workspaces</option>${options}</select>
     <button type="submit">Search</button>
+    <p id="search-problem" class="search-problem" role="alert" hidden></p>
   </form>
   <span id="live" class="live">Connecting…</span>
   <label for="theme" class="vh">Theme</label>
   <select id="theme" class="theme">${themes}</select>
 </header>
+${SEARCH_OPERATORS}
 <div class="layout">
   <aside class="panels" aria-label="Sandbox">
     <section class="panel" aria-labelledby="clock-h">

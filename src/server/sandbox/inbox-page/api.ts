@@ -5,11 +5,19 @@ import { el } from './dom.js';
 const note = el('note');
 const live = el('live');
 
+/** One thing a refused request got wrong, as a Problem's `errors` names it (`path` `q`: the search). */
+export interface ProblemError {
+  path?: string;
+  message?: string;
+}
+
 export class ApiError extends Error {
   status: number;
-  constructor(status: number, message: string) {
+  errors: ProblemError[];
+  constructor(status: number, message: string, errors: ProblemError[] = []) {
     super(message);
     this.status = status;
+    this.errors = errors;
   }
 }
 
@@ -28,8 +36,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     throw new ApiError(401, 'Signed out.');
   }
   if (!res.ok) {
-    const problem = (await res.json().catch(() => ({}))) as { detail?: string; title?: string };
-    throw new ApiError(res.status, problem.detail || problem.title || `The server answered ${res.status}.`);
+    const problem = (await res.json().catch(() => ({}))) as { detail?: string; title?: string; errors?: unknown };
+    throw new ApiError(
+      res.status,
+      problem.detail || problem.title || `The server answered ${res.status}.`,
+      Array.isArray(problem.errors) ? problem.errors : [],
+    );
   }
   return (res.status === 204 ? undefined : await res.json()) as T;
 }

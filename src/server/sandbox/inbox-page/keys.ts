@@ -1,6 +1,6 @@
 // The inbox page's keyboard shortcuts (listed at the foot of the page): j/k move among the rows, Delete deletes the
 // focused or open message, / goes to the search, Escape closes the message or leaves the search. Keys typed into a
-// field or a dialog are left to it.
+// field, a dialog or a popover are left to it.
 import { deleteOne, focusedRowId, moveFocus } from './list.js';
 import { q, state } from './state.js';
 import { closeView } from './view.js';
@@ -9,7 +9,7 @@ export function initKeys() {
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
     const target = e.target as HTMLElement;
-    if (target.closest('input, textarea, select, dialog, [contenteditable]')) {
+    if (target.closest('input, textarea, select, dialog, [popover], [contenteditable]')) {
       if (e.key === 'Escape' && target === q) q.blur();
       return;
     }

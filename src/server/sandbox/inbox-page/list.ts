@@ -4,6 +4,7 @@ import type { CaughtMessagePage, CaughtMessageSummary } from '../../../contract/
 import { ApiError, api, messagePath, say } from './api.js';
 import { time } from './clock.js';
 import { badge, clip, el, h, nameOf, size } from './dom.js';
+import { showSearchProblem } from './search.js';
 import { q, remember, state, urlFor, type Workspace, workspaceSelect } from './state.js';
 
 const PAGE_SIZE = 50;
@@ -40,6 +41,16 @@ export async function loadList() {
       history.replaceState(null, '', urlFor(state.openId));
       return loadList();
     }
+    if (serial !== listSerial) return;
+    if (err instanceof ApiError && err.status === 400 && state.q) {
+      // A search the server does not understand is the search's mistake: said under the box, and nothing matches.
+      const why = err.errors.find((e) => e.path === 'q')?.message ?? err.message;
+      showSearchProblem(`This search is not understood: ${why}`);
+      state.rows = [];
+      state.hasMore = false;
+      renderList();
+      return;
+    }
     if (!(err instanceof ApiError && err.status === 401)) say((err as Error).message);
     if (rowsEl.getAttribute('aria-busy') === 'true') {
       rowsEl.removeAttribute('aria-busy');
@@ -48,6 +59,7 @@ export async function loadList() {
     return;
   }
   if (serial !== listSerial) return; // a later load has begun
+  showSearchProblem(null);
   state.rows = page.data;
   state.hasMore = page.has_more;
   state.newMail = 0;

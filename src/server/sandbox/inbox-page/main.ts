@@ -7,6 +7,7 @@ import { initClock, loadClock, refreshTimes, renderClock } from './clock.js';
 import { initKeys } from './keys.js';
 import { initList, loadList } from './list.js';
 import { connect } from './live.js';
+import { initSearchHelp } from './search.js';
 import { readLocation, state } from './state.js';
 import { initTheme } from './theme.js';
 import { closeView, openMessage, showDeleted } from './view.js';
@@ -17,6 +18,7 @@ initList({ openMessage, closeView, showDeleted });
 initTheme();
 initClock();
 initKeys();
+initSearchHelp();
 
 window.addEventListener('popstate', () => {
   readLocation();

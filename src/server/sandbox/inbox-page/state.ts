@@ -10,7 +10,17 @@ export type Endpoint = Pick<
   'id' | 'workspace_id' | 'url' | 'events' | 'status' | 'disabled_at' | 'recent_attempts'
 >;
 /** The content tabs of an open message (tabs.ts), by id. */
-export type Tab = 'html' | 'source' | 'text' | 'headers' | 'raw';
+export type Tab = 'html' | 'source' | 'text' | 'headers' | 'raw' | 'checks';
+/**
+ * What a tab's content may do with the others, handed to it by tabs.ts rather than imported (a tab's module importing
+ * tabs.ts would make a cycle): a finding of a check, say, shows its line of the HTML source.
+ */
+export interface TabContext {
+  select(tab: Tab): Promise<void>;
+  showSourceLine(n: number): Promise<boolean>;
+  /** Reads the tab's badge again (its content learnt something new: the checks' counts, say). */
+  updateBadge(tab: Tab): void;
+}
 /** The HTML preview's width and mode (preview.ts), kept from one message to the next. */
 export type PreviewWidth = 'phone' | 'tablet' | 'full';
 export type Appearance = 'light' | 'dark' | 'inverted';

@@ -1,27 +1,22 @@
 // The open message's content in tabs, one entry of TABS each: its HTML as a reader sees it (preview.ts), the HTML's
-// source (source.ts), its text, its header fields and its raw source (content.ts). A tab is an id, a label and what
-// it shows, built when it is selected; adding one is adding an entry. Arrow keys, Home and End move between them.
+// source (source.ts), its text, its header fields and its raw source (content.ts), and its checks (checks.ts). A tab is
+// an id, a label (and maybe a badge beside it) and what it shows, built when it is selected; adding one is adding an
+// entry. Arrow keys, Home and End move between them.
 import type { CaughtMessage } from '../../../contract/sandbox.js';
+import { checksBadge, checksOf } from './checks.js';
 import { headersOf, rawOf, textOf } from './content.js';
 import { el, h } from './dom.js';
 import { previewOf } from './preview.js';
 import { markLine, sourceOf } from './source.js';
-import { state, type Tab } from './state.js';
-
-/**
- * What a tab's content may do with the others, handed to it rather than imported (a tab's module importing this one
- * would make a cycle): a finding of a check, say, shows its line of the HTML source.
- */
-export interface TabContext {
-  select(tab: Tab): Promise<void>;
-  showSourceLine(n: number): Promise<boolean>;
-}
+import { state, type Tab, type TabContext } from './state.js';
 
 export interface TabKind {
   id: Tab;
   label: string;
   /** The panel's content for the open message, built anew each time the tab is selected. */
   content(m: CaughtMessage, tabs: TabContext): Node[] | Promise<Node[]>;
+  /** A small mark after the label for the open message (a count), or null: read when the tabs are built and updated. */
+  badge?(m: CaughtMessage): Node[] | null;
 }
 
 const TABS: TabKind[] = [
@@ -30,7 +25,11 @@ const TABS: TabKind[] = [
   { id: 'text', label: 'Text', content: textOf },
   { id: 'headers', label: 'Headers', content: headersOf },
   { id: 'raw', label: 'Raw', content: rawOf },
+  { id: 'checks', label: 'Checks', content: checksOf, badge: checksBadge },
 ];
+
+/** A tab's label, with its badge for the open message. */
+const labelOf = (kind: TabKind): (Node | string)[] => [kind.label, ...((state.open && kind.badge?.(state.open)) || [])];
 
 /** Shows the open message's `tab` (state.tab), its content read anew. */
 export async function selectTab(tab: Tab, focus: boolean) {
@@ -61,12 +60,25 @@ export async function showSourceLine(n: number): Promise<boolean> {
   return markLine(el('panel-source'), n) !== null;
 }
 
-const context: TabContext = { select: (tab) => selectTab(tab, true), showSourceLine };
+const context: TabContext = {
+  select: (tab) => selectTab(tab, true),
+  // Asked from another tab (a finding's line): the source, where the reader goes next, has the keyboard too.
+  async showSourceLine(n) {
+    const shown = await showSourceLine(n);
+    if (shown) el('panel-source').querySelector<HTMLElement>('.source')?.focus({ preventScroll: true });
+    return shown;
+  },
+  updateBadge(tab) {
+    const kind = TABS.find((t) => t.id === tab)!;
+    document.getElementById(`tab-${tab}`)?.replaceChildren(...labelOf(kind));
+  },
+};
 
 /** The tab list and its (empty) panels; selectTab() fills the one shown. */
 export function tabsOf(): HTMLElement[] {
   const list = h('div', { role: 'tablist', 'aria-label': 'Message content' });
-  const panels = TABS.map(({ id, label }) => {
+  const panels = TABS.map((kind) => {
+    const { id } = kind;
     const on = id === state.tab;
     const button = h(
       'button',
@@ -78,7 +90,7 @@ export function tabsOf(): HTMLElement[] {
         'aria-selected': String(on),
         tabindex: on ? '0' : '-1',
       },
-      label,
+      ...labelOf(kind),
     );
     button.addEventListener('click', () => void selectTab(id, false));
     list.append(button);

@@ -96,6 +96,9 @@ function metaOf(m: CaughtMessage): HTMLDListElement {
     ['Message-ID', headerValue(m, 'message-id')],
     ['Envelope', `MAIL FROM ${m.envelope.mail_from ?? '<>'} · RCPT TO ${m.envelope.rcpt_to.join(', ')}`],
     ['Status', m.status ? h('span', {}, badge(m.status), m.workspace ? ` · workspace ${m.workspace.name}` : '') : null],
+    // Mail from another program that logged in to the sink with an API key is filed under that key's workspace.
+    ['Workspace', !m.status && m.workspace ? m.workspace.name : null],
+    ['Wait', m.claimed ? h('span', { class: 'quiet' }, 'returned to a wait for mail; later waits skip it') : null],
     [
       'DKIM',
       h(
