@@ -194,7 +194,8 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await item.locator('.badge', { hasText: 'active' }).waitFor();
     await page.getByText(`Webhook endpoint ${rx.url} enabled.`).waitFor();
     expect(await item.getByRole('button').count()).toBe(0);
-    expect(await item.evaluate((li) => li === document.activeElement)).toBe(true);
+    // The focus moves to the endpoint once the panel is drawn with it active (the note may come first).
+    await expect.poll(() => item.evaluate((li) => li === document.activeElement)).toBe(true);
     expect((await s.admin('GET', '/sandbox/webhooks')).body.data.find((e: { id: string }) => e.id === id).status).toBe(
       'active',
     );
