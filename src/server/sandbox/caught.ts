@@ -1,6 +1,5 @@
 // A caught message as the sandbox serves it over HTTP: its HTML as a document of its own (which can run no script
 // and, until the reader allows it, load nothing from elsewhere), and its attachments' bytes as downloads.
-import type { Attachment } from 'mailparser';
 
 /**
  * The policy of a message's HTML document: nothing but inline styles and images carried in the message (data URLs)
@@ -37,7 +36,7 @@ export function messageDocument(html: string): string {
 }
 
 /** Response headers of an attachment download: always a download, never rendered or sniffed as a page of ours. */
-export function attachmentHeaders(a: Attachment, n: number): Record<string, string> {
+export function attachmentHeaders(a: { filename: string | null }, n: number): Record<string, string> {
   const name = a.filename || `attachment-${n}`;
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return {

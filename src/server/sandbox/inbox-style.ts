@@ -106,6 +106,8 @@ code.url { overflow-wrap: anywhere; }
 [role=tab][aria-selected=true] { border-color: var(--line); background: var(--card); color: var(--ink); font-weight: 600; margin-bottom: -1px; }
 [role=tabpanel] { padding: .8rem; min-width: 0; }
 .frame { width: 100%; height: 70vh; min-height: 320px; border: 1px solid var(--line); border-radius: 6px; background: #fff; resize: vertical; }
+.omitted { margin: .6rem .8rem; padding: .4rem .7rem; border: 1px solid #e9c46a; border-radius: 6px; background: #fff8e6; color: #5c4300; font-size: .9rem; }
+.omitted p { margin: .2rem 0; }
 .remote { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin: 0 0 .6rem; color: var(--muted); }
 pre.body, pre.raw { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; max-height: 70vh; overflow: auto; }
 .headers { width: 100%; border-collapse: collapse; table-layout: fixed; }

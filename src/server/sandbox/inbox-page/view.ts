@@ -108,6 +108,17 @@ function metaOf(m: CaughtMessage): HTMLDListElement {
   );
 }
 
+/** What the message's view leaves out (a text past 1 MiB, parts past 500…), with the raw source to download. */
+function omittedOf(m: CaughtMessage): HTMLElement | null {
+  if (!m.truncated) return null;
+  return h(
+    'div',
+    { class: 'omitted', role: 'note', id: 'omitted' },
+    ...m.omitted.map((note) => h('p', {}, note)),
+    h('p', {}, h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download the raw source (.eml)')),
+  );
+}
+
 function attachmentsOf(m: CaughtMessage): HTMLElement | null {
   if (!m.attachments.length) return null;
   return h(
@@ -194,7 +205,7 @@ function renderView() {
       ),
     ),
     metaOf(m),
-    ...[attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
+    ...[omittedOf(m), attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
     ...tabsOf(),
     elsewhereOf(m),
   );
