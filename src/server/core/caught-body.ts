@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MailParser, simpleParser } from 'mailparser';
+import { htmlText } from '../../lib/html.js';
 
 const require = createRequire(import.meta.url);
 const { Splitter } = require('@zone-eu/mailsplit') as {
@@ -151,7 +152,9 @@ interface Parsed {
  */
 function parse(raw: Buffer, keep = -1): Promise<Parsed> {
   return new Promise((resolve, reject) => {
-    const parser = new MailParser({ skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
+    // The text of a message without a text part is read from its HTML below (htmlText), not by mailparser's
+    // html-to-text, which took 20 s over a megabyte of nested tags and then failed.
+    const parser = new MailParser({ skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
     const out: Parsed = { text: null, html: null, attachments: [] };
     parser.on('data', (data) => {
       if (data.type === 'text') {
@@ -166,12 +169,16 @@ function parse(raw: Buffer, keep = -1): Promise<Parsed> {
       data.content.on('end', () => {
         // The size is counted once the content has streamed past.
         entry.size = data.size;
-        if (kept) entry.content = Buffer.concat(kept);
         data.release();
+        if (!kept) return;
+        // The attachment wanted is read: the rest of the message is not.
+        entry.content = Buffer.concat(kept);
+        resolve(out);
+        parser.destroy();
       });
     });
     parser.once('end', () => resolve(out));
-    parser.once('error', reject);
+    parser.on('error', reject);
     parser.end(raw);
   });
 }
@@ -182,7 +189,8 @@ export async function readBody(raw: Buffer): Promise<ViewBody> {
   const parsed = source ? await parse(source.raw).catch(() => null) : null;
   if (!source || !parsed) return { text: null, html: null, attachments: [], omitted: OMITTED.unreadable };
   return {
-    text: parsed.text,
+    // The words of the HTML when there is no text part: what the search and the preview line read too.
+    text: parsed.text || (parsed.html !== null ? htmlText(parsed.html) : parsed.text),
     html: parsed.html,
     attachments: parsed.attachments.map((a) => ({
       filename: a.filename ?? null,

@@ -2,6 +2,7 @@
 // whether the message carries attachments. mailparser reads the whole body only when the message is first opened
 // (about 0.7 ms for a 3 KB message, too much for the sink's hot path); this walks the MIME tree with indexOf and
 // decodes only the first text/plain and text/html parts, so a caught message is searchable without being opened.
+import { htmlText } from '../../lib/html.js';
 
 export interface BodyGlance {
   /** The body as text: the text/plain part, else the HTML part with its tags removed; at most MAX_TEXT characters. */
@@ -111,25 +112,6 @@ function decodePart(buf: Buffer, start: number, end: number, fields: Fields): st
   if (encoding === 'base64') bytes = Buffer.from(raw.toString('latin1'), 'base64');
   else if (encoding === 'quoted-printable') bytes = decodeQuotedPrintable(raw);
   return decodeCharset(bytes, param(fields.get('content-type') ?? '', 'charset'));
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-/** The text of an HTML body, good enough for search and a preview line. */
-export function htmlText(html: string): string {
-  return html
-    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(br|\/p|\/div|\/tr|\/li|\/h[1-6])\b[^>]*>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
-      if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? all;
-      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : ' ';
-    })
-    .replace(/[ \t\r\f\v]+/g, ' ')
-    .replace(/ ?\n[\s]*/g, '\n')
-    .trim();
 }
 
 /** The text and attachment marker of a raw message whose top-level header fields are `top`. */
