@@ -119,8 +119,8 @@ describe('a relay that never stops answering 451', () => {
 describe('a compose thread that dies under messages', () => {
   let s: TestServer;
   beforeAll(async () => {
-    // Too small a heap for the large message's 24 MB header field (but enough to start): building it kills the thread
-    // each time.
+    // Too small a heap for the large message's 16 MB of HTML and text (but enough to start): building it kills the
+    // thread each time.
     s = await startTestServer({ composeResourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } });
   });
   afterAll(() => s?.close());
@@ -131,7 +131,7 @@ describe('a compose thread that dies under messages', () => {
         token: s.seed!.api_key_test,
         body: { from: 'Shop <orders@example.test>', to, subject: to, text: 'Hello', ...extra },
       });
-    const big = await send('big@example.com', { headers: fillers() });
+    const big = await send('big@example.com', bigBody());
     const small = await send('small@example.com', {});
     expect([big.status, small.status]).toEqual([202, 202]);
     await s.settle();
@@ -151,10 +151,11 @@ describe('a compose thread that dies under messages', () => {
 });
 
 /**
- * 24 MB of header fields in 96 pieces, for a compose thread with a 16 MB heap: it reaches its limit a piece at a time,
- * and Node ends the thread (ERR_WORKER_OUT_OF_MEMORY). One 24 MB field would be one allocation larger than the room
- * Node gives a thread at its limit, and V8 would end the whole process instead.
+ * An HTML and a text of 8 MB each, for a compose thread with a 16 MB heap: the HTML comes over as a string and the
+ * text is read as one to choose its encoding, so the thread reaches its limit one 8 MB string after the other, and
+ * Node ends the thread (ERR_WORKER_OUT_OF_MEMORY). One allocation larger than the room Node gives a thread at its limit
+ * (a 24 MB string) would make V8 end the whole process instead.
  */
-function fillers(): Record<string, string> {
-  return Object.fromEntries(Array.from({ length: 96 }, (_, i) => [`X-Filler-${i}`, 'v'.repeat(256 * 1024)]));
+function bigBody(): Record<string, string> {
+  return { html: `<p>${'Hello there, '.repeat(640_000)}</p>`, text: 'Hello there, '.repeat(640_000) };
 }
