@@ -208,6 +208,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       await webhookAgent.close();
       await composer.close();
     });
+    // A full collection after a big message or request (`svc serve` runs with --expose-gc; absent elsewhere).
+    const collect = globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' }));
     const handlers: JobHandlers = {
       webhook: webhookWorker({
         webhooks: core.webhooks,
@@ -224,7 +226,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         relay,
         composer,
         budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
-        collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
+        collect,
         origin,
       }),
       outcome: outcomeWorker(core.delivery),
@@ -243,6 +245,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const stream = inboxStream({ inbox: core.inbox, changes, auth: admin });
     const app = createApp({
       log,
+      collect,
       bodyLimits: {
         ...DEFAULT_BODY_LIMITS,
         deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs,
@@ -265,7 +268,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...eventRoutes(core),
         getOpenApi: () => ({ body: openApiDocument(`${origin()}/v1`) }),
       },
-      sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos),
+      sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos, collect),
       extra: (a) => {
         healthRoutes(a, {
           listening: () => listeningAt !== undefined && sink.listening(),

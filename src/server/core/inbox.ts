@@ -266,6 +266,8 @@ export function createInbox(deps: InboxDeps) {
 
     /** The message's bytes as caught. */
     raw: rawOf,
+    /** The size of a message as caught, without reading it (0 for none). */
+    size: (id: string): number => store.summary(id)?.size ?? 0,
 
     /** The message's HTML part, as its view shows it (bounded), `cid:` images inlined. */
     async html(id: string): Promise<string> {

@@ -116,6 +116,10 @@ describe('buildMime', () => {
       mixedText(i + 7, 70_000 + i * 61_000).replace(/\r\n/g, i % 2 ? '\n' : '\r\n'),
     ]),
     ['mostly not Latin (base64)', '日本語のメールです。\n'.repeat(30_000)],
+    // Where nodemailer's count tips: Latin letters against controls and characters past ASCII (an emoji counts twice).
+    ['as many letters as emoji halves (base64)', 'ab🙂 '.repeat(40_000)],
+    ['one letter more (quoted-printable)', 'abc🙂 '.repeat(40_000)],
+    ['letters, controls and accents even (base64)', 'ab\u0001é\n'.repeat(60_000)],
     ['one line of 300,000 characters, spaces in it', 'word '.repeat(60_000)],
   ];
   it.each(longTexts)(

@@ -54,6 +54,28 @@ type Part = Buffer | { base64: Buffer[] };
  */
 const QP_SLICE = 64 * 1024;
 
+const isText = (node: Node) =>
+  /^text\//i.test(String(node.getHeader('Content-Type') ?? '')) && !node.getHeader('Content-Transfer-Encoding');
+
+/**
+ * The transfer encoding nodemailer gives a text (MimeNode#getTransferEncoding for content given as bytes, which it
+ * reads as a string to count: quoted-printable when the text has more Latin letters than control characters and
+ * characters past ASCII, counted in UTF-16 units; else base64), counted on its UTF-8 bytes instead, so that a 35 MB
+ * text is not decoded into a string of twice its size to choose. compose.test.ts holds it to nodemailer's choice.
+ */
+function textEncodingOf(bytes: Buffer): 'quoted-printable' | 'base64' {
+  let latin = 0;
+  let other = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    // A character past ASCII counts once at its first byte; one of four bytes is two UTF-16 units.
+    if (b >= 0x80) other += b >= 0xf0 ? 2 : b >= 0xc0 ? 1 : 0;
+    else if (b <= 0x08 || b === 0x0b || b === 0x0c || (b >= 0x0e && b <= 0x1f)) other++;
+    else if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) latin++;
+  }
+  return other < latin ? 'quoted-printable' : 'base64';
+}
+
 /**
  * The quoted-printable of every text longer than QP_SLICE in the tree, by node (given as a string or as its UTF-8
  * bytes, which nodemailer treats alike past 128 KiB: compose.test.ts): written by nodemailer's own encoder,
@@ -64,17 +86,32 @@ async function longText(node: Node, out = new Map<Node, Buffer[]>()): Promise<Ma
   const c = node.content as string | Buffer | undefined;
   // A string's UTF-8 takes at most three bytes a character: a short one is not measured.
   const long = !!c && c.length > QP_SLICE / 3 && (Buffer.isBuffer(c) ? c.length : Buffer.byteLength(c)) > QP_SLICE;
-  const encoding = long && node.getTransferEncoding();
-  // Set now as buildHeaders() would, which then does not scan a long text a second time to work it out.
+  const encoding = long && (Buffer.isBuffer(c) && isText(node) ? textEncodingOf(c) : node.getTransferEncoding());
+  // Set now as buildHeaders() would, which then does not work it out again (for bytes, from their text as a string).
   if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
   if (c && encoding === 'quoted-printable') {
-    const chunks: Buffer[] = [];
+    // The encoder's lines come out a slice at a time, each in a small Buffer; they are gathered into blocks of 1 MiB
+    // as they come, so the small ones are freed and their memory used again, not hundreds of them held at once (the
+    // C library keeps such memory for the thread, resident, after it is freed).
+    const blocks: Buffer[] = [];
+    let lines: Buffer[] = [];
+    let length = 0;
+    const gather = () => {
+      if (length) blocks.push(Buffer.concat(lines, length));
+      lines = [];
+      length = 0;
+    };
     const encoder = new qp.Encoder({ lineLength: 76 });
-    encoder.on('data', (chunk: Buffer) => chunks.push(chunk));
+    encoder.on('data', (chunk: Buffer) => {
+      lines.push(chunk);
+      length += chunk.length;
+      if (length >= 1024 * 1024) gather();
+    });
     const ended = once(encoder, 'end');
     encoder.end(Buffer.isBuffer(c) ? c : Buffer.from(c));
     await ended;
-    out.set(node, chunks);
+    gather();
+    out.set(node, blocks);
   }
   for (const child of node.childNodes as Node[]) await longText(child, out);
   return out;
@@ -105,7 +142,7 @@ function serialize(
     // to QP_SLICE, one wrap(encode()), longer ones written by the encoder itself: longText) write exactly this.
     const qpLines = encoding === 'quoted-printable' ? encoded.get(node) : undefined;
     if (encoding === 'base64') out.push({ base64: pieces.get(c) ?? [Buffer.isBuffer(c) ? c : Buffer.from(c)] });
-    // Each of the encoder's chunks ends with a whole line, so a line's CR and LF are never apart.
+    // Each of the encoder's chunks, and so each block of them, ends with a whole line: a CR and its LF are never apart.
     else if (qpLines) for (const chunk of qpLines) out.push(bytes(chunk));
     else if (encoding === 'quoted-printable') out.push(bytes(Buffer.from(qp.wrap(qp.encode(c), 76), 'latin1')));
     else out.push(bytes(Buffer.isBuffer(c) ? c : Buffer.from(c)));

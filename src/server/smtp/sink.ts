@@ -220,7 +220,11 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}): Sink {
           });
           return callback(err);
         }
-        ingest(deps, raw.bytes(), envelope).then(
+        const bytes = raw.bytes();
+        // The stream's handlers (and so this closure) outlive the message on a connection kept open for the next: its
+        // bytes are let go here, not with the connection.
+        raw = gather(0);
+        ingest(deps, bytes, envelope).then(
           () => callback(null, 'Caught'),
           (err: Error) => {
             if (err instanceof SinkRefusal) return callback(err);
