@@ -67,10 +67,15 @@ function budgetOf(node: SplitNode): 'text' | 'html' | null {
 
 /** A part's header block within MAX_HEADER_BLOCK: its longest fields removed until it fits. */
 function boundedHeaders(node: SplitNode, block: Buffer): Buffer {
-  while (block.length > MAX_HEADER_BLOCK) {
-    const longest = node.headers.getList().reduce((a, b) => (b.line.length > a.line.length ? b : a));
+  for (let list = node.headers.getList(); block.length > MAX_HEADER_BLOCK && list.length; ) {
+    const longest = list.reduce((a, b) => (b.line.length > a.line.length ? b : a));
     node.headers.remove(longest.key);
-    block = node.getHeaders();
+    const after = node.getHeaders();
+    // A block no field can be taken from (lines that are not fields) is left as it is: mailparser then refuses to
+    // read it, and the view says the message could not be read.
+    if (after.length >= block.length) break;
+    block = after;
+    list = node.headers.getList();
   }
   return block;
 }
