@@ -8,6 +8,12 @@ export const MAX_ATTACHMENTS = 20;
 export const MAX_TAGS = 50;
 export const MAX_SUBJECT = 998;
 export const MAX_BATCH = 100;
+/**
+ * A custom header's value: at most one line of mail (RFC 5322 section 2.1.1), and at most MAX_HEADERS of them, so a
+ * message's header block stays far below what mail readers take (1 MiB).
+ */
+export const MAX_HEADER_VALUE = 998;
+export const MAX_HEADERS = 100;
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 export const Tag = lazySchema(() =>
@@ -57,7 +63,10 @@ export const SendEmailRequest = lazySchema(() =>
     template_id: z.string().max(255).optional(),
     template_data: z.record(z.string(), z.unknown()).optional(),
     attachments: z.array(Attachment).max(MAX_ATTACHMENTS).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: z
+      .record(z.string(), z.string().max(MAX_HEADER_VALUE))
+      .refine((h) => Object.keys(h).length <= MAX_HEADERS, { error: `must have at most ${MAX_HEADERS} fields` })
+      .optional(),
     tags: z.array(Tag).max(MAX_TAGS).optional(),
     tracking: z.strictObject({ opens: z.boolean().optional(), clicks: z.boolean().optional() }).optional(),
     scheduled_at: InputTimestamp.optional(),

@@ -191,6 +191,13 @@ export const CaughtMessage = lazySchema(() =>
     text: z.string().nullable(),
     html: z.string().nullable(),
     attachments: z.array(CaughtAttachment),
+    /**
+     * Whether the view leaves part of the message out: its text or HTML past their first 1 MiB, parts past its first
+     * 500, a part's header fields past 1 MiB. The raw source always has all of it.
+     */
+    truncated: z.boolean().default(false),
+    /** What the view leaves out, in words (empty when nothing is). */
+    omitted: z.array(z.string()).default([]),
     dkim: z.enum(['pass', 'fail', 'none']),
     /** The `d=` domain of the message's (first) DKIM signature; null when unsigned. */
     dkim_domain: z.string().nullable(),

@@ -317,6 +317,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       await webhookAgent.close();
       await composer.close();
     });
+    // A full collection after a big message or request (`svc serve` runs with --expose-gc; absent elsewhere).
+    const collect = globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' }));
     const handlers: JobHandlers = {
       webhook: webhookWorker({
         webhooks: core.webhooks,
@@ -333,7 +335,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         relay,
         composer,
         budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
-        collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
+        collect,
         origin,
       }),
       outcome: outcomeWorker(core.delivery),
@@ -353,6 +355,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const app = createApp({
       log,
       requestLog: opts.requestLog,
+      collect,
       bodyLimits: {
         ...DEFAULT_BODY_LIMITS,
         deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs,
@@ -375,7 +378,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...eventRoutes(core),
         getOpenApi: () => ({ body: openApiDocument(`${origin()}/v1`) }),
       },
-      sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos),
+      sandbox: sandboxRoutes(core, () => scheduler.runDue(), chaos, collect),
       extra: (a) => {
         healthRoutes(a, {
           listening: () =>

@@ -306,6 +306,21 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a message past what the view shows (a 3 MB text) says what is left out and offers the whole source', async () => {
+    await smtp({ subject: 'Nightly log', text: `${'a log line of the nightly export\n'.repeat(100_000)}the end\n` });
+    await page.getByRole('link', { name: /Nightly log/ }).click();
+    const note = page.getByRole('note').filter({ hasText: 'The text is longer than the view shows' });
+    await note.waitFor();
+    expect(await note.textContent()).toContain('its first 1 MiB is shown. The raw source has all of it.');
+    await page.getByRole('tab', { name: 'Text' }).click();
+    const text = (await page.getByRole('tabpanel').locator('pre').textContent())!;
+    expect(text.startsWith('a log line of the nightly export\n')).toBe(true);
+    expect(text).not.toContain('the end');
+    await shot(page, 'truncated');
+    const eml = await download(page, () => note.getByRole('link', { name: 'Download the raw source (.eml)' }).click());
+    expect(eml.bytes.toString()).toContain('the end');
+  });
+
   it("shows a bounce's status badge and timeline, and a status that changes while the message is open", async () => {
     await v1({ to: 'bounce+hard@simulator.test', subject: 'Hard bounce', text: 'x' });
     const r = row(page, 'Hard bounce');

@@ -17,6 +17,7 @@ import { createContext, type Clock, type GlobalOptions } from '../../src/cli/con
 import { EXIT, reportError } from '../../src/cli/errors.js';
 import { createIO } from '../../src/cli/io.js';
 import { ROOT } from '../helpers/binary.js';
+import { manyParts } from '../helpers/mime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDirs } from './helpers.js';
 
@@ -348,6 +349,21 @@ describe('svc inbox', () => {
       );
       expect(c.bytes().equals(stored)).toBe(true);
       expect(c.bytes().subarray(0, source.length).equals(source)).toBe(true);
+    });
+
+    it('says on stderr what the view left out of a message past its limits, and how to get all of it', async () => {
+      await smtp({
+        envelope: { from: 'orders@example.test', to: ['ada@dest.example'] },
+        raw: manyParts(600, 'Export rows'),
+      });
+      const [m] = await caught();
+      const c = await cmd();
+      expect(await c.run(inboxShowRun, { id: m!.id })).toBe(0);
+      expect(c.stdout()).toMatch(/\n\nThe first part of 600\.\n$/);
+      expect(c.stderr()).toBe(
+        'The message has more than 500 MIME parts: the view shows the first 500 (the message itself and multipart containers count). The raw source has all of it.\n' +
+          `The whole message: svc inbox show ${m!.id} --raw > ${m!.id}.eml\n`,
+      );
     });
 
     it('exits 1 for an unknown id, naming the list command', async () => {

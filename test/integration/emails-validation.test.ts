@@ -486,6 +486,33 @@ describe('custom headers', () => {
     }
   });
 
+  it('a value over 998 characters → 422 naming the header, nothing sent; 998 arrive whole and the message reads back', async () => {
+    for (const length of [999, 1_100_000]) {
+      const to = rcpt();
+      const r = await expectRefused(
+        mail({ to, headers: { 'X-Foo': 'v'.repeat(length) } }),
+        422,
+        'validation_failed',
+        to,
+      );
+      expect(r.body.errors).toEqual([
+        { path: 'headers.X-Foo', code: 'too_big', message: 'must be at most 998 characters' },
+      ]);
+    }
+    const a = await sendOk(s, mail({ headers: { 'X-Foo': 'v'.repeat(998) } }));
+    await s.settle();
+    const m = await caughtDetail(s, a.id);
+    expect(m.headers).toContainEqual({ name: 'X-Foo', value: 'v'.repeat(998) });
+  });
+
+  it('more than 100 header fields → 422 on headers; 100 → 202', async () => {
+    const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`X-Field-${i}`, 'v']));
+    const to = rcpt();
+    const r = await expectRefused(mail({ to, headers: fields(101) }), 422, 'validation_failed', to);
+    expect(r.body.errors).toEqual([{ path: 'headers', code: 'custom', message: 'must have at most 100 fields' }]);
+    await sendOk(s, mail({ headers: fields(100) }));
+  });
+
   it('a valid custom header arrives in the caught message', async () => {
     const a = await sendOk(
       s,

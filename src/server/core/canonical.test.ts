@@ -37,6 +37,11 @@ describe('canonicalSha256', () => {
       { body: { text: `quote " backslash \\ newline \n tab \t ${'é'.repeat(5)} 🙂 \u2028`, html: `${long}"` } },
       { body: { list: [undefined, null, 1.5, true, 'x'], nested: { z: { y: [{}] } }, empty: '' } },
       { body: { ascii: long.slice(0, 1024 * 1024 + 1), wide: `${long}🙂` } },
+      // A long text to escape: quotes, line breaks, controls, a surrogate pair across every slice boundary (1 MiB of
+      // characters), lone halves at them.
+      { body: { text: `${'a "quoted" line\n\t\u0001 é'.repeat(80_000)}` } },
+      { body: { text: `${'x'.repeat(1024 * 1024 - 1)}🙂${'y'.repeat(1024 * 1024 - 2)}🙂🙂\n` } },
+      { body: { text: `${'x'.repeat(1024 * 1024 - 1)}\ud83d${'y'.repeat(1024 * 1024)}\ude42 end\n` } },
     ];
     for (const r of requests) expect(canonicalSha256(r)).toBe(sha256(canonicalJson(r)));
   });

@@ -33,10 +33,19 @@ function feed(hash: Hash, value: unknown): void {
         feed(hash, (value as Record<string, unknown>)[k]);
       });
     hash.update('}');
-  } else if (typeof value === 'string' && value.length > SLICE && PLAIN.test(value)) {
-    // A long string that needs no escaping (base64) is hashed where it lies, a slice at a time.
+  } else if (typeof value === 'string' && value.length > SLICE) {
+    // A long string is hashed a slice at a time: one that needs no escaping (base64) where it lies, any other escaped
+    // slice by slice (a 35 MB text's JSON, then its UTF-8, were two more copies of it). JSON.stringify escapes each
+    // character alone except the two halves of a surrogate pair, which are never parted.
     hash.update('"');
-    for (let i = 0; i < value.length; i += SLICE) hash.update(value.slice(i, i + SLICE));
+    for (let i = 0; i < value.length; ) {
+      let j = Math.min(i + SLICE, value.length);
+      const last = value.charCodeAt(j - 1);
+      if (j < value.length && last >= 0xd800 && last <= 0xdbff) j--;
+      const slice = value.slice(i, j);
+      hash.update(PLAIN.test(slice) ? slice : JSON.stringify(slice).slice(1, -1));
+      i = j;
+    }
     hash.update('"');
   } else {
     hash.update(JSON.stringify(value) ?? 'null');

@@ -2,12 +2,12 @@
 // server/checks, which the composition root hands in as the Checker) and kept with the message, which takes it along
 // when it goes; one a check of which could not run for the moment is made again next time. `refresh=links` runs the
 // links check again (docs/checks.md).
-import { simpleParser } from 'mailparser';
 import type { MessageChecks } from '../../contract/checks.js';
 import type { CheckStore } from '../store/checks.js';
 import type { MessageStore } from '../store/messages.js';
 import type { SinkStore } from '../store/sink.js';
 import type { Resolver } from './deps.js';
+import { viewSource } from './caught-body.js';
 import { fail } from './errors.js';
 import type { Tracking } from './tracking.js';
 
@@ -68,20 +68,27 @@ export function createChecks(deps: ChecksDeps) {
   const running = new Map<string, Promise<MessageChecks>>();
 
   async function inputOf(id: string): Promise<CheckInput> {
-    const row = deps.sink.get(id) ?? fail('not_found', 'No caught message has this id; `svc inbox` lists them.');
-    // The parts as sent: no text made from the HTML when there is no text part, `cid:` images as written.
-    const parsed = await simpleParser(row.raw, {
+    const missing = () => fail('not_found', 'No caught message has this id; `svc inbox` lists them.');
+    const row = deps.sink.get(id) ?? missing();
+    const raw = deps.sink.raw(id) ?? missing();
+    // The parts as sent: no text made from the HTML when there is no text part, `cid:` images as written; read from the
+    // same bounded copy as the message's views (caught-body.ts), so a message mailparser refuses is checked as far as
+    // it reads. mailparser is loaded by the first check, not with the server.
+    const { simpleParser } = await import('mailparser');
+    const source = await viewSource(raw).catch(() => ({ raw }));
+    const parsed = await simpleParser(source.raw, {
       skipHtmlToText: true,
       skipTextToHtml: true,
       skipImageLinks: true,
       keepCidLinks: true,
-    });
+      // A structure it cannot read at all is checked as a message without a body (the content check says so).
+    }).catch(() => ({ html: false as const, text: undefined }));
     const html = typeof parsed.html === 'string' ? parsed.html : null;
     const untracked = html !== null ? deps.tracking.untrack(html) : null;
     const sent = row.svc_message_id ? deps.messages.get(row.svc_message_id) : undefined;
     return {
       messageId: id,
-      raw: row.raw,
+      raw,
       html: untracked?.html ?? null,
       sentHtmlBytes: html !== null ? Buffer.byteLength(html) : null,
       text: parsed.text ?? null,

@@ -28,6 +28,9 @@ const BOUNCES: Record<string, BounceSpec> = {
 /** What the worker needs to build and hand over a message. */
 export interface OutgoingMessage {
   row: MessageRow;
+  html: string | null;
+  /** The text as its UTF-8 bytes (store/messages.ts content). */
+  text: Buffer | null;
   recipients: string[];
   attachments: StoredAttachment[];
   tags: Tag[];
@@ -120,8 +123,11 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
           return null;
         }
         const domain = deps.domains.sendingInfo(m.domain_id);
+        const content = store.content(id);
         return {
           row: m,
+          html: content?.html ?? null,
+          text: content?.text ?? null,
           recipients,
           attachments: m.attachments,
           tags: m.tags,

@@ -6,7 +6,7 @@ import { DAY, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { DomainStore } from '../store/domains.js';
-import type { MessageRow, MessageStore } from '../store/messages.js';
+import type { MessageContent, MessageRow, MessageStore } from '../store/messages.js';
 import type { KeyPrincipal } from './keys.js';
 import { parseAddress, type ParsedAddress } from './addresses.js';
 import { canonicalSha256 } from './canonical.js';
@@ -243,7 +243,7 @@ export function createEmails(
       );
     }
     const status = f.scheduledAt != null && f.scheduledAt > now ? 'scheduled' : 'queued';
-    const row: MessageRow = {
+    const row: MessageRow & MessageContent = {
       id: newId('msg'),
       workspace_id: key.workspaceId,
       key_id: key.keyId,
@@ -289,16 +289,18 @@ export function createEmails(
   }
 
   // Transaction functions are built once (building one per call was a visible cost on the sending path).
-  const storeMessage = deps.db.transaction((row: MessageRow, attachments: StoredAttachment[], now: number) => {
-    store.insert(row);
-    attachments.forEach((a, i) => {
-      if (a.content === undefined) return;
-      let chunk = 0;
-      for (const bytes of decodePieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
-    });
-    if (row.status === 'queued') emit(row, 'email.queued');
-    jobs.enqueue('deliver', { message_id: row.id }, row.status === 'queued' ? now : row.scheduled_at!);
-  });
+  const storeMessage = deps.db.transaction(
+    (row: MessageRow & MessageContent, attachments: StoredAttachment[], now: number) => {
+      store.insert(row);
+      attachments.forEach((a, i) => {
+        if (a.content === undefined) return;
+        let chunk = 0;
+        for (const bytes of decodePieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
+      });
+      if (row.status === 'queued') emit(row, 'email.queued');
+      jobs.enqueue('deliver', { message_id: row.id }, row.status === 'queued' ? now : row.scheduled_at!);
+    },
+  );
 
   const replayOrProduce = deps.db.transaction(
     (

@@ -1,6 +1,5 @@
 // Caught mail: what the SMTP sink stores, what the sandbox routes, the inbox page and its live stream read, mark and
 // delete. A message's body is parsed and its DKIM signature verified when it is first read, then kept.
-import type { Attachment } from 'mailparser';
 import type {
   CaughtMessage,
   CaughtMessageEvent,
@@ -14,11 +13,15 @@ import { timeOrderedIds } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
 import type { SinkAttachment, SinkRow, SinkStore, SinkSummaryRow } from '../store/sink.js';
 import type { WebhookStore } from '../store/webhooks.js';
+import { omittedNotes, readAttachment, readBody, readHtml } from './caught-body.js';
 import { fail, unknownCursor } from './errors.js';
 import type { Events } from './events.js';
 import type { CaughtOrigin } from './message-ids.js';
 import { parseSearch, tagsField } from './search.js';
 import type { Webhooks } from './webhooks.js';
+
+/** A caught message as read for its view: everything but its raw source. */
+type Row = Omit<SinkRow, 'raw'>;
 
 const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
 const noMessage = () => fail('not_found', NO_CAUGHT_MESSAGE);
@@ -51,6 +54,8 @@ export interface CaughtBody {
   text: string | null;
   html: string | null;
   attachments: SinkAttachment[];
+  /** What the view leaves out (caught-body.ts OMITTED bits). */
+  omitted: number;
 }
 
 export function summaryOf(r: SinkSummaryRow): CaughtMessageSummary {
@@ -118,15 +123,6 @@ export function dkimDomain(headers: { name: string; value: string }[]): string |
   return sig ? (/(?:^|;)\s*d\s*=\s*([^;\s]+)/i.exec(sig.value)?.[1]?.toLowerCase() ?? null) : null;
 }
 
-/** The message parsed in full, attachments' content included, with `cid:` images of the HTML inlined as data URLs. */
-export async function parseFull(raw: Buffer) {
-  const { simpleParser } = await mailparser();
-  return simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true });
-}
-
-/** mailparser, loaded when a message is first read (with its HTML and charset stack): the sink needs only headers.ts. */
-const mailparser = () => import('mailparser');
-
 export interface InboxDeps {
   store: SinkStore;
   clock: Clock;
@@ -154,35 +150,29 @@ export function createInbox(deps: InboxDeps) {
     for (const fn of [...listeners]) fn(e);
   };
 
-  /** The parsed body of a caught message: parsed with mailparser on first read, then kept. */
-  async function bodyOf(row: SinkRow): Promise<CaughtBody> {
-    if (row.parsed) return { text: row.text, html: row.html, attachments: row.attachments };
-    const { simpleParser } = await mailparser();
-    const parsed = await simpleParser(row.raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });
-    const body: CaughtBody = {
-      text: parsed.text ?? null,
-      html: typeof parsed.html === 'string' ? parsed.html : null,
-      attachments: parsed.attachments.map((a) => ({
-        filename: a.filename ?? null,
-        content_type: a.contentType,
-        size: a.size,
-        content_id: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null,
-      })),
-    };
-    store.setBody(row.id, body);
+  /**
+   * The parsed body of a caught message, as its view shows it (bounded: caught-body.ts): parsed with mailparser on
+   * first read, then kept.
+   */
+  async function bodyOf(row: Row): Promise<CaughtBody> {
+    if (row.parsed) {
+      return { text: row.text, html: row.html, attachments: row.attachments, omitted: row.parsed & ~1 };
+    }
+    const body = await readBody(rawOf(row.id));
+    store.setBody(row.id, { ...body, parsed: 1 | body.omitted });
     return body;
   }
 
   /** The DKIM result of a caught message: verified on first read, then kept. */
-  async function dkimOf(row: SinkRow): Promise<DkimVerdict> {
+  async function dkimOf(row: Row): Promise<DkimVerdict> {
     if (row.dkim !== 'pending') return row.dkim;
-    const result = deps.verifyDkim ? await deps.verifyDkim(row.raw) : 'none';
+    const result = deps.verifyDkim ? await deps.verifyDkim(rawOf(row.id)) : 'none';
     store.setDkim(row.id, result);
     return result;
   }
 
   /** The timeline of the `/v1` message a caught message is, with each event's webhook deliveries. */
-  function timelineOf(r: SinkRow): CaughtMessageEvent[] | null {
+  function timelineOf(r: Row): CaughtMessageEvent[] | null {
     if (!r.svc_message_id || !deps.events) return null;
     const entries = deps.events.timeline(r.svc_message_id);
     const webhooks = deps.webhooks;
@@ -192,6 +182,7 @@ export function createInbox(deps: InboxDeps) {
   }
 
   const row = (id: string) => store.get(id) ?? noMessage();
+  const rawOf = (id: string) => store.raw(id) ?? noMessage();
 
   return {
     /**
@@ -296,11 +287,14 @@ export function createInbox(deps: InboxDeps) {
       const r = row(id);
       const headers: CaughtMessage['headers'] = r.headers;
       const events = timelineOf(r);
+      const { omitted, ...body } = await bodyOf(r);
       return {
         ...summaryOf(store.summary(r.id)!),
         envelope: { mail_from: r.mail_from, rcpt_to: r.rcpt_to },
         headers,
-        ...(await bodyOf(r)),
+        ...body,
+        truncated: omitted !== 0,
+        omitted: omittedNotes(omitted),
         dkim: await dkimOf(r),
         dkim_domain: dkimDomain(headers),
         events,
@@ -308,21 +302,26 @@ export function createInbox(deps: InboxDeps) {
     },
 
     /** The message's bytes as caught. */
-    raw: (id: string): Buffer => row(id).raw,
+    raw: rawOf,
+    /** The size of a message as caught, without reading it (0 for none). */
+    size: (id: string): number => store.summary(id)?.size ?? 0,
 
-    /** The message's HTML part. */
+    /** The message's HTML part, as its view shows it (bounded), `cid:` images inlined. */
     async html(id: string): Promise<string> {
-      const { html } = await parseFull(row(id).raw);
-      if (typeof html !== 'string') fail('not_found', 'This message has no HTML part.');
+      const html = await readHtml(rawOf(id));
+      if (html === null)
+        fail('not_found', 'This message has no HTML part that can be shown; its raw source has it all.');
       return html as string;
     },
 
-    /** Attachment `n` (from 0) with its content. */
-    async attachment(id: string, n: string): Promise<{ index: number; attachment: Attachment }> {
-      const r = row(id);
+    /** Attachment `n` (from 0, as the message's view lists them) with its content. */
+    async attachment(
+      id: string,
+      n: string,
+    ): Promise<{ index: number; attachment: { filename: string | null; contentType: string; content: Buffer } }> {
       const index = /^\d{1,4}$/.test(n) ? Number(n) : -1;
       const attachment =
-        (await parseFull(r.raw)).attachments[index] ??
+        (index >= 0 ? await readAttachment(rawOf(id), index) : null) ??
         fail('not_found', `This message has no attachment ${n}; they are numbered from 0.`);
       return { index, attachment };
     },

@@ -84,7 +84,7 @@ export function messageDocument(html: string, appearance?: MessageAppearance): s
 }
 
 /** Response headers of an attachment download: always a download, never rendered or sniffed as a page of ours. */
-export function attachmentHeaders(a: Attachment, n: number): Record<string, string> {
+export function attachmentHeaders(a: { filename: string | null }, n: number): Record<string, string> {
   const name = a.filename || `attachment-${n}`;
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return {

@@ -146,6 +146,8 @@ code.url { overflow-wrap: anywhere; }
 .result.failed { color: var(--danger); }
 .attempts time { font-variant-numeric: tabular-nums; }
 
+.omitted { margin: .6rem .8rem; padding: .4rem .7rem; border: 1px solid var(--warn); border-radius: 6px; background: var(--warn-bg); color: var(--warn); font-size: .9rem; }
+.omitted p { margin: .2rem 0; }
 dialog { border: 1px solid var(--line); border-radius: 8px; max-width: 28rem; background: var(--card); color: var(--ink); }
 dialog::backdrop { background: rgb(0 0 0 / 40%); }
 dialog .buttons { display: flex; justify-content: flex-end; gap: .5rem; }

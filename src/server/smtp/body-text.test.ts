@@ -1,7 +1,8 @@
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { describe, expect, it } from 'vitest';
-import { glanceBody, htmlText, MAX_TEXT, previewOf } from './body-text.js';
+import { htmlText } from '../../lib/html.js';
+import { glanceBody, MAX_TEXT, previewOf } from './body-text.js';
 import { parseHeaders } from './headers.js';
 
 async function build(mail: Mail.Options): Promise<Buffer> {
@@ -119,6 +120,12 @@ describe('htmlText and previewOf', () => {
     expect(htmlText('<script>alert(1)</script><!-- c --><div>a</div>\n\n<div>b &lt;c&gt; &#x41;</div>')).toBe(
       'a\nb <c> A',
     );
+  });
+  it('an element or a comment left open runs to the end of the document, as a browser reads it; a < never closed is text', () => {
+    expect(htmlText('<p>Hello</p><style>p { color: red }')).toBe('Hello');
+    expect(htmlText('<p>Hello</p><!-- a comment never closed <p>hidden</p>')).toBe('Hello');
+    expect(htmlText(`<p>Hello</p>${'<style'.repeat(50_000)}`)).toBe('Hello');
+    expect(htmlText(`1 < 2 and ${'<a'.repeat(3)} <b>bold</b>`)).toBe('1 < 2 and <a<a<a bold');
   });
   it('a preview is one line of at most 200 characters, or null', () => {
     expect(previewOf('Hello\n\n  there')).toBe('Hello there');

@@ -2,6 +2,7 @@
 // whether the message carries attachments. mailparser reads the whole body only when the message is first opened
 // (about 0.7 ms for a 3 KB message, too much for the sink's hot path); this walks the MIME tree with indexOf and
 // decodes only the first text/plain and text/html parts, so a caught message is searchable without being opened.
+import { htmlText } from '../../lib/html.js';
 
 export interface BodyGlance {
   /** The body as text: the text/plain part, else the HTML part with its tags removed; at most MAX_TEXT characters. */
@@ -118,27 +119,6 @@ function decodePart(buf: Buffer, start: number, end: number, fields: Fields): st
   return decodeCharset(bytes, param(fields.get('content-type') ?? '', 'charset'));
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-const ENTITY = /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi;
-const entity = (all: string, e: string) => {
-  if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? all;
-  const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-  return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : ' ';
-};
-
-/** The text of an HTML body, good enough for search and a preview line. */
-export function htmlText(html: string): string {
-  return html
-    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(br|\/p|\/div|\/tr|\/li|\/h[1-6])\b[^>]*>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(ENTITY, entity)
-    .replace(/[ \t\r\f\v]+/g, ' ')
-    .replace(/ ?\n[\s]*/g, '\n')
-    .trim();
-}
-
 /** The text and attachment marker of a raw message whose top-level header fields are `top`. */
 export function glanceBody(raw: Buffer, top: { name: string; value: string }[]): BodyGlance {
   const fields: Fields = new Map();
@@ -219,15 +199,13 @@ const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) 
  * The words of an HTML body's text (its first MAX_TEXT characters) that `text` lacks, in any case, each once, joined
  * by spaces. Most HTML mail comes with a text part that says the same (one is made from the other): indexing all of
  * its words again would double the search entry, and the sink's cost of indexing it, for nothing. One pass drops what
- * is no text (head, styles, scripts, comments, tags); entities are decoded; a loop over the characters finds the words
- * (a regular expression's matches cost twice as much, on the sink's path).
+ * is no text (head, styles, scripts, comments, tags) and decodes entities (htmlText); a loop over the characters finds
+ * the words (a regular expression's matches cost twice as much, on the sink's path).
  */
 function newWords(html: string, text: string): string {
-  const words = html
-    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->|<[^>]*>/gi, ' ')
-    .slice(0, MAX_TEXT)
-    .replace(ENTITY, entity)
-    .toLowerCase();
+  // htmlText reads the document in one pass whatever it holds: a lazy pattern for the head, styles and scripts
+  // spent seconds on a few hundred KB of `<style` here, on the sink's path.
+  const words = htmlText(html).slice(0, MAX_TEXT).toLowerCase();
   const known = new Set<string>();
   const more: string[] = [];
   const scan = (s: string, keep: boolean) => {

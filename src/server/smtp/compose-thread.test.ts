@@ -93,6 +93,17 @@ describe('compose thread', () => {
     expect(got.equals(expected)).toBe(true);
   });
 
+  it('builds a long text given as its bytes (handed to the thread, not copied) into the message built from the string', async () => {
+    const c = composer();
+    const text = 'A line of the nightly export, café €12.50\n'.repeat(40_000);
+    const bytes = Buffer.from(text);
+    const expected = await composeSigned(request({ text }));
+    const got = await c.compose(request({ text: bytes }));
+    expect(got.equals(expected)).toBe(true);
+    // Its memory went to the thread.
+    expect(bytes.buffer.byteLength).toBe(0);
+  });
+
   it('an error building a message is that message’s own error, and the thread carries on', async () => {
     const c = composer();
     await expect(

@@ -23,9 +23,10 @@ function build({ id, req }: { id: number; req: ComposeRequest }): Promise<void> 
         raw.byteLength * 2 > whole.byteLength;
       const bytes = own ? raw : new Uint8Array(raw);
       parentPort!.postMessage({ id, raw: bytes }, [bytes.buffer as ArrayBuffer]);
-      // A big message's attachment pieces, handed to this thread, are garbage now: collected at once (when V8's
-      // collector is exposed, as `svc serve`'s binary does) rather than whenever this mostly idle thread next would.
-      if (raw.length >= BIG_MESSAGE_BYTES) void globalThis.gc?.({ type: 'major', execution: 'async' });
+      // A big message's attachment pieces and text, handed to this thread, are garbage once this request is done:
+      // collected then (when V8's collector is exposed, as `svc serve`'s binary does; after this turn, when nothing
+      // here refers to them) rather than whenever this mostly idle thread next would, perhaps never.
+      if (raw.length >= BIG_MESSAGE_BYTES) setTimeout(() => globalThis.gc?.({ type: 'major', execution: 'async' }), 0);
     })
     .catch((err: unknown) =>
       parentPort!.postMessage({ id, error: err instanceof Error ? err.message || err.name : String(err) }),

@@ -108,6 +108,29 @@ describe('buildMime', () => {
     expect(mime.toString('latin1')).toBe((await nodemailerBuild(mail)).toString('latin1'));
   });
 
+  // nodemailer's encoder takes quoted-printable 64 KiB at a time; a text past that, and past 128 KiB given as its
+  // bytes (as the delivery hands a long text over), must still come out as nodemailer writes the string.
+  const longTexts: [string, string][] = [
+    ...Array.from({ length: 6 }, (_, i): [string, string] => [
+      `mixed, lines ending in LF or CRLF, ${70_000 + i * 61_000} characters`,
+      mixedText(i + 7, 70_000 + i * 61_000).replace(/\r\n/g, i % 2 ? '\n' : '\r\n'),
+    ]),
+    ['mostly not Latin (base64)', '日本語のメールです。\n'.repeat(30_000)],
+    // Where nodemailer's count tips: Latin letters against controls and characters past ASCII (an emoji counts twice).
+    ['as many letters as emoji halves (base64)', 'ab🙂 '.repeat(40_000)],
+    ['one letter more (quoted-printable)', 'abc🙂 '.repeat(40_000)],
+    ['letters, controls and accents even (base64)', 'ab\u0001é\n'.repeat(60_000)],
+    ['one line of 300,000 characters, spaces in it', 'word '.repeat(60_000)],
+  ];
+  it.each(longTexts)(
+    'writes a long text (%s) as nodemailer does, from the string and from its bytes',
+    async (_, text) => {
+      const expected = (await nodemailerBuild({ text })).toString('latin1');
+      expect((await buildMime(fixed({ text }))).toString('latin1')).toBe(expected);
+      expect((await buildMime(fixed({ text: Buffer.from(text) }))).toString('latin1')).toBe(expected);
+    },
+  );
+
   it('leaves Bcc out of the headers', async () => {
     const mime = (await buildMime(fixed({ bcc: ['hidden@example.net'], text: 'x' }))).toString();
     expect(mime).not.toMatch(/hidden@example\.net/);
@@ -138,6 +161,12 @@ describe('composeSigned', () => {
   it.each(cases)('signs %s into the bytes of nodemailer’s build, signed', async (_name, mail) => {
     const signed = await composeSigned({ mail: fixed(mail), key, signTime: T });
     expect(signed.toString('latin1')).toBe(dkimSign(await nodemailerBuild(mail), key, T).toString('latin1'));
+  });
+
+  it('signs a long text given as its bytes into the bytes of nodemailer’s build of the string, signed', async () => {
+    const text = mixedText(3, 400_000).replace(/\r\n/g, '\n');
+    const signed = await composeSigned({ mail: fixed({ text: Buffer.from(text) }), key, signTime: T });
+    expect(signed.toString('latin1')).toBe(dkimSign(await nodemailerBuild({ text }), key, T).toString('latin1'));
   });
 
   it('writes attachments given in pieces as the same attachments given whole, whatever the pieces’ sizes', async () => {

@@ -5,6 +5,7 @@ import type MailComposer from 'nodemailer/lib/mail-composer';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import type * as Qp from 'nodemailer/lib/qp';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import { startThread } from '../threads.js';
@@ -25,7 +26,7 @@ export interface ComposeRequest {
   /**
    * Attachment contents in pieces, by index into `mail.attachments` (whose `content` they stand in for): the stored
    * bytes of a message, never joined into one Buffer. On the thread, their memory is handed over rather than copied,
-   * so the caller must not use them again.
+   * so the caller must not use them again; the same goes for `mail.text` given as a Buffer.
    */
   pieces?: (Buffer[] | undefined)[];
   key: DkimKey | undefined;
@@ -36,6 +37,7 @@ export interface ComposeRequest {
 /** The parts of nodemailer's MimeNode that its own stream() reads and its type declarations leave out. */
 type Node = MimeNode & {
   buildHeaders(): string;
+  getTransferEncoding(): string | false;
   _raw: unknown;
   _transforms: unknown[];
   _processFuncs: unknown[];
@@ -58,29 +60,108 @@ function inMemory(node: Node): boolean {
 type Part = Buffer | { base64: Buffer[] };
 
 /**
+ * nodemailer's quoted-printable encoder takes its input 64 KiB at a time (qp.Encoder, ENCODE_SLICE_SIZE): text up to
+ * that long comes out as one `wrap(encode())`, longer text as the encoder writes it.
+ */
+const QP_SLICE = 64 * 1024;
+
+const isText = (node: Node) =>
+  /^text\//i.test(String(node.getHeader('Content-Type') ?? '')) && !node.getHeader('Content-Transfer-Encoding');
+
+/**
+ * The transfer encoding nodemailer gives a text (MimeNode#getTransferEncoding for content given as bytes, which it
+ * reads as a string to count: quoted-printable when the text has more Latin letters than control characters and
+ * characters past ASCII, counted in UTF-16 units; else base64), counted on its UTF-8 bytes instead, so that a 35 MB
+ * text is not decoded into a string of twice its size to choose. compose.test.ts holds it to nodemailer's choice.
+ */
+function textEncodingOf(bytes: Buffer): 'quoted-printable' | 'base64' {
+  let latin = 0;
+  let other = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    // A character past ASCII counts once at its first byte; one of four bytes is two UTF-16 units.
+    if (b >= 0x80) other += b >= 0xf0 ? 2 : b >= 0xc0 ? 1 : 0;
+    else if (b <= 0x08 || b === 0x0b || b === 0x0c || (b >= 0x0e && b <= 0x1f)) other++;
+    else if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) latin++;
+  }
+  return other < latin ? 'quoted-printable' : 'base64';
+}
+
+/**
+ * The quoted-printable of every text longer than QP_SLICE in the tree, by node (given as a string or as its UTF-8
+ * bytes, which nodemailer treats alike past 128 KiB: compose.test.ts): written by nodemailer's own encoder,
+ * in lines of 76, a slice at a time, so a 35 MB text is never held as a whole encoded string and then wrapped into
+ * another (several copies of it, each larger than it, on the compose thread).
+ */
+async function longText(node: Node, out = new Map<Node, Buffer[]>()): Promise<Map<Node, Buffer[]>> {
+  const c = node.content as string | Buffer | undefined;
+  // A string's UTF-8 takes at most three bytes a character: a short one is not measured.
+  const long = !!c && c.length > QP_SLICE / 3 && (Buffer.isBuffer(c) ? c.length : Buffer.byteLength(c)) > QP_SLICE;
+  const encoding = long && (Buffer.isBuffer(c) && isText(node) ? textEncodingOf(c) : node.getTransferEncoding());
+  // Set now as buildHeaders() would, which then does not work it out again (for bytes, from their text as a string).
+  if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
+  if (c && encoding === 'quoted-printable') {
+    // The encoder's lines come out a slice at a time, each in a small Buffer; they are gathered into blocks of 1 MiB
+    // as they come, so the small ones are freed and their memory used again, not hundreds of them held at once (the
+    // C library keeps such memory for the thread, resident, after it is freed).
+    const blocks: Buffer[] = [];
+    let lines: Buffer[] = [];
+    let length = 0;
+    const gather = () => {
+      if (length) blocks.push(Buffer.concat(lines, length));
+      lines = [];
+      length = 0;
+    };
+    const encoder = new (nodemailer().qp.Encoder)({ lineLength: 76 });
+    encoder.on('data', (chunk: Buffer) => {
+      lines.push(chunk);
+      length += chunk.length;
+      if (length >= 1024 * 1024) gather();
+    });
+    const ended = once(encoder, 'end');
+    encoder.end(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    await ended;
+    gather();
+    out.set(node, blocks);
+  }
+  for (const child of node.childNodes as Node[]) await longText(child, out);
+  return out;
+}
+
+/**
  * Lists the stretches of a node the way MimeNode#stream writes them (headers, content in its transfer encoding, then
  * the children of a multipart), in one synchronous pass: nodemailer's stream pipeline per node (encoders,
  * pass-throughs, a setImmediate per step) cost more than twice the work itself. Tested byte for byte against
- * nodemailer's build(). `pieces` maps a stand-in content to the pieces it stands for; with `crlf`, every line ends in
- * CRLF (what a DKIM signature covers: see dkimSign).
+ * nodemailer's build(). `pieces` maps a stand-in content to the pieces it stands for, `encoded` a node to its
+ * quoted-printable written already (longText); with `crlf`, every line ends in CRLF (what a DKIM signature covers:
+ * see dkimSign).
  */
-function serialize(node: Node, out: Part[], pieces: Map<unknown, Buffer[]>, crlf: boolean): void {
+function serialize(
+  node: Node,
+  out: Part[],
+  pieces: Map<unknown, Buffer[]>,
+  encoded: Map<Node, Buffer[]>,
+  crlf: boolean,
+): void {
   const bytes = (b: Buffer) => (crlf ? crlfLines(b) : b);
   out.push(bytes(Buffer.from(`${node.buildHeaders()}\r\n\r\n`)));
   const c = node.content as string | Buffer | undefined;
   if (c) {
     // buildHeaders() has just worked the encoding out (getTransferEncoding scans the content) and set it as a header.
     const encoding = node.getHeader('Content-Transfer-Encoding');
-    // base64.Encoder (written by writeBase64) and qp.Encoder (for text, the only kind that gets quoted-printable)
-    // write exactly this.
+    // base64.Encoder (written by writeBase64) and qp.Encoder (for text, the only kind that gets quoted-printable; up
+    // to QP_SLICE, one wrap(encode()), longer ones written by the encoder itself: longText) write exactly this.
+    const qpLines = encoding === 'quoted-printable' ? encoded.get(node) : undefined;
     if (encoding === 'base64') out.push({ base64: pieces.get(c) ?? [Buffer.isBuffer(c) ? c : Buffer.from(c)] });
+    // Each of the encoder's chunks, and so each block of them, ends with a whole line: a CR and its LF are never apart.
+    else if (qpLines) for (const chunk of qpLines) out.push(bytes(chunk));
     else if (encoding === 'quoted-printable') out.push(bytes(quotedPrintable(c)));
     else out.push(bytes(Buffer.isBuffer(c) ? c : Buffer.from(c)));
   }
   if (node.multipart) {
     (node.childNodes as Node[]).forEach((child, i) => {
       out.push(Buffer.from(`${i ? '\r\n' : ''}--${node.boundary}\r\n`));
-      serialize(child, out, pieces, crlf);
+      serialize(child, out, pieces, encoded, crlf);
     });
     out.push(Buffer.from(`\r\n--${node.boundary}--\r\n`));
   }
@@ -212,7 +293,7 @@ async function writeMime(
     return { mime: crlf ? crlfLines(built) : built, room: 0 };
   }
   const parts: Part[] = [];
-  serialize(root, parts, standIns, crlf);
+  serialize(root, parts, standIns, await longText(root), crlf);
   return { mime: writeParts(parts, room), room };
 }
 
@@ -247,11 +328,12 @@ const asBuffer = (c: Uint8Array) => (Buffer.isBuffer(c) ? c : Buffer.from(c.buff
 
 /** Buffers cross the thread boundary as Uint8Arrays; nodemailer wants Buffers back. */
 export function reviveBuffers(req: ComposeRequest): ComposeRequest {
-  const attachments = (req.mail.attachments ?? []).map((a) => {
-    const c = a.content as unknown;
-    return c instanceof Uint8Array && !Buffer.isBuffer(c) ? { ...a, content: asBuffer(c) } : a;
-  });
-  return { ...req, mail: { ...req.mail, attachments }, pieces: req.pieces?.map((list) => list?.map(asBuffer)) };
+  const revive = <T>(c: T) => (c instanceof Uint8Array && !Buffer.isBuffer(c) ? asBuffer(c) : c);
+  const attachments = (req.mail.attachments ?? []).map((a) =>
+    a.content instanceof Uint8Array && !Buffer.isBuffer(a.content) ? { ...a, content: revive(a.content) } : a,
+  );
+  const mail = { ...req.mail, attachments, ...(req.mail.text !== undefined ? { text: revive(req.mail.text) } : {}) };
+  return { ...req, mail, pieces: req.pieces?.map((list) => list?.map(asBuffer)) };
 }
 
 /**
@@ -341,11 +423,11 @@ export function createComposer(opts: ComposerOptions): Composer {
   function post(req: ComposeRequest, resolve: (b: Buffer) => void, reject: (e: Error) => void): void {
     const t = (thread ??= start());
     const id = next++;
-    // The pieces move to the thread without a copy (a structured clone would hold them twice until the next
-    // collection on each side); anything else is copied.
+    // The pieces, and a text given as bytes, move to the thread without a copy (a structured clone would hold them
+    // twice until the next collection on each side); anything else is copied.
     const transfer = new Set<ArrayBuffer>();
-    for (const list of req.pieces ?? [])
-      for (const b of list ?? []) if (ownsMemory(b)) transfer.add(b.buffer as ArrayBuffer);
+    for (const b of [...(req.pieces ?? []).flatMap((list) => list ?? []), req.mail.text])
+      if (b instanceof Uint8Array && ownsMemory(b)) transfer.add(b.buffer as ArrayBuffer);
     pending.set(id, { thread: t, req, handedOver: transfer.size > 0, resolve, reject });
     t.postMessage({ id, req }, [...transfer]);
   }

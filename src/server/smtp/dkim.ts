@@ -88,6 +88,8 @@ export function relaxedBodyHash(body: Buffer): string {
       .toString('latin1', start, stop)
       .replace(/[ \t]+/g, ' ')
       .replace(/ $/, '');
+    // A body of text lines rewrites nearly every line: hashed 64 KiB at a time, not gathered into one string its size.
+    if (text.length > 65_536) flush();
     from = stop;
   }
   put(from, end);

@@ -54,8 +54,9 @@ export function headerBlock(raw: Buffer): Buffer {
 /** The fields the sink stores parsed; mailparser decodes each field on its own, so the others are not passed. */
 const PARSED_FIELDS = new Set(['message-id', 'subject', 'from', 'to', 'cc']);
 
-export function parseHeaders(raw: Buffer): CaughtHeaders {
-  const list = new (mailsplitHeaders())(headerBlock(raw)).getList();
+/** The header fields of a message whose header block (headerBlock) is `block`. */
+export function parseHeaders(raw: Buffer, block = headerBlock(raw)): CaughtHeaders {
+  const list = new (mailsplitHeaders())(block).getList();
   const map = headerParser().processHeaders(list.filter((h) => PARSED_FIELDS.has(h.key)));
   const from = map.get('from') as AddressObject | undefined;
   return {

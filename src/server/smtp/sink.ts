@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
+import { MAX_HEADER_BLOCK } from '../core/caught-body.js';
 import type { CaughtMail, DkimVerdict, Inbox } from '../core/inbox.js';
 import type { Chaos, ChaosHit, SmtpStage } from '../sandbox/chaos.js';
 import { glanceBody, previewOf } from './body-text.js';
@@ -56,15 +57,37 @@ export async function verifyDkim(raw: Buffer, resolver: MailauthResolver | undef
   }
 }
 
-/** Parses and stores one message; returns the stored id (or null for a second copy of the service's own mail). */
+/** A message the sink will not take, with the SMTP reply that says why. */
+export class SinkRefusal extends Error {
+  constructor(
+    readonly responseCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SinkRefusal';
+  }
+}
+
+/**
+ * Parses and stores one message; returns the stored id (or null for a second copy of the service's own mail). A
+ * header block over MAX_HEADER_BLOCK is refused (SinkRefusal, 552): mail readers refuse such a message (mailparser
+ * does), so none of its views could show it.
+ */
 export async function ingest(
   deps: SinkDeps,
   raw: Buffer,
   envelope: CaughtMail['envelope'],
   workspaceId: string | null = null,
 ): Promise<string | null> {
+  const block = headerBlock(raw);
+  if (block.length > MAX_HEADER_BLOCK) {
+    throw new SinkRefusal(
+      552,
+      `Message header block is ${block.length} bytes; this sink takes header blocks of at most ${MAX_HEADER_BLOCK} bytes (1 MiB)`,
+    );
+  }
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
-  const parsed = parseHeaders(raw);
+  const parsed = parseHeaders(raw, block);
   // And a quick look at the body for the inbox's search, preview line and attachment marker (body-text.ts).
   const glance = glanceBody(raw, parsed.lines);
   return deps.inbox.catch({
@@ -221,9 +244,14 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
           return callback(err);
         }
         const user = session.user as unknown as { workspaceId?: string | null } | undefined;
-        ingest(deps, raw.bytes(), envelope, user?.workspaceId ?? null).then(
+        const bytes = raw.bytes();
+        // The stream's handlers (and so this closure) outlive the message on a connection kept open for the next: its
+        // bytes are let go here, not with the connection.
+        raw = gather(0);
+        ingest(deps, bytes, envelope, user?.workspaceId ?? null).then(
           () => callback(null, 'Caught'),
           (err: Error) => {
+            if (err instanceof SinkRefusal) return callback(err);
             // 452 4.3.1 (RFC 3463 "mail system full"): the sender keeps the message and tries again later.
             if (isDiskFull(err)) {
               deps.log.warn('sink could not store a message: the disk is full');

@@ -10,7 +10,11 @@ export interface MessageAttachment {
   content_id?: string;
 }
 
-/** A `/v1` message; its lists and objects (recipients, attachments, headers, tags, tracking) are JSON text in their columns. */
+/**
+ * A `/v1` message as its status, events and lookups need it: everything but its HTML and text (MessageContent), which
+ * run to 40 MiB and are read only to build it. Its lists and objects (recipients, attachments, headers, tags,
+ * tracking) are JSON text in their columns.
+ */
 export interface MessageRow {
   id: string;
   workspace_id: string;
@@ -25,8 +29,6 @@ export interface MessageRow {
   bcc_addrs: string[];
   reply_to: string[];
   subject: string;
-  html: string | null;
-  text: string | null;
   attachments: MessageAttachment[];
   headers: Record<string, string>;
   tags: { name: string; value: string }[];
@@ -34,6 +36,12 @@ export interface MessageRow {
   scheduled_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/** What a message says, stored with its row and read apart from it. */
+export interface MessageContent {
+  html: string | null;
+  text: string | null;
 }
 
 /** An answer kept for an Idempotency-Key: its body and headers decoded. */
@@ -59,8 +67,8 @@ const JSON_COLUMNS = [
 ] as const;
 type StoredMessage = Omit<MessageRow, (typeof JSON_COLUMNS)[number]> & Record<(typeof JSON_COLUMNS)[number], string>;
 
-function encode(m: MessageRow): StoredMessage {
-  const out = { ...m } as unknown as StoredMessage;
+function encode(m: MessageRow & MessageContent): StoredMessage & MessageContent {
+  const out = { ...m } as unknown as StoredMessage & MessageContent;
   for (const c of JSON_COLUMNS) out[c] = JSON.stringify(m[c]);
   return out;
 }
@@ -80,7 +88,13 @@ export function createMessageStore(db: Db) {
        @updated_at)`,
   );
   const move = db.prepare('UPDATE messages SET status = @to, updated_at = @at WHERE id = @id AND status = @from');
-  const byId = db.prepare('SELECT * FROM messages WHERE id = ?');
+  const byId = db.prepare(
+    `SELECT id, workspace_id, key_id, mode, domain_id, status, from_header, from_email, to_addrs, cc_addrs, bcc_addrs,
+       reply_to, subject, attachments, headers, tags, tracking, scheduled_at, created_at, updated_at
+     FROM messages WHERE id = ?`,
+  );
+  // The text as its UTF-8 bytes (a TEXT value cast to BLOB is its bytes as stored): never a string on this thread.
+  const contentOf = db.prepare('SELECT html, CAST(text AS BLOB) AS text FROM messages WHERE id = ?');
   const getIdem = db.prepare('SELECT * FROM idempotency_keys WHERE workspace_id = ? AND key = ?');
   const putIdem = db.prepare(
     `INSERT INTO idempotency_keys (workspace_id, key, request_hash, status, body, headers, created_at)
@@ -107,7 +121,12 @@ export function createMessageStore(db: Db) {
     'INSERT INTO suppressions (workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   return {
-    insert: (m: MessageRow) => void insert.run(encode(m)),
+    insert: (m: MessageRow & MessageContent) => void insert.run(encode(m)),
+    /**
+     * A message's HTML, and its text as UTF-8 bytes: a long text goes to the compose thread as it is stored, without
+     * ever being a string on the main thread (nor copied again to cross to the thread).
+     */
+    content: (id: string) => contentOf.get(id) as { html: string | null; text: Buffer | null } | undefined,
     /** Stores one piece of attachment `attachment` (its index in the row's attachments) of a message. */
     insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) =>
       void putChunk.run(id, attachment, chunk, bytes),

@@ -31,7 +31,11 @@ export interface SinkRow {
   text: string | null;
   html: string | null;
   headers: { name: string; value: string }[];
-  parsed?: 0 | 1;
+  /**
+   * 0 until the message is first read; then 1, with the bits of what its view leaves out (core/caught-body.ts
+   * OMITTED) added.
+   */
+  parsed?: number;
   attachments: SinkAttachment[];
   /** `pending` until first read (smtp/sink.ts dkimResult). */
   dkim: 'pass' | 'fail' | 'none' | 'pending';
@@ -283,15 +287,22 @@ export function createSinkStore(db: Db) {
         ORDER BY ${key} DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, opts.limit + 1) as Stored<SinkSummaryRow>[]).map(decodeSummary);
     },
-    get(id: string): SinkRow | undefined {
+    /** A message without its raw source (`raw` reads that): a view of a big message need not load it again. */
+    get(id: string): Omit<SinkRow, 'raw'> | undefined {
       const r = db
         .prepare(
-          `SELECT s.*, c.parsed, c.headers, c.text, c.html, c.attachments, c.raw
+          `SELECT s.*, c.parsed, c.headers, c.text, c.html, c.attachments
            FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?`,
         )
         .get(id) as Stored<SinkRow> | undefined;
       return r && decodeRow(r);
     },
+    /** A message's raw source, as caught. */
+    raw: (id: string): Buffer | undefined =>
+      db
+        .prepare('SELECT c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?')
+        .pluck()
+        .get(id) as Buffer | undefined,
     /** One message as the listing shows it. */
     summary(id: string): SinkSummaryRow | undefined {
       const r = summaryById.get(id) as Stored<SinkSummaryRow> | undefined;
@@ -335,10 +346,14 @@ export function createSinkStore(db: Db) {
     },
     /** The `seq` of the newest event (0 for none). */
     lastEventSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
-    setBody: (id: string, body: { text: string | null; html: string | null; attachments: SinkAttachment[] }) =>
+    /** Keeps what the first read parsed; `parsed` is 1 with the bits of what the view leaves out. */
+    setBody: (
+      id: string,
+      body: { text: string | null; html: string | null; attachments: SinkAttachment[]; parsed: number },
+    ) =>
       void db
         .prepare(
-          `UPDATE sink_content SET text = @text, html = @html, attachments = @attachments, parsed = 1
+          `UPDATE sink_content SET text = @text, html = @html, attachments = @attachments, parsed = @parsed
            WHERE seq = (SELECT seq FROM sink_messages WHERE id = @id)`,
         )
         .run({ id, ...body, attachments: JSON.stringify(body.attachments) }),

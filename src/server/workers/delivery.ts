@@ -22,6 +22,8 @@ const MAX_FETCH_BYTES = 40 * 1024 * 1024;
  * socket and in the sink, a few times over at moments, so a few dozen big messages at once would hold gigabytes.
  */
 export const DELIVERY_BUDGET_BYTES = 48 * 1024 * 1024;
+/** A text longer than this goes to the compose thread as its bytes (build, below). */
+const LONG_TEXT_BYTES = 128 * 1024;
 /** A message this large leaves enough garbage behind to be worth a collection of its own (DeliveryWorkerDeps.collect). */
 const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
 
@@ -91,7 +93,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     }
     const origin = deps.origin();
     const base = out.domain.trackingHost ? origin.replace(/\/\/[^/:]+/, `//${out.domain.trackingHost}`) : origin;
-    const html = m.html == null ? undefined : deps.tracking.instrument(m.html, m.id, base, out.tracking);
+    const html = out.html == null ? undefined : deps.tracking.instrument(out.html, m.id, base, out.tracking);
     const headers: Record<string, string> = { ...out.headers };
     if (out.tags.length) {
       headers['X-Svc-Tags'] = out.tags.map((t) => `${t.name}=${encodeURIComponent(t.value)}`).join('; ');
@@ -104,7 +106,10 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       bcc: m.bcc_addrs,
       ...(replyTo.length ? { replyTo } : {}),
       subject: m.subject,
-      ...(m.text != null ? { text: m.text } : {}),
+      // A long text goes as its bytes, handed to the compose thread without a copy; nodemailer builds the same message
+      // from them as from the string (past 128 KiB it treats a string as it does bytes: compose.test.ts), and a short
+      // one goes as the string.
+      ...(out.text != null ? { text: out.text.length > LONG_TEXT_BYTES ? out.text : out.text.toString() } : {}),
       ...(html != null ? { html } : {}),
       attachments,
       headers,

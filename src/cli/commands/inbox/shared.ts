@@ -36,4 +36,7 @@ export function printMessage(io: IO, m: CaughtMessage): void {
     io.info(
       `This message has no text part${m.html !== null ? `; its HTML: svc inbox show ${m.id} --json | jq -r .html` : ''}.`,
     );
+  // What the view left out (`truncated`: a text past 1 MiB, parts past 500…), and where the whole of it is.
+  for (const note of m.omitted) io.info(note);
+  if (m.truncated) io.info(`The whole message: svc inbox show ${m.id} --raw > ${m.id}.eml`);
 }

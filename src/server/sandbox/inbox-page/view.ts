@@ -122,6 +122,17 @@ function metaOf(m: CaughtMessage): HTMLDListElement {
  */
 const THUMBNAIL = /^image\/(?:png|jpeg|gif|webp|avif|bmp|svg\+xml|x-icon|vnd\.microsoft\.icon)$/i;
 
+/** What the message's view leaves out (a text past 1 MiB, parts past 500…), with the raw source to download. */
+function omittedOf(m: CaughtMessage): HTMLElement | null {
+  if (!m.truncated) return null;
+  return h(
+    'div',
+    { class: 'omitted', role: 'note', id: 'omitted' },
+    ...m.omitted.map((note) => h('p', {}, note)),
+    h('p', {}, h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download the raw source (.eml)')),
+  );
+}
+
 function attachmentsOf(m: CaughtMessage): HTMLElement | null {
   if (!m.attachments.length) return null;
   return h(
@@ -214,7 +225,9 @@ function renderView() {
       ),
     ),
     metaOf(m),
-    // The message first, as a mail client shows it; then what came with it and what happened to it.
+    // What the view leaves out first; then the message, as a mail client shows it; then what came with it and what
+    // happened to it.
+    ...[omittedOf(m)].filter((n): n is HTMLElement => n !== null),
     ...tabsOf(),
     ...[attachmentsOf(m), timelineOf(m)].filter((n): n is HTMLElement => n !== null),
     elsewhereOf(m),
