@@ -31,6 +31,11 @@ export interface SandboxOptions {
   sendRate?: number;
   /** Caught messages kept, the newest (default 10,000); null keeps them all. */
   maxMessages?: number | null;
+  /**
+   * Whether the SMTP sink offers STARTTLS (default true). false for a client that upgrades whenever it is offered and
+   * verifies the certificate without being given `submission.ca` (Go's net/smtp, PHP's mailers).
+   */
+  smtpStarttls?: boolean;
   /** The server's log lines on stderr (default: none). */
   log?: boolean;
 }
@@ -157,6 +162,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     openSignup: options.openSignup,
     sendRate: options.sendRate,
     maxMessages: options.maxMessages,
+    smtpStarttls: options.smtpStarttls,
     log: createLogger({ silent: !options.log }),
   });
   const seed = server.ready.seed;
