@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
 import { allCodes, allLinks } from '../client/extract.js';
-import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
+import {
+  InboxStreamEnded,
+  caughtSince,
+  subjectMatches,
+  waitForCaught,
+  workspaceMatches,
+} from '../client/inbox-wait.js';
 import type { EventType } from '../contract/events.js';
 import type { CaughtMessage, CaughtMessageSummary, ChaosRule, ChaosState, ReadySeed } from '../contract/sandbox.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
@@ -204,7 +210,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const since = from ? from.toISOString() : started;
         const fulls = new Map<string, TestMessage>();
         const accept = async (m: CaughtMessageSummary) => {
-          if (!subjectMatches(m, o.subject) || !ofWorkspace(m, o.workspace)) return false;
+          if (!subjectMatches(m, o.subject) || !workspaceMatches(m, o.workspace)) return false;
           if (!o.match) return true;
           const f = fulls.get(m.id) ?? (await full(m.id));
           fulls.set(m.id, f);
@@ -223,7 +229,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         throw new Error(await timedOut(o, timeout, since));
       },
       list: async (o = {}) =>
-        (await caughtSince(client, undefined, undefined)).filter((m) => ofWorkspace(m, o.workspace)),
+        (await caughtSince(client, undefined, undefined)).filter((m) => workspaceMatches(m, o.workspace)),
       async clear() {
         await client.sandbox('deleteMessages');
       },
@@ -372,11 +378,6 @@ async function capture(
       await closeServer(http);
     },
   };
-}
-
-/** Whether a caught message is of the workspace named by id or name (any, when none is named). */
-function ofWorkspace(m: CaughtMessageSummary, workspace: string | undefined): boolean {
-  return workspace === undefined || m.workspace?.id === workspace || m.workspace?.name === workspace;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
