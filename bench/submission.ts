@@ -6,8 +6,9 @@
 // the same (2 KB HTML, one recipient) and are delivered into the sink as they come, in both cases. A case's server CPU
 // is counted until the last of its messages is in the sink, so it holds the delivery of its own messages and none of
 // another case's (the API accepts faster than the server delivers: without this, the case after it paid for its
-// backlog). Each case first runs unmeasured for BENCH_WARMUP seconds (default 3), so that the first case measured
-// does not also pay for compiling the server's code on its path. `BENCH_CASES` picks some of them
+// backlog). Every case first runs unmeasured for BENCH_WARMUP seconds (default 3), one after another, before any is
+// measured: otherwise the case measured first paid for compiling the server's code (measured alone after its own
+// warm-up, a case measured the same as any other; first of several, a third slower). `BENCH_CASES` picks some of them
 // (`api,starttls,implicit,starttls-each,implicit-each`; all by default), `BENCH_NODE_ARGS` gives the server node flags
 // (`--cpu-prof --cpu-prof-dir=prof` profiles it).
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import nodemailer from 'nodemailer';
 import { cpuSeconds, html2k, machineTicks, spawnServe, speedLine, stealLine } from './common.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-/** Seconds each case runs unmeasured just before it is measured: the server's code on that path is compiled by then. */
+/** Seconds each case runs unmeasured before any is measured: the server's code on every path is compiled by then. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10);
 
@@ -95,17 +96,16 @@ async function caughtReaches(n: number): Promise<void> {
   while (caught() < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
-/**
- * Runs a case unmeasured for WARMUP seconds, then for DURATION seconds, and waits until every message it had taken is
- * in the sink: the server's CPU over both, a message.
- */
+/** Runs a case for WARMUP seconds unmeasured, and waits until its messages are in the sink. */
+async function warm(send: (seconds: number) => Promise<Sent>): Promise<void> {
+  const from = caught();
+  await caughtReaches(from + (await send(WARMUP)).taken);
+}
+
+/** Runs a case for DURATION seconds and waits until every message it took is in the sink: the server's CPU over both. */
 async function measure(
   send: (seconds: number) => Promise<Sent>,
 ): Promise<Sent & { serverCpu: number; drainSeconds: number }> {
-  if (WARMUP > 0) {
-    const from = caught();
-    await caughtReaches(from + (await send(WARMUP)).taken);
-  }
   const before = caught();
   const cpu0 = await cpuSeconds(svc.proc.pid!);
   const sent = await send(DURATION);
@@ -128,9 +128,10 @@ const runs = (
   ] as [string, string, (seconds: number) => Promise<Sent>][]
 ).filter(([id]) => !CASES || CASES.includes(id));
 console.log(
-  `bench/submission  (${SESSIONS} senders at once, ${DURATION} s each after ${WARMUP} s unmeasured, 2 KB html, one recipient, delivered as it comes; Node ${process.version})`,
+  `bench/submission  (${SESSIONS} senders at once, ${DURATION} s each after ${WARMUP} s each unmeasured, 2 KB html, one recipient, delivered as it comes; Node ${process.version})`,
 );
 console.log('  server CPU: until the case’s last message is in the sink (its delivery included)');
+if (WARMUP > 0) for (const [, , send] of runs) await warm(send);
 let apiRate = 0;
 for (const [id, name, send] of runs) {
   const f = await measure(send);
