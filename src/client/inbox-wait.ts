@@ -14,20 +14,34 @@ export function subjectMatches(m: CaughtMessageSummary, subject: string | undefi
 }
 
 /**
+ * Whether a message is of the workspace named by its id or its name, in any case, as the listing's `?workspace=` reads
+ * it (none named: every message).
+ */
+export function workspaceMatches(m: CaughtMessageSummary, workspace: string | undefined): boolean {
+  if (workspace === undefined) return true;
+  return (
+    m.workspace !== null && (m.workspace.id === workspace || m.workspace.name.toLowerCase() === workspace.toLowerCase())
+  );
+}
+
+/**
  * Every caught message to `to` (all of them when undefined) received at or after `since`, newest first, by the
  * service's own rule for `to` (an envelope recipient, or a To or Cc address, case-insensitively); with `claimed`,
- * only the mail a wait took (true) or none did (false).
+ * only the mail a wait took (true) or none did (false); with `workspace`, only that workspace's (its id or name; one
+ * that no workspace has is the listing's 404).
  */
 export async function caughtSince(
   client: Client,
   to: string | undefined,
   since: string | undefined,
   claimed?: boolean,
+  workspace?: string,
 ): Promise<CaughtMessageSummary[]> {
   const all: CaughtMessageSummary[] = [];
   const filter = claimed === undefined ? {} : { claimed: claimed ? ('true' as const) : ('false' as const) };
   for (let after: string | undefined; ; ) {
-    const page = (await client.sandbox('listMessages', { query: { to, since, limit: 100, after, ...filter } })).body;
+    const query = { to, workspace, since, limit: 100, after, ...filter };
+    const page = (await client.sandbox('listMessages', { query })).body;
     all.push(...page.data);
     if (!page.has_more) return all;
     after = page.data.at(-1)!.id;
@@ -55,6 +69,8 @@ export class InboxStreamEnded extends Error {
 export interface CaughtWait {
   /** Only mail to this address (an envelope recipient, To or Cc); any when undefined. */
   to?: string;
+  /** Only mail of this workspace, by its id or name (any case); any when undefined. */
+  workspace?: string;
   /** Besides `to`: whether a message is the one awaited. */
   accept(m: CaughtMessageSummary): boolean | Promise<boolean>;
   /** Only mail received at or after this service time (ISO 8601): where the caller's "since" begins. */
@@ -78,7 +94,7 @@ export async function waitForCaught(client: Client, o: CaughtWait): Promise<Caug
   try {
     const stream = await client.inboxStream({ signal: stop.signal });
     // Newest first from the listing: tried oldest first.
-    for (const m of (await caughtSince(client, o.to, o.since, false)).reverse()) {
+    for (const m of (await caughtSince(client, o.to, o.since, false, o.workspace)).reverse()) {
       if ((await o.accept(m)) && (await claim(client, m.id))) return m;
     }
     await o.onWaiting?.();
@@ -113,6 +129,7 @@ async function nextClaimed(
   const since = Date.parse(o.since);
   for await (const e of stream) {
     if (e.event !== 'message' || Date.parse(e.data.received_at) < since) continue;
+    if (!workspaceMatches(e.data, o.workspace)) continue;
     if (o.to !== undefined && !(await isTo(client, o.to, e.data))) continue;
     if ((await o.accept(e.data)) && (await claim(client, e.data.id))) return e.data;
   }

@@ -58,6 +58,12 @@ export interface ServeOptions {
   submissionPort?: number | null;
   /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465 or a free port. */
   submissionsPort?: number | null;
+  /**
+   * Whether the sink offers STARTTLS (default true; `--no-smtp-starttls`). Clients that upgrade whenever it is offered
+   * and verify the certificate (Go's net/smtp and gomail, PHP's mailers) fail against a sink that offers it unless they
+   * trust the certificate.
+   */
+  smtpStarttls?: boolean;
   /** The certificate (and key) of SMTP TLS; unset, one made for localhost and kept in the data directory. */
   smtpTlsCert?: string;
   smtpTlsKey?: string;
@@ -266,7 +272,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const sink = createSink(
       { inbox: core.inbox, log, chaos, workspaceOf: core.keys.workspaceOf },
       { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
-      tlsPair,
+      opts.smtpStarttls === false ? undefined : tlsPair,
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
     stack.push(() => sink.close());

@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
 import { allCodes, allLinks } from '../client/extract.js';
-import { InboxStreamEnded, caughtSince, subjectMatches, waitForCaught } from '../client/inbox-wait.js';
+import {
+  InboxStreamEnded,
+  caughtSince,
+  subjectMatches,
+  waitForCaught,
+  workspaceMatches,
+} from '../client/inbox-wait.js';
 import type { EventType, TypedEvent } from '../contract/events.js';
 import type { MessageChecks } from '../contract/checks.js';
 import type { CaughtMessage, CaughtMessageSummary, ChaosRule, ChaosState, ReadySeed } from '../contract/sandbox.js';
@@ -34,6 +40,11 @@ export interface SandboxOptions {
   sendRate?: number;
   /** Caught messages kept, the newest (default 10,000); null keeps them all. */
   maxMessages?: number | null;
+  /**
+   * Whether the SMTP sink offers STARTTLS (default true). false for a client that upgrades whenever it is offered and
+   * verifies the certificate without being given `submission.ca` (Go's net/smtp, PHP's mailers).
+   */
+  smtpStarttls?: boolean;
   /** The server's log lines on stderr (default: none). */
   log?: boolean;
   /** A SpamAssassin spamd (`HOST:PORT`) for the spam check of `inbox.check` (default: that check is skipped). */
@@ -170,6 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     maxMessages: options.maxMessages,
     spamd: options.spamd,
     checkPrivateLinks: options.checkPrivateLinks,
+    smtpStarttls: options.smtpStarttls,
     log: createLogger({ silent: !options.log }),
   });
   const seed = server.ready.seed;
@@ -211,7 +223,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const since = from ? from.toISOString() : started;
         const fulls = new Map<string, TestMessage>();
         const accept = async (m: CaughtMessageSummary) => {
-          if (!subjectMatches(m, o.subject) || !ofWorkspace(m, o.workspace)) return false;
+          if (!subjectMatches(m, o.subject) || !workspaceMatches(m, o.workspace)) return false;
           if (!o.match) return true;
           const f = fulls.get(m.id) ?? (await full(m.id));
           fulls.set(m.id, f);
@@ -230,7 +242,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         throw new Error(await timedOut(o, timeout, since));
       },
       list: async (o = {}) =>
-        (await caughtSince(client, undefined, undefined)).filter((m) => ofWorkspace(m, o.workspace)),
+        (await caughtSince(client, undefined, undefined)).filter((m) => workspaceMatches(m, o.workspace)),
       async clear() {
         await client.sandbox('deleteMessages');
       },
@@ -390,11 +402,6 @@ async function capture(
       await closeServer(http);
     },
   };
-}
-
-/** Whether a caught message is of the workspace named by id or name (any, when none is named). */
-function ofWorkspace(m: CaughtMessageSummary, workspace: string | undefined): boolean {
-  return workspace === undefined || m.workspace?.id === workspace || m.workspace?.name === workspace;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -6,7 +6,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/cli/mcp/server.js';
 import { tools } from '../../src/cli/mcp/tools.js';
+import nodemailer from 'nodemailer';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createKey, newTenant } from '../helpers/tenants.js';
 import { cli, tempDirs } from './helpers.js';
 
 type Result = { content: { type: string; text: string }[]; structuredContent?: any; isError?: boolean };
@@ -204,6 +206,45 @@ describe('svc mcp tools', () => {
       links: [],
       codes: [],
     });
+  });
+
+  it("lists and waits for one workspace's mail, by its id or name; a name no workspace has is said", async () => {
+    const { call } = await connect();
+    const tenant = await newTenant(s, 'mcp');
+    const key = (await createKey(s, tenant.token, { scopes: ['emails:send'] })).key;
+    // Caught by the sink from apps logged in with each workspace's key.
+    const sinkAs = async (pass: string, subject: string, text: string) => {
+      const t = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: s.smtpPort,
+        ignoreTLS: true,
+        auth: { user: 'app', pass },
+      });
+      await t.sendMail({ from: 'app@example.net', to: 'ws@example.org', subject, text }).finally(() => t.close());
+    };
+    await sinkAs(s.ready.seed!.api_key_test!, 'Seed code', 'Your code is 101010');
+    await sinkAs(key, 'Their code', 'Your code is 202020');
+    const subjects = async (workspace: string) =>
+      (await call('list_messages', { to: 'ws@example.org', workspace })).structuredContent.data.map(
+        (m: any) => m.subject,
+      );
+    expect(await subjects('MCP Workspace')).toEqual(['Their code']);
+    expect(await subjects(tenant.workspace_id)).toEqual(['Their code']);
+    expect(await subjects(s.ready.seed!.workspace_id)).toEqual(['Seed code']);
+    const waited = await call('wait_for_message', {
+      to: 'ws@example.org',
+      workspace: 'mcp workspace',
+      extract: 'code',
+      timeout_ms: 5_000,
+    });
+    expect(json(waited).code).toBe('202020');
+    const nobody = await call('list_messages', { workspace: 'Nobody' });
+    expect(nobody.isError).toBe(true);
+    expect(nobody.content[0]!.text).toMatch(/^list_messages: Not found — No workspace has the id or name "Nobody"/);
+    const waitNobody = await call('wait_for_message', { workspace: 'Nobody', timeout_ms: 5_000 });
+    expect(waitNobody.content[0]!.text).toMatch(
+      /^wait_for_message: Not found — No workspace has the id or name "Nobody"/,
+    );
   });
 
   it('moves the clock: a scheduled send is delivered, and its events are listed', async () => {

@@ -6,7 +6,7 @@ import { parse } from './helpers.js';
 
 async function serveFlags(...argv: string[]) {
   const program = await buildProgram({ runner: async () => {} });
-  let flags: { maxMessageSize?: number; smtpMaxConnections?: number } = {};
+  let flags: { maxMessageSize?: number; smtpMaxConnections?: number; smtpStarttls?: boolean } = {};
   program.commands.find((c) => c.name() === 'serve')!.action((f: typeof flags) => void (flags = f));
   await program.parseAsync(['node', 'svc', 'serve', ...argv]);
   return flags;
@@ -27,6 +27,11 @@ describe('svc serve --max-message-size and --smtp-max-connections', () => {
     const none = await serveFlags();
     expect(none.maxMessageSize).toBeUndefined();
     expect(none.smtpMaxConnections).toBeUndefined();
+  });
+
+  it("--no-smtp-starttls turns the sink's STARTTLS off; it is on unless given", async () => {
+    expect((await serveFlags()).smtpStarttls).toBe(true);
+    expect((await serveFlags('--no-smtp-starttls')).smtpStarttls).toBe(false);
   });
 
   it.each([

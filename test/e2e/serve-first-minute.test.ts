@@ -142,6 +142,9 @@ describe('svc serve, the first minute', () => {
         `\\n {2}Inbox {5}${escapeRegExp(ready.inbox)}\\r?\\n {2}API {7}${escapeRegExp(ready.api)}\\r?\\n {2}SMTP {6}${escapeRegExp(ready.smtp)}`,
       ),
     );
+    expect(run.screen).toContain(
+      'offers STARTTLS: Go and PHP mailers (Supabase Auth too) need the TLS cert trusted, or --no-smtp-starttls',
+    );
     expect(run.screen).toContain(`Login     ${seed.email}  password ${seed.password}`);
     expect(run.screen).toContain(`Test key  ${seed.api_key_test}`);
     expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
@@ -170,16 +173,21 @@ describe('svc serve, the first minute', () => {
     expect(sent.stdout).toMatch(/^msg_\w{24}\tqueued$/);
     expect(await stop(again)).toEqual({ code: 0, signal: null });
 
-    // In colour without NO_COLOR; with --memory it says nothing is kept; what it keeps follows the flags.
-    const coloured = await inTerminal(['--memory', '--max-messages', 'off', '--max-age', '7d'], {}, [
-      (screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined),
-    ]);
+    // In colour without NO_COLOR; with --memory it says nothing is kept; what it keeps follows the flags, and so does
+    // what it says of the sink's STARTTLS.
+    const coloured = await inTerminal(
+      ['--memory', '--max-messages', 'off', '--max-age', '7d', '--no-smtp-starttls'],
+      {},
+      [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)],
+    );
     expect(coloured.code).toBe(0);
     expect(coloured.raw).toMatch(/\x1b\[1mInbox/);
     expect(coloured.screen).toContain('svc serve is running, in memory (nothing is kept).');
     expect(coloured.screen).toContain(
       'every caught message, none older than 7 days; /v1 messages and events for 7 days',
     );
+    expect(coloured.screen).toContain('the sink: catches any mail; STARTTLS off');
+    expect(coloured.screen).not.toContain('offers STARTTLS');
   }, 60_000);
 
   it('--reset asks on a terminal: "No" keeps everything (exit 1), "Yes" removes only what svc keeps and starts fresh', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect as tlsConnect } from 'node:tls';
+import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -209,6 +210,8 @@ describe('SMTP submission of svc serve', () => {
 import json, os, smtplib, ssl
 from email.message import EmailMessage
 ctx = ssl.create_default_context(cafile=os.environ['CA'])
+# What Python 3.13 verifies with by default: OpenSSL's strict checks of the certificate.
+ctx.verify_flags |= ssl.VERIFY_X509_STRICT
 out = {}
 with smtplib.SMTP('localhost', int(os.environ['PORT']), timeout=20) as s:
     s.starttls(context=ctx)
@@ -277,6 +280,25 @@ print(json.dumps({k: [v[0], v[1].decode()] for k, v in out.items()}))
     expect(types).toContain('email.bounced');
     expect(hooks).toContain('email.bounced');
     expect(caught).toMatchObject({ dkim: 'pass', subject: 'From swaks' });
+  });
+
+  it("OpenSSL's s_client upgrades with STARTTLS and verifies the kept certificate for localhost and 127.0.0.1", async () => {
+    for (const check of [
+      ['-verify_hostname', 'localhost'],
+      ['-verify_ip', '127.0.0.1'],
+    ]) {
+      // It says QUIT once upgraded, and the server closes.
+      const { stdout } = await execa(
+        'openssl',
+        [
+          ...['s_client', '-connect', `127.0.0.1:${port}`, '-starttls', 'smtp', '-crlf', '-verify_return_error'],
+          ...['-CAfile', s.ready.smtp_tls.cert!, ...check],
+        ],
+        { input: 'QUIT\n', timeout: 15_000 },
+      );
+      expect(stdout).toMatch(/Verify return code: 0 \(ok\)/);
+      expect(stdout).toMatch(/Peer signature type: ECDSA/);
+    }
   });
 
   /** swaks's transcript of a session (`<~` a reply over TLS, `<~*` a refusal), whatever its exit code. */

@@ -1,7 +1,9 @@
 // SMTP submission's rules beyond the common ones (test/e2e/smtp-submission.test.ts): a key revoked or a workspace
 // suspended during a session, the abuse filter, an Idempotency-Key reused with another message, a message whose To
-// names none of its recipients; and the listeners' ports: a default one that is taken gives way, a given one does not.
+// names none of its recipients; TLS sessions resumed with a ticket on both listeners; and the listeners' ports: a
+// default one that is taken gives way, a given one does not.
 import { createServer, type Server } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GTUBE } from '../../src/server/core/emails.js';
@@ -9,6 +11,7 @@ import { DEFAULT_SUBMISSION_PORT, startServer } from '../../src/server/index.js'
 import { silentLogger } from '../../src/lib/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createKey, sessionOf } from '../helpers/tenants.js';
+import { smtpTalk, smtpTalkOn } from '../helpers/smtp.js';
 
 describe('SMTP submission', () => {
   let s: TestServer;
@@ -101,6 +104,56 @@ describe('SMTP submission', () => {
       expect(await refusal(bccOnly)).toMatch(/^550 5\.6\.0 None of the recipients \(RCPT TO\) is in the To header/);
     } finally {
       t.close();
+    }
+  });
+});
+
+describe("SMTP submission's TLS", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ seed: false });
+  });
+  afterAll(() => s.close());
+
+  /**
+   * One TLS session on a listener (implicit TLS, or STARTTLS first), resuming `session` when given: whether it was
+   * resumed, and the session the server handed out (a ticket, sent once the handshake is done).
+   */
+  async function tlsSession(starttls: boolean, session?: Buffer): Promise<{ reused: boolean; session?: Buffer }> {
+    let plain;
+    if (starttls) {
+      plain = await smtpTalk(s.submissionPort!);
+      await plain.reply();
+      plain.write('EHLO client.example\r\n');
+      await plain.reply();
+      plain.write('STARTTLS\r\n');
+      expect(await plain.reply()).toMatch(/^220 /);
+      plain.socket.removeAllListeners('data');
+    }
+    const target = plain ? { socket: plain.socket } : { host: '127.0.0.1', port: s.submissionsPort! };
+    let ticket: Buffer | undefined;
+    const secure = await new Promise<ReturnType<typeof smtpTalkOn>>((resolve, reject) => {
+      const socket = tlsConnect({ ...target, ca: s.smtpTls.cert, servername: 'localhost', session }, () =>
+        resolve(smtpTalkOn(socket)),
+      );
+      socket.on('session', (t: Buffer) => (ticket ??= t));
+      socket.once('error', reject);
+    });
+    // A reply after the handshake: the tickets came before it.
+    if (!starttls) await secure.reply();
+    secure.write('EHLO client.example\r\n');
+    await secure.reply();
+    const reused = (secure.socket as import('node:tls').TLSSocket).isSessionReused();
+    secure.destroy();
+    return { reused, session: ticket };
+  }
+
+  it('lets a client that kept its session (a ticket) resume it on both listeners: no full handshake again', async () => {
+    for (const starttls of [false, true]) {
+      const first = await tlsSession(starttls);
+      expect(first.reused).toBe(false);
+      expect(first.session).toBeInstanceOf(Buffer);
+      expect((await tlsSession(starttls, first.session)).reused).toBe(true);
     }
   });
 });

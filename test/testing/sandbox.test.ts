@@ -151,6 +151,29 @@ describe('startSandbox', () => {
     expect((await sb.inbox.list({ workspace: sb.seed!.workspace_id })).map((x) => x.id)).toContain(m.id);
   });
 
+  it("smtpStarttls: false — the sink offers no STARTTLS, for a client that upgrades whenever it is offered and trusts no one's certificate", async () => {
+    // nodemailer's defaults: STARTTLS whenever the server offers it, the certificate verified against the system's list.
+    const send = (box: Sandbox) => {
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: box.smtp.port,
+        auth: { user: 'app', pass: box.seed!.api_key_test! },
+      });
+      return transport
+        .sendMail({ from: 'app@example.org', to: 'go-app@example.org', subject: 'From an app', text: 'x' })
+        .finally(() => transport.close());
+    };
+    await expect(send(sb)).rejects.toThrow(/self[- ]signed certificate/i);
+    const plain = await startSandbox({ smtpStarttls: false });
+    try {
+      const waiting = plain.inbox.waitFor({ to: 'go-app@example.org', workspace: plain.seed!.workspace_id });
+      expect((await send(plain)).response).toMatch(/^250 /);
+      expect((await waiting).subject).toBe('From an app');
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('clears the inbox', async () => {
     await sb.inbox.clear();
     expect(await sb.inbox.list()).toEqual([]);

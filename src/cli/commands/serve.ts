@@ -68,7 +68,7 @@ function portOrOff(flag: string) {
 }
 
 /** The server's options that `svc serve` always gives (commander supplies their defaults). */
-type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate';
+type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate' | 'smtpStarttls';
 /** The server's options that it gives when their flags are used. */
 type Optional =
   | 'dataDir'
@@ -228,7 +228,9 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
   });
   io.print(JSON.stringify(server.ready));
   held.release();
-  if (io.stderrIsTTY) printSummary(io, server.ready, dataDir, unregister !== undefined, server.portsMoved);
+  if (io.stderrIsTTY) {
+    printSummary(io, server.ready, dataDir, unregister !== undefined, server.portsMoved, flags.smtpStarttls);
+  }
   await stopped;
 }
 
@@ -336,6 +338,7 @@ function printSummary(
   dataDir: string | undefined,
   registered: boolean,
   moved: { flag: string; wanted: number; port: number }[] = [],
+  sinkStarttls = true,
 ): void {
   const { bold, dim } = io.err;
   const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
@@ -345,7 +348,8 @@ function printSummary(
     '',
     row('Inbox', ready.inbox),
     row('API', ready.api),
-    row('SMTP', `${ready.smtp}  ${dim('the sink: catches any mail')}`),
+    row('SMTP', `${ready.smtp}  ${dim(`the sink: catches any mail${sinkStarttls ? '' : '; STARTTLS off'}`)}`),
+    ...(sinkStarttls ? [`  ${' '.repeat(9)} ${dim(SINK_STARTTLS_NOTE)}`] : []),
     ...submissionRows(ready, moved, row, dim),
     row('Keeps', keeps(ready.retention)),
   ];
@@ -357,6 +361,13 @@ function printSummary(
   lines.push('', ...tryNext(ready, registered), dim('Ctrl-C stops it.'), '');
   for (const line of lines) io.info(line);
 }
+
+/**
+ * Who meets the sink's STARTTLS: clients that upgrade whenever it is offered and verify the certificate, which then fail
+ * unless they trust it.
+ */
+const SINK_STARTTLS_NOTE =
+  'offers STARTTLS: Go and PHP mailers (Supabase Auth too) need the TLS cert trusted, or --no-smtp-starttls';
 
 /** SMTP submission's listeners and certificate, and a default port that was taken (`svc smtp` prints the settings). */
 function submissionRows(
@@ -451,6 +462,10 @@ export function serveCommand(runner: Runner): Command {
         'certificate for SMTP TLS (default: one made for localhost, kept in the data directory)',
       )
       .option('--smtp-tls-key <file>', 'private key for --smtp-tls-cert')
+      .option(
+        '--no-smtp-starttls',
+        "the sink offers no STARTTLS: for clients that upgrade whenever it is offered and verify the certificate (Go's net/smtp and gomail, as Supabase Auth sends, PHP's mailers)",
+      )
       .option(
         '--max-message-size <size>',
         'largest message the SMTP sink takes (50MB, 10MiB, 500KB or bytes); a larger one is refused with 552 (default: 50MB)',

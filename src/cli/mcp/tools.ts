@@ -113,6 +113,10 @@ export function tools(): Tool[] {
   // The filters of the tools that look for caught mail: a recipient as the sandbox's listing takes it, and a part of
   // a subject (a header line is at most 998 characters).
   const To = MessagesQuery.shape.to;
+  const Workspace = MessagesQuery.shape.workspace.describe(
+    "only a workspace's mail, by its id or name (any case): sent with its API keys, or caught from a client that " +
+      'logged in with one',
+  );
   const SubjectPart = z.string().max(998).optional();
   const table = [
     tool({
@@ -144,22 +148,23 @@ export function tools(): Tool[] {
       title: 'List caught mail',
       description:
         "The mail the local server's SMTP sink caught, newest first: summaries (id, from, to, cc, subject, " +
-        'received_at, status, preview, …). `to` is an envelope recipient, To or Cc address; `subject` a part of the ' +
-        'subject, in any case. get_message reads one whole.',
+        'received_at, status, preview, workspace, …). `to` is an envelope recipient, To or Cc address; `subject` a ' +
+        'part of the subject, in any case; `workspace` a workspace id or name. get_message reads one whole.',
       input: z.strictObject({
         to: To.describe('only mail to this address'),
+        workspace: Workspace,
         subject: SubjectPart.describe('only mail whose subject contains this text (any case)'),
         limit: Limit.optional().describe('at most this many (1–100, default 20)'),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       structured: true,
-      async run({ to, subject, limit = 20 }, { ctx }) {
+      async run({ to, workspace, subject, limit = 20 }, { ctx }) {
         const client = await ctx.client();
         const data: CaughtMessageSummary[] = [];
         for (let after: string | undefined; ; ) {
           const page = (
             await client.sandbox('listMessages', {
-              query: { to, after, limit: subject === undefined ? limit : 100 },
+              query: { to, workspace, after, limit: subject === undefined ? limit : 100 },
             })
           ).body;
           for (const m of page.data) {
@@ -213,14 +218,15 @@ export function tools(): Tool[] {
       name: 'wait_for_message',
       title: 'Wait for the next message',
       description:
-        'Waits for the next caught message (to `to`, with `subject` in its subject) and answers it as get_message ' +
-        'does; with `extract` also its first link or one-time code, as `link` or `code`. "Next" is the oldest ' +
-        'matching message caught since svc mcp started that no earlier wait returned (this one, another svc mcp, ' +
-        'svc inbox wait), so call it after the action that sends, even once the mail is there: send, wait, send, ' +
-        'wait answers the two messages in turn. `since` (a service time, e.g. the created_at of send_email) narrows ' +
-        'it to mail caught at or after that time. Gives up after `timeout_ms`.',
+        'Waits for the next caught message (to `to`, of `workspace`, with `subject` in its subject) and answers it ' +
+        'as get_message does; with `extract` also its first link or one-time code, as `link` or `code`. "Next" is ' +
+        'the oldest matching message caught since svc mcp started that no earlier wait returned (this one, another ' +
+        'svc mcp, svc inbox wait), so call it after the action that sends, even once the mail is there: send, wait, ' +
+        'send, wait answers the two messages in turn. `since` (a service time, e.g. the created_at of send_email) ' +
+        'narrows it to mail caught at or after that time. Gives up after `timeout_ms`.',
       input: z.strictObject({
         to: To.describe('an envelope recipient, To or Cc address'),
+        workspace: Workspace,
         subject: SubjectPart.describe('a part of the subject, in any case'),
         timeout_ms: z
           .number()
@@ -245,6 +251,7 @@ export function tools(): Tool[] {
         const wanted = [
           'message',
           a.to !== undefined && `to ${a.to}`,
+          a.workspace !== undefined && `of workspace ${a.workspace}`,
           a.subject !== undefined && `with "${a.subject}" in its subject`,
         ]
           .filter(Boolean)
@@ -253,6 +260,7 @@ export function tools(): Tool[] {
         try {
           found = await waitForCaught(client, {
             to: a.to,
+            workspace: a.workspace,
             accept: (m) => subjectMatches(m, a.subject),
             since,
             timeoutMs: timeout,
@@ -270,7 +278,8 @@ export function tools(): Tool[] {
         }
         if (!found) {
           // Matching mail from before the wait's start, or returned already: the agent is told where it is.
-          const recent = (await client.sandbox('listMessages', { query: { to: a.to, limit: 100 } })).body.data;
+          const query = { to: a.to, workspace: a.workspace, limit: 100 };
+          const recent = (await client.sandbox('listMessages', { query })).body.data;
           const earlier = recent.find((m) => subjectMatches(m, a.subject));
           const why = earlier?.claimed
             ? 'and an earlier wait returned it'

@@ -4,7 +4,7 @@ import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
 import { displayWidth, printJson, printMore, printTable, shortTime, truncate } from '../../output.js';
-import { isTo, summaryColumns } from './shared.js';
+import { isTo, summaryColumns, workspaceMatches } from './shared.js';
 
 export interface InboxListOptions {
   to?: string;
@@ -96,9 +96,7 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
     for await (const e of stream) {
       if (e.event !== 'message' || shown.has(e.data.id)) continue;
       if (o.to && !(await isTo(client, o.to, e.data))) continue;
-      const ws = e.data.workspace;
-      if (o.workspace !== undefined && ws?.id !== o.workspace && ws?.name.toLowerCase() !== o.workspace.toLowerCase())
-        continue;
+      if (!workspaceMatches(e.data, o.workspace)) continue;
       line(e.data);
     }
   } catch (err) {

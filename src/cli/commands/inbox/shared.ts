@@ -11,7 +11,7 @@ export const summaryColumns: Column<CaughtMessageSummary>[] = [
   { header: 'STATUS', value: (m) => m.status },
 ];
 
-export { caughtSince, isTo, subjectMatches } from '../../../client/inbox-wait.js';
+export { caughtSince, isTo, subjectMatches, workspaceMatches } from '../../../client/inbox-wait.js';
 
 /** One message for a person: its fields (aligned on a terminal, `label<TAB>value` piped), a blank line, its text. */
 export function printMessage(io: IO, m: CaughtMessage): void {

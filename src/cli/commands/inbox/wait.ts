@@ -11,6 +11,8 @@ import { printMessage } from './shared.js';
 export interface InboxWaitOptions {
   to: string;
   subject?: string;
+  /** Only a workspace's mail, by its id or name. */
+  workspace?: string;
   /** Milliseconds. */
   timeout?: number;
   /** Only mail received at or after this service time, rather than within the look-back window. */
@@ -30,6 +32,10 @@ export function inboxWaitCommand(runner: Runner): Command {
     )
     .requiredOption('--to <address>', 'the recipient (an envelope recipient, To or Cc)')
     .option('--subject <text>', 'only a message whose subject contains this text (any case)')
+    .option(
+      '--workspace <id|name>',
+      "only a workspace's mail: sent with its API keys, or caught from a client that logged in with one",
+    )
     .option('--timeout <duration>', 'give up after this long, exit 1 (default 30s)', duration('--timeout'))
     .option(
       '--since <time>',
@@ -48,6 +54,7 @@ export function inboxWaitCommand(runner: Runner): Command {
       return runner(c, inboxWaitRun, {
         to: o.to,
         subject: o.subject,
+        workspace: o.workspace,
         timeout: o.timeout,
         since: o.since,
         extract: o.extract,
@@ -57,6 +64,7 @@ export function inboxWaitCommand(runner: Runner): Command {
     cmd,
     'svc inbox wait --to ada@example.org --extract code',
     'svc inbox wait --to ada@example.org --subject "reset your password" --extract link --timeout 1m',
+    'svc inbox wait --to ada@example.org --workspace Acme --extract code',
     "svc emails send --from hi@example.test --to ada@example.org --text 'Your code is 482913' && svc inbox wait --to ada@example.org --extract code",
   );
 }
@@ -70,7 +78,13 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   const { io, clock } = ctx;
   const client = await ctx.client();
   const timeout = o.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
-  const wanted = `message to ${o.to}${o.subject === undefined ? '' : ` with "${o.subject}" in its subject`}`;
+  const wanted = [
+    `message to ${o.to}`,
+    o.workspace !== undefined && `of workspace ${o.workspace}`,
+    o.subject !== undefined && `with "${o.subject}" in its subject`,
+  ]
+    .filter(Boolean)
+    .join(' ');
   const since =
     o.since ?? new Date(Date.parse((await client.sandbox('getClock')).body.now) - LOOK_BACK_MS).toISOString();
   let spinner: Spinner | undefined;
@@ -78,6 +92,7 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   try {
     found = await waitForCaught(client, {
       to: o.to,
+      workspace: o.workspace,
       accept: (m) => subjectMatches(m, o.subject),
       since,
       timeoutMs: timeout,
@@ -97,7 +112,8 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   }
   if (!found) {
     // The most recent matching mail the wait did not take, and why, for a script that sent to the right address.
-    const recent = (await client.sandbox('listMessages', { query: { to: o.to, limit: 100 } })).body.data;
+    const query = { to: o.to, workspace: o.workspace, limit: 100 };
+    const recent = (await client.sandbox('listMessages', { query })).body.data;
     const earlier = recent.find((m) => subjectMatches(m, o.subject));
     throw new CommandError(
       `no ${wanted} arrived within ${humanDuration(timeout)} (since ${since})`,
@@ -107,7 +123,7 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
         : earlier && Date.parse(earlier.received_at) < Date.parse(since)
           ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, before ${o.since ? '--since' : 'the minute before the wait'}: ` +
             `take it with an earlier --since, or see it with \`svc inbox show ${earlier.id}\``
-          : 'check the address, or wait longer with --timeout',
+          : `check the address${o.workspace === undefined ? '' : ' and the workspace'}, or wait longer with --timeout`,
       false,
     );
   }
