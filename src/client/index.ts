@@ -11,7 +11,7 @@ import { Problem, SERVICE_VERSION, VERSION_HEADER } from '../contract/common.js'
 import { IDEMPOTENCY_HEADER } from '../contract/emails.js';
 import { endpoints, fillPath, type AuthKind, type EndpointName } from '../contract/endpoints.js';
 import { sandboxEndpoints, type InboxEvent, type SandboxEndpointName } from '../contract/sandbox.js';
-import { backoffDelay, retryAfterMs, sleep as realSleep } from './backoff.js';
+import { API_CALL_BACKOFF, backoffDelay, retryAfterMs, sleep as realSleep } from './backoff.js';
 import { isInsecureBaseUrl, parseBaseUrl } from './base-url.js';
 import {
   ApiError,
@@ -155,7 +155,7 @@ export function createClient(opts: ClientOptions) {
   const base = opts.baseUrl.replace(/\/+$/, '');
   // The sandbox routes live beside /v1 on the same origin.
   const sandboxBase = base.replace(/\/v1$/, '');
-  const retries = opts.retries ?? 3;
+  const retries = opts.retries ?? API_CALL_BACKOFF.retries;
   const maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
   const wait = opts.sleep ?? realSleep;
   const now = opts.now ?? Date.now;
@@ -194,7 +194,7 @@ export function createClient(opts: ClientOptions) {
         const code = errorCode(err) ?? '';
         // A reset or a timeout may come after the service acted: only a request safe to repeat is tried again.
         if (attempt < retries && !HOPELESS.has(code) && (NOT_SENT.has(code) || idempotent)) {
-          const delayMs = backoffDelay(attempt);
+          const delayMs = backoffDelay(API_CALL_BACKOFF, attempt);
           opts.onRetry?.({ method, url: url.href, code: code || undefined, retry: attempt + 1, retries, delayMs });
           await wait(delayMs, o.signal);
           continue;
@@ -204,7 +204,7 @@ export function createClient(opts: ClientOptions) {
       // 429 and 503 are refusals before any work; another 5xx may come after it, so only a safe request repeats it.
       const retryable = res.status === 429 || res.status === 503 || (res.status >= 500 && idempotent);
       if (attempt < retries && retryable) {
-        const delay = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoffDelay(attempt);
+        const delay = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoffDelay(API_CALL_BACKOFF, attempt);
         if (delay <= maxRetryAfterMs) {
           if (opts.onRetry) {
             const code = (parseJson(res.text) as { code?: unknown } | undefined)?.code;

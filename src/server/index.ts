@@ -271,7 +271,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
     stack.push(() => sink.close());
     const submission = createSubmission(
-      { log, core, origin },
+      { log, core },
       { tls: tlsPair, maxMessageBytes: ATTACHMENT_BODY_LIMIT, maxConnections: opts.smtpMaxConnections },
     );
     const portsMoved: RunningServer['portsMoved'] = [];

@@ -40,18 +40,18 @@ describe('sliding windows on the service clock', () => {
       err = e as ServiceError;
     }
     expect(err?.code).toBe('rate_limited');
-    expect(err?.extra.headers?.['Retry-After']).toBe('50');
+    expect(err?.extra.retryAfterSeconds).toBe(50);
     clock.advance(50_000);
     expect(() => w.check(limit)).not.toThrow();
     w.clear('b');
     expect(createRateStore(db).count('b', 0, Number.MAX_SAFE_INTEGER).n).toBe(0);
   });
 
-  const refusal = (f: () => void): string | undefined => {
+  const refusal = (f: () => void): number | undefined => {
     try {
       f();
     } catch (e) {
-      return (e as ServiceError).extra.headers?.['Retry-After'];
+      return (e as ServiceError).extra.retryAfterSeconds;
     }
     return undefined;
   };
@@ -65,9 +65,9 @@ describe('sliding windows on the service clock', () => {
     w.hit('b');
     elapsed += 20 * SECOND;
     wall += 20 * SECOND;
-    expect(refusal(() => w.check(limit))).toBe('40');
+    expect(refusal(() => w.check(limit))).toBe(40);
     wall -= HOUR;
-    expect(refusal(() => w.check(limit))).toBe('40');
+    expect(refusal(() => w.check(limit))).toBe(40);
     elapsed += 40 * SECOND;
     expect(refusal(() => w.check(limit))).toBeUndefined();
   });
@@ -80,6 +80,6 @@ describe('sliding windows on the service clock', () => {
     const w = createWindows(rates, clock);
     expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBeUndefined();
     w.hit('b');
-    expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBe('60');
+    expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBe(60);
   });
 });

@@ -1,7 +1,7 @@
 import { DAY, HOUR, MINUTE } from '../../lib/clock.js';
 import type { RetentionStore } from '../store/retention.js';
 import type { Deps } from './deps.js';
-import { IDEMPOTENCY_WINDOW } from './emails.js';
+import { IDEMPOTENCY_WINDOW } from './idempotency.js';
 import { RECENT_ATTEMPTS } from './webhooks.js';
 
 /** What `svc serve` keeps: caught messages by count and by age (null: no limit), the age applying to `/v1` history too. */

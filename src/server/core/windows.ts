@@ -15,7 +15,7 @@ export interface WindowLimit {
  */
 export function createWindows(rates: RateStore, clock: Clock) {
   return {
-    /** Throws 429 `rate_limited` with `Retry-After` when any window is full. Counts nothing. */
+    /** Throws 429 `rate_limited`, with the seconds until a window has room again, when any window is full. Counts nothing. */
     check(...limits: WindowLimit[]): void {
       const now = clock.monotonic();
       let retryAfter = 0;
@@ -27,7 +27,7 @@ export function createWindows(rates: RateStore, clock: Clock) {
       }
       if (retryAfter > 0) {
         throw new ServiceError('rate_limited', `Too many attempts; try again in ${retryAfter} seconds.`, {
-          headers: { 'Retry-After': String(retryAfter) },
+          retryAfterSeconds: retryAfter,
         });
       }
     },
