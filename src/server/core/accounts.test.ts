@@ -4,7 +4,7 @@ import { openDb } from '../store/db.js';
 import { createRateStore } from '../store/accounts.js';
 import { slugify } from './accounts.js';
 import { checkPasswordRules } from './passwords.js';
-import { createWindows } from './windows.js';
+import { createRateLimits } from './rate-limits.js';
 import type { ServiceError } from './errors.js';
 
 describe('slugify', () => {
@@ -28,7 +28,7 @@ describe('sliding windows on the service clock', () => {
   it('refuses when full with Retry-After until the oldest counted event leaves; moving the clock frees it', () => {
     const { db } = openDb({ memory: true });
     const clock = manualClock(1_000_000);
-    const w = createWindows(createRateStore(db), clock);
+    const w = createRateLimits(createRateStore(db), clock);
     const limit = { bucket: 'b', limit: 2, windowMs: MINUTE };
     w.hit('b');
     clock.advance(10_000);
@@ -60,7 +60,7 @@ describe('sliding windows on the service clock', () => {
     const { db } = openDb({ memory: true });
     let wall = Date.UTC(2026, 7, 1, 12);
     let elapsed = 0;
-    const w = createWindows(createRateStore(db), realClock({ wall: () => wall, elapsed: () => elapsed }));
+    const w = createRateLimits(createRateStore(db), realClock({ wall: () => wall, elapsed: () => elapsed }));
     const limit = { bucket: 'b', limit: 1, windowMs: MINUTE };
     w.hit('b');
     elapsed += 20 * SECOND;
@@ -77,7 +77,7 @@ describe('sliding windows on the service clock', () => {
     const rates = createRateStore(db);
     const clock = manualClock(1_000_000);
     rates.add('b', 1_000_000 + HOUR);
-    const w = createWindows(rates, clock);
+    const w = createRateLimits(rates, clock);
     expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBeUndefined();
     w.hit('b');
     expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBe(60);
