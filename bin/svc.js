@@ -2,7 +2,7 @@
 // No node flags and no environment on the line above: any V8 flag given at start makes Node compile each built-in
 // module it loads afterwards from source instead of from the compiled code it ships (that code is tied to V8's default
 // flags), which cost every command a third of its start. `svc serve` gives itself the flags and the malloc settings a
-// long-running server wants (SERVE_NODE_FLAGS and SERVE_ENV in src/cli/commands/serve.ts, which say why).
+// long-running server wants (SERVE_NODE_FLAGS and SERVE_ENV in src/cli/commands/serve-process.ts, which say why).
 import module from 'node:module';
 
 // Node ≥ 22.1 keeps the compiled code of svc on disk where it keeps its compile cache by default (the system's

@@ -40,13 +40,16 @@ export interface GlobalOptions {
   verbose?: boolean;
 }
 
-/** Time as commands see it: waits (`domains verify --wait`) go through it, so tests need not wait them out. */
-export interface Clock {
+/**
+ * This machine's time as commands see it: the time now, and waits (`domains verify --wait`, retries) through it, so
+ * tests need not wait them out. Not the service clock (lib/clock.ts), which a local server's `--clock manual` moves.
+ */
+export interface WallClock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const realClock: Clock = { now: () => Date.now(), sleep };
+export const wallClock: WallClock = { now: () => Date.now(), sleep };
 
 export type ApiKeySource = 'flag' | 'env' | 'profile';
 
@@ -58,7 +61,7 @@ export interface Context {
   readonly quiet: boolean;
   readonly profile: string;
   readonly configDir: string;
-  readonly clock: Clock;
+  readonly clock: WallClock;
   config(): Promise<ConfigStore>;
   credentials(): CredentialStore;
   /** The run's base URL; `server`: the running local server it was found at (source `local`). */
@@ -100,7 +103,7 @@ export interface BaseUrl {
 export interface ContextOptions {
   io: IO;
   globals: GlobalOptions;
-  clock?: Clock;
+  clock?: WallClock;
   /** Extra client options (tests: an undici MockAgent as dispatcher). */
   client?: Partial<ClientOptions>;
 }
@@ -115,7 +118,7 @@ export function createContext(o: ContextOptions): Context {
   const env = io.env;
   const profile = profileName(globals.profile, env);
   const configDir = defaultConfigDir(env);
-  const clock = o.clock ?? realClock;
+  const clock = o.clock ?? wallClock;
   const secret = (name: string) => `${profile}/${name}`;
 
   let config: Promise<ConfigStore> | undefined;

@@ -15,7 +15,7 @@ import {
   memorySessionStore,
   SessionEndedError,
 } from './index.js';
-import { backoffDelay, retryAfterMs } from './backoff.js';
+import { API_CALL_BACKOFF, backoffDelay, RECONNECT_BACKOFF, retryAfterMs } from './backoff.js';
 
 const ORIGIN = 'http://127.0.0.1:4010';
 const problem = (status: number, code: string) => ({
@@ -424,10 +424,12 @@ describe('the client, against failures a real server does not produce on demand'
 
 describe('backoff and loopback', () => {
   it('grows the wait from 250–500 ms, doubling, capped at 8 s', () => {
-    expect(backoffDelay(0, {}, () => 0)).toBe(250);
-    expect(backoffDelay(0, {}, () => 1)).toBe(500);
-    expect(backoffDelay(2, {}, () => 1)).toBe(2000);
-    expect(backoffDelay(10, {}, () => 1)).toBe(8000);
+    expect(backoffDelay(API_CALL_BACKOFF, 0, () => 0)).toBe(250);
+    expect(backoffDelay(API_CALL_BACKOFF, 0, () => 1)).toBe(500);
+    expect(backoffDelay(API_CALL_BACKOFF, 2, () => 1)).toBe(2000);
+    expect(backoffDelay(API_CALL_BACKOFF, 10, () => 1)).toBe(8000);
+    // Reconnecting stops growing at 5 s.
+    expect(backoffDelay(RECONNECT_BACKOFF, 10, () => 1)).toBe(5000);
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {

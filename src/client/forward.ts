@@ -2,7 +2,7 @@
 // (lib/post-event.ts); a failed attempt is tried again a few times.
 import type { Dispatcher } from 'undici';
 import { postEvent } from '../lib/post-event.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay, FORWARD_BACKOFF } from './backoff.js';
 
 export interface ForwardOptions {
   url: string;
@@ -12,7 +12,7 @@ export interface ForwardOptions {
   /** Signs every attempt (`whsec_…`). */
   secret: string;
   userAgent: string;
-  /** Attempts in all (default 4). */
+  /** Attempts in all (default FORWARD_BACKOFF's 4). */
   attempts?: number;
   /** An attempt without a response within this long has failed (default 10 s, as the service's deliveries). */
   timeoutMs?: number;
@@ -34,7 +34,6 @@ export interface ForwardAttempt {
   durationMs: number;
 }
 
-export const FORWARD_ATTEMPTS = 4;
 export const FORWARD_TIMEOUT_MS = 10_000;
 
 /**
@@ -43,12 +42,12 @@ export const FORWARD_TIMEOUT_MS = 10_000;
  * is the time it was sent.
  */
 export async function forwardEvent(o: ForwardOptions): Promise<ForwardAttempt> {
-  const attempts = o.attempts ?? FORWARD_ATTEMPTS;
+  const attempts = o.attempts ?? FORWARD_BACKOFF.attempts;
   const timeoutMs = o.timeoutMs ?? FORWARD_TIMEOUT_MS;
   for (let n = 1; ; n++) {
     const result = await attemptOnce(o, n, timeoutMs);
     if (result.ok || o.signal?.aborted) return result;
-    const retryInMs = n < attempts ? backoffDelay(n - 1) : undefined;
+    const retryInMs = n < attempts ? backoffDelay(FORWARD_BACKOFF, n - 1) : undefined;
     o.onFailure?.(result, retryInMs);
     if (retryInMs === undefined) return result;
     try {

@@ -2,7 +2,7 @@
 // after the last event seen through restarts of the service and network errors, so none is lost or repeated.
 import type { Event } from '../contract/events.js';
 import { MAX_EVENTS_WAIT } from '../contract/events.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay, RECONNECT_BACKOFF } from './backoff.js';
 import { ApiError, ConnectionError } from './errors.js';
 import type { Client } from './index.js';
 
@@ -41,8 +41,6 @@ export interface ListenOptions {
 const PAGE = 100;
 /** A held request answers within `wait` seconds; this leaves room for a slow network on top. */
 const LONG_POLL_TIMEOUT_MS = (MAX_EVENTS_WAIT + 10) * 1000;
-/** Reconnecting waits at most this long: a local `svc serve` restarted is back within seconds. */
-const MAX_RECONNECT_MS = 5_000;
 
 /**
  * The events of the credential's workspace, oldest first, as they happen. Each request asks for the events after the
@@ -89,7 +87,7 @@ export async function* listenEvents(client: Client, o: ListenOptions): AsyncGene
         continue;
       }
       if (!transient(err)) throw err;
-      const retryInMs = backoffDelay(failures++, { maxMs: MAX_RECONNECT_MS });
+      const retryInMs = backoffDelay(RECONNECT_BACKOFF, failures++);
       if (failures === 1) o.onStatus?.({ kind: 'disconnected', error: err as Error, retryInMs });
       if (!(await pause(retryInMs))) return;
       continue;

@@ -9,7 +9,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
-export interface Sent {
+/** A response as the transport has it: its status and headers, and its body still to be read. */
+export interface TransportResponse {
   status: number;
   headers: IncomingHttpHeaders | Headers;
   /** The body, a chunk at a time, each within the idle timeout. */
@@ -29,11 +30,11 @@ export interface SendOptions {
   dispatcher?: Dispatcher;
 }
 
-export function send(url: URL, init: Outgoing, o: SendOptions): Promise<Sent> {
+export function send(url: URL, init: Outgoing, o: SendOptions): Promise<TransportResponse> {
   return o.dispatcher ? viaFetch(url, init, o) : viaHttp(url, init, o);
 }
 
-function viaHttp(url: URL, init: Outgoing, o: SendOptions): Promise<Sent> {
+function viaHttp(url: URL, init: Outgoing, o: SendOptions): Promise<TransportResponse> {
   const { request } = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
   return new Promise((resolve, reject) => {
     if (o.signal?.aborted) return reject(o.signal.reason);
@@ -85,7 +86,7 @@ function viaHttp(url: URL, init: Outgoing, o: SendOptions): Promise<Sent> {
   });
 }
 
-async function viaFetch(url: URL, init: Outgoing, o: SendOptions): Promise<Sent> {
+async function viaFetch(url: URL, init: Outgoing, o: SendOptions): Promise<TransportResponse> {
   const timeout = new AbortController();
   let timer = setTimeout(
     () => timeout.abort(timeoutError('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')),
@@ -121,7 +122,7 @@ async function viaFetch(url: URL, init: Outgoing, o: SendOptions): Promise<Sent>
 }
 
 /** The whole body in one piece. */
-export async function readAll(r: Sent): Promise<Uint8Array> {
+export async function readAll(r: TransportResponse): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of r.body) {

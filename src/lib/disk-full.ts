@@ -8,6 +8,3 @@ export function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || (err as { diskFull?: unknown }).diskFull === true;
 }
-
-/** Seconds a client is asked to wait before writing again to a full disk. */
-export const DISK_FULL_RETRY_AFTER_S = 30;

@@ -1,20 +1,19 @@
-// Composition root of `svc serve`: checks its options, opens the backend (backend.ts: the store, core, the schedulers,
+// Composition root of `svc serve`: checks its options (options.ts), opens the backend (backend.ts: the store, core, the schedulers,
 // the seed), then listens on it — the SMTP sink, the outbound side, the workers, the HTTP API — as one ordered stack.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { DEFAULT_MAX_MESSAGES, type ReadyLine, type Seed } from '../contract/sandbox.js';
+import type { ReadyLine, Seed } from '../contract/sandbox.js';
 import { openApiDocument } from '../contract/endpoints.js';
-import { createByteBudget } from '../lib/byte-budget.js';
 import type { Changes } from '../lib/changes.js';
-import type { Clock, TimeSources } from '../lib/clock.js';
-import { createLogger, type Logger } from '../lib/log.js';
+import type { Clock } from '../lib/clock.js';
+import { createLogger } from '../lib/log.js';
 import type { Core } from './core/index.js';
 import { openBackend, type Backend } from './backend.js';
 import { opened } from './opened.js';
 import { checkPortsFree } from './ports.js';
 import { createApp } from './http/app.js';
-import { DEFAULT_BODY_LIMITS, type BodyLimits } from './http/body.js';
-import { createServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/server.js';
+import { DEFAULT_BODY_LIMITS } from './http/body.js';
+import { createServer, DEFAULT_TIMEOUTS } from './http/server.js';
 import { authRoutes } from './http/routes/auth.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { domainRoutes } from './http/routes/domains.js';
@@ -24,103 +23,24 @@ import { sandboxAuth } from './sandbox/auth.js';
 import { inboxStream } from './sandbox/stream.js';
 import type { Chaos } from './sandbox/chaos.js';
 import { createPoolSender, createRelaySender } from './smtp/sender.js';
-import { createComposer, type ComposerOptions } from './smtp/compose.js';
+import { createComposer } from './smtp/compose.js';
 import { createSink, type Sink } from './smtp/sink.js';
 import { createSubmission } from './smtp/submission.js';
 import { smtpTls, TlsFilesError, type SmtpTls } from './smtp/tls.js';
 import { ATTACHMENT_BODY_LIMIT } from '../contract/common.js';
-import type { JobHandlers, Schedulers } from './workers/scheduler.js';
-import { createWebhookAgent, webhookWorker } from './workers/webhooks.js';
 import { eventRoutes } from './http/routes/events.js';
-import { VERSION } from '../lib/version.js';
-import { systemMailWorker } from './workers/system-mail.js';
-import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
-import { outcomeWorker } from './workers/outcome.js';
-import { domainCheckWorker } from './workers/domain-check.js';
-import { retentionWorker } from './workers/retention.js';
-import { RETENTION_JOB } from './core/retention.js';
 import { emailRoutes } from './http/routes/emails.js';
 import { trackingRoutes } from './http/tracking.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { isDiskFull } from '../lib/disk-full.js';
 import { isLoopbackHost } from '../lib/loopback.js';
-import { parseSpamd } from './checks/spam.js';
+import { jobHandlers } from './job-handlers.js';
+import { checkOptions, ServeUsageError, type ServeOptions } from './options.js';
+import type { Schedulers } from './workers/scheduler.js';
+import { createWebhookAgent } from './workers/webhooks.js';
 
-export interface ServeOptions {
-  host?: string;
-  port?: number;
-  smtpPort?: number;
-  /**
-   * SMTP submission with STARTTLS (`--submission-port`): null turns it off, 0 takes a free port. Unset, it is 2587,
-   * or a free port when another program has 2587 (a given port that is taken stops the start).
-   */
-  submissionPort?: number | null;
-  /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465 or a free port. */
-  submissionsPort?: number | null;
-  /**
-   * Whether the sink offers STARTTLS (default true; `--no-smtp-starttls`). Clients that upgrade whenever it is offered
-   * and verify the certificate (Go's net/smtp and gomail, PHP's mailers) fail against a sink that offers it unless they
-   * trust the certificate.
-   */
-  smtpStarttls?: boolean;
-  /** The certificate (and key) of SMTP TLS; unset, one made for localhost and kept in the data directory. */
-  smtpTlsCert?: string;
-  smtpTlsKey?: string;
-  dataDir?: string;
-  memory?: boolean;
-  clock?: 'real' | 'manual';
-  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
-  time?: TimeSources;
-  /** Where domain records are looked up: the sandbox zone (default) or real DNS. */
-  dns?: 'sandbox' | 'system';
-  /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
-  dnsServer?: string[];
-  openSignup?: boolean;
-  seed?: boolean;
-  sendRate?: number;
-  /** The largest message the SMTP sink takes, in bytes (default 50 MB; 552 beyond it). */
-  maxMessageSize?: number;
-  /** SMTP connections open at once (default 100; 421 beyond them). */
-  smtpMaxConnections?: number;
-  relay?: string;
-  /** Operator patterns (regular expressions) the abuse filter refuses with 451. */
-  blockPattern?: string[];
-  tlsCert?: string;
-  tlsKey?: string;
-  allowInsecureHttp?: boolean;
-  trustProxy?: boolean;
-  /** Compose and sign messages on a worker thread (default) rather than on the main event loop. */
-  composeThread?: boolean;
-  /** Memory limits of the compose thread (the default suits every message the API accepts). */
-  composeResourceLimits?: ComposerOptions['resourceLimits'];
-  json?: boolean;
-  log?: Logger;
-  /** The level of the line each request is logged with (default `info`; `svc serve` on a terminal: `debug`). */
-  requestLog?: 'debug' | 'info';
-  /** How long headers and whole requests may take to arrive (defaults: 10 s, 60 s). */
-  httpTimeouts?: HttpTimeouts;
-  /** How long a webhook receiver has to answer an attempt (default 10 s). */
-  webhookTimeoutMs?: number;
-  /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
-  bodyLimits?: BodyLimits;
-  /** The largest the database may grow, in bytes; writes beyond it are refused as on a full disk (507). */
-  maxDbSize?: number;
-  /** Bytes of messages in delivery at once, from their claim to the sink's answer (default 48 MiB). */
-  deliveryBudgetBytes?: number;
-  /** Caught messages kept, the newest (default 10,000); null keeps them all. */
-  maxMessages?: number | null;
-  /** Milliseconds of service clock after which caught mail and `/v1` messages and events go (default: null, none). */
-  maxAge?: number | null;
-  /** A SpamAssassin spamd (`HOST:PORT`) for the spam check of caught mail; without it that check is skipped. */
-  spamd?: string;
-  /** Let the links check reach loopback and private addresses (default: named, not checked). */
-  checkPrivateLinks?: boolean;
-  /** How long a link has to answer the links check (default 10 s). */
-  linkTimeoutMs?: number;
-  /** Run the static checks on a thread of their own (default) rather than on the main event loop. */
-  checksThread?: boolean;
-}
+export { ServeUsageError, type ServeOptions } from './options.js';
 
 export interface RunningServer {
   api: string;
@@ -155,35 +75,8 @@ export interface RunningServer {
 export const DEFAULT_SUBMISSION_PORT = 2587;
 export const DEFAULT_SUBMISSIONS_PORT = 2465;
 
-/** A usage problem with the options: the CLI shows it and exits 2. */
-export class ServeUsageError extends Error {}
-
 export async function startServer(opts: ServeOptions = {}): Promise<RunningServer> {
-  const host = opts.host ?? '127.0.0.1';
-  const tls = Boolean(opts.tlsCert && opts.tlsKey);
-  if ((opts.tlsCert && !opts.tlsKey) || (!opts.tlsCert && opts.tlsKey)) {
-    throw new ServeUsageError('--tls-cert and --tls-key go together; give both.');
-  }
-  if (!isLoopbackHost(host) && !tls && !opts.allowInsecureHttp) {
-    throw new ServeUsageError(
-      `Refusing to serve plain HTTP on ${host}, which is not a loopback address: give --tls-cert and --tls-key, ` +
-        'or --allow-insecure-http if you really mean it.',
-    );
-  }
-  const retention = {
-    maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages,
-    maxAge: opts.maxAge ?? null,
-  };
-  if (retention.maxMessages !== null && !(Number.isInteger(retention.maxMessages) && retention.maxMessages >= 1)) {
-    throw new ServeUsageError('--max-messages must be a whole number of at least 1, or off.');
-  }
-  if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
-    throw new ServeUsageError('--max-age must be at least one second, or off.');
-  }
-  const spamd = opts.spamd === undefined ? null : parseSpamd(opts.spamd);
-  if (opts.spamd !== undefined && !spamd) {
-    throw new ServeUsageError(`--spamd takes HOST:PORT, such as 127.0.0.1:783 (got ${JSON.stringify(opts.spamd)}).`);
-  }
+  const { host, tls, retention, spamd } = checkOptions(opts);
   const dataDir = opts.memory || !opts.dataDir ? null : opts.dataDir;
   // What a write that finds no room is told, and what a start that finds none says; /readyz says it without the path.
   const full = (dir: string) =>
@@ -277,7 +170,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
     stack.push(() => sink.close());
     const submission = createSubmission(
-      { log, core, origin },
+      { log, core },
       { tls: tlsPair, maxMessageBytes: ATTACHMENT_BODY_LIMIT, maxConnections: opts.smtpMaxConnections },
     );
     const portsMoved: RunningServer['portsMoved'] = [];
@@ -325,34 +218,16 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     });
     // A full collection after a big message or request (`svc serve` runs with --expose-gc; absent elsewhere).
     const collect = globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' }));
-    const handlers: JobHandlers = {
-      webhook: webhookWorker({
-        webhooks: core.webhooks,
-        agent: webhookAgent,
-        userAgent: `svc-webhooks/${VERSION}`,
-        timeoutMs: opts.webhookTimeoutMs,
-      }),
-      system_mail: systemMailWorker(sender, composer, config.systemFrom),
-      deliver: deliveryWorker({
-        delivery: core.delivery,
-        domains: core.domains,
-        tracking: core.tracking,
-        sender,
-        relay,
-        composer,
-        budget: createByteBudget(opts.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
-        collect,
-        origin,
-      }),
-      outcome: outcomeWorker(core.delivery),
-      domain_check: domainCheckWorker(core.domains),
-      [RETENTION_JOB]: retentionWorker({
-        retention: core.retention,
-        clock,
-        log,
-        onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
-      }),
-    };
+    const handlers = jobHandlers({
+      core,
+      clock,
+      log,
+      systemFrom: config.systemFrom,
+      outbound: { sender, relay, composer, webhookAgent },
+      webhookTimeoutMs: opts.webhookTimeoutMs,
+      deliveryBudgetBytes: opts.deliveryBudgetBytes,
+      origin,
+    });
     // The workers start once the API listens, but stop right after it: their stop goes below the API's close.
     stack.push(() => scheduler.stop());
 

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { allCodes, allLinks } from '../client/extract.js';
+import { allCodes, allLinks } from '../lib/extract.js';
 import {
   InboxStreamEnded,
   caughtSince,

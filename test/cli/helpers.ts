@@ -7,7 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { run } from '../../src/cli/program.js';
 import type { Run, Runner } from '../../src/cli/command.js';
 import { commandPath } from '../../src/cli/command.js';
-import { createContext, type Clock, type Context, type GlobalOptions } from '../../src/cli/context.js';
+import { createContext, type WallClock, type Context, type GlobalOptions } from '../../src/cli/context.js';
 import { EXIT, reportError } from '../../src/cli/errors.js';
 import { createIO, type Env, type IO, type Prompts } from '../../src/cli/io.js';
 import type { ClientOptions } from '../../src/client/index.js';
@@ -65,7 +65,7 @@ export function tempDirs() {
 }
 
 /** A clock for waits: `sleep` moves it at once (and runs `onSleep`, e.g. to change the world while "waiting"). */
-export function fakeClock(onSleep?: (ms: number) => Promise<void> | void): Clock & { slept: number[] } {
+export function fakeClock(onSleep?: (ms: number) => Promise<void> | void): WallClock & { slept: number[] } {
   let now = Date.parse('2026-08-01T12:00:00.000Z');
   const slept: number[] = [];
   return {
@@ -99,7 +99,7 @@ export async function cli(
     stdin?: string;
     env?: Env;
     globals?: GlobalOptions;
-    clock?: Clock;
+    clock?: WallClock;
     prompts?: Prompts;
     interrupt?: AbortSignal;
     /** Client options (an undici MockAgent as dispatcher, for failures the server cannot produce). */

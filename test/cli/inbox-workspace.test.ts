@@ -4,7 +4,7 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxWaitRun } from '../../src/cli/commands/inbox/wait.js';
-import type { Clock } from '../../src/cli/context.js';
+import type { WallClock } from '../../src/cli/context.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createKey, newTenant } from '../helpers/tenants.js';
 import { cli, tempDirs } from './helpers.js';
@@ -39,7 +39,7 @@ describe('svc inbox wait --workspace', () => {
     }
   }
 
-  const wait = async (opts: Parameters<typeof inboxWaitRun>[1], clock?: Clock) => {
+  const wait = async (opts: Parameters<typeof inboxWaitRun>[1], clock?: WallClock) => {
     const c = await cli(s, { configDir: dirs.make(), env: { SVC_ADMIN_TOKEN: s.adminToken }, clock });
     const code = await c.run(inboxWaitRun, opts, 'svc inbox wait');
     return { code, stdout: c.stdout(), stderr: c.stderr() };
@@ -67,7 +67,7 @@ describe('svc inbox wait --workspace', () => {
     // The wait's timeout never runs out: the wait ends when the mail comes, and `waiting` says when it began to wait.
     let waiting!: () => void;
     const started = new Promise<void>((resolve) => (waiting = resolve));
-    const clock: Clock = {
+    const clock: WallClock = {
       now: Date.now,
       sleep: (_ms, signal) =>
         new Promise((_resolve, reject) => {

@@ -13,7 +13,7 @@ import { inboxListRun, type InboxListOptions } from '../../src/cli/commands/inbo
 import { inboxShowRun } from '../../src/cli/commands/inbox/show.js';
 import { inboxWaitRun, type InboxWaitOptions } from '../../src/cli/commands/inbox/wait.js';
 import type { Run } from '../../src/cli/command.js';
-import { createContext, type Clock, type GlobalOptions } from '../../src/cli/context.js';
+import { createContext, type WallClock, type GlobalOptions } from '../../src/cli/context.js';
 import { EXIT, reportError } from '../../src/cli/errors.js';
 import { createIO } from '../../src/cli/io.js';
 import { ROOT } from '../helpers/binary.js';
@@ -28,7 +28,7 @@ async function command(
     configDir: string;
     tty?: boolean;
     json?: boolean;
-    clock?: Clock;
+    clock?: WallClock;
     env?: Record<string, string>;
     interrupt?: AbortSignal;
   },
@@ -106,7 +106,7 @@ function heldClock(start = Date.parse('2099-01-01T00:00:00.000Z')) {
   let expire: (() => void) | undefined;
   let started!: (ms: number) => void;
   const waiting = new Promise<number>((r) => (started = r));
-  const clock: Clock = {
+  const clock: WallClock = {
     now: () => now,
     sleep(ms, signal) {
       started(ms);

@@ -9,7 +9,7 @@ import { TRIGGER_LINK, TRIGGER_TYPES, type TriggerResult } from '../../src/clien
 import { verifyWebhook } from '../../src/contract/signature.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { Clock } from '../../src/cli/context.js';
+import type { WallClock } from '../../src/cli/context.js';
 import { cli, fakeClock, tempDirs } from './helpers.js';
 
 describe('svc trigger', () => {
@@ -31,7 +31,7 @@ describe('svc trigger', () => {
     dirs.cleanup();
   });
 
-  const trigger = async (type: string, extra: Record<string, unknown> = {}, clock?: Clock) => {
+  const trigger = async (type: string, extra: Record<string, unknown> = {}, clock?: WallClock) => {
     const c = await cli(s, {
       configDir,
       clock,

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { Event } from '../../src/contract/events.js';
 import { verifyWebhook } from '../../src/contract/signature.js';
 import { webhooksListenRun, type WebhooksListenOptions } from '../../src/cli/commands/webhooks/listen.js';
-import type { Clock } from '../../src/cli/context.js';
+import type { WallClock } from '../../src/cli/context.js';
 import { VERSION } from '../../src/lib/version.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -293,7 +293,7 @@ describe('svc webhooks listen', () => {
       .persist();
     // Pauses happen only between plain listings. During the first the world changes; the next lasts until Ctrl-C.
     const pauses: number[] = [];
-    const clock: Clock = {
+    const clock: WallClock = {
       now: () => Date.now(),
       sleep: async (ms, signal) => {
         pauses.push(ms);

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GTUBE } from '../../src/server/core/emails.js';
+import { GTUBE } from '../../src/server/core/send-rules.js';
 import { DEFAULT_SUBMISSION_PORT, startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

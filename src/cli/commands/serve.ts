@@ -3,7 +3,6 @@ import type { ReadyLine } from '../../contract/sandbox.js';
 import type { ServeOptions } from '../../server/index.js';
 import type { Logger, LogLevel } from '../../lib/log.js';
 import { parseSize } from '../../lib/size.js';
-import { DEFAULT_BASE_URL } from '../config.js';
 import type { Runner } from '../command.js';
 import type { Context } from '../context.js';
 import { CommandError, UsageError } from '../errors.js';
@@ -11,6 +10,8 @@ import type { IO } from '../io.js';
 import { defaultDataDir } from '../paths.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { parseDuration } from '../../lib/duration.js';
+import { withServeFlags } from './serve-process.js';
+import { printSummary } from './serve-summary.js';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
@@ -107,66 +108,6 @@ export type ServeFlags = Required<Pick<ServeOptions, Given>> &
     quiet?: boolean;
     yes?: boolean;
   };
-
-/**
- * The node flags `svc serve` runs with. A server allocates steadily for as long as it runs, and V8 would otherwise size
- * its heap for throughput:
- * --max-semi-space-size=8: the young generation stops at 8 MB semi-spaces instead of 32 MB (~50 MB of resident memory,
- * no measurable throughput);
- * --heap-growing-percent=100: the old generation may grow to twice what survived the last full collection before it
- * collects again, instead of up to four times. The drain bench's peak RSS fell from 240–256 to 196–204 MB at the same
- * throughput; the send bench measured 5–15 % fewer accepted/s, within its targets (README, Benchmarks).
- * --expose-gc: the server starts a collection when a big message is through and nothing else is in delivery
- * (workers/delivery.ts, smtp/compose-thread.ts): left to V8, a server gone idle kept such a message's copies resident
- * for up to a minute.
- */
-export const SERVE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=100', '--expose-gc'];
-
-/**
- * The environment `svc serve` runs with, read by glibc's malloc when the process starts (other C libraries ignore it).
- * MALLOC_MMAP_THRESHOLD_: every allocation of 128 KiB or more gets memory of its own, given back to the system when it
- * is freed. glibc's default raises that threshold to the size of the largest block freed so far (up to 32 MiB), so once
- * a big message had passed, the next ones' buffers were carved from the heap and stayed resident after they were
- * freed: bench:big-mail left 356 MB resident a minute after its last message instead of 216.
- * MALLOC_TRIM_THRESHOLD_: fixing the first also fixes the free space kept at the top of the heap at 128 KiB (the
- * default raises it with the other), and the heap then shrank and grew again about once a message in a drain of small
- * ones (2,106 brk calls for 2,000 messages instead of 130); 4 MiB keeps that as before.
- */
-export const SERVE_ENV: Readonly<Record<string, string>> = {
-  MALLOC_MMAP_THRESHOLD_: '131072',
-  MALLOC_TRIM_THRESHOLD_: '4194304',
-};
-
-/**
- * Gives this process the serve flags and environment. They are not on bin/svc.js's first line: any V8 flag there makes
- * Node compile every built-in module it loads after start-up afresh instead of from the compiled code it ships (the
- * code is tied to the default flags), which cost each client command a third of its start. Node ≥ 22.15 restarts the
- * process in place with them (process.execve: same pid, same stdio; not on Windows).
- *
- * Without execve (Node 20, Node 22 before 22.15, Windows) the process cannot be given them afresh, and it gets less:
- * --heap-growing-percent=100 taken at run time; a collector obtained by turning on --expose-gc at run time and taking
- * `gc` from a new context (the worker threads started afterwards have theirs as a global); the young generation keeps
- * V8's size (its semi-spaces are already sized); malloc keeps glibc's defaults, read at start, unless whoever started
- * node set SERVE_ENV itself.
- */
-function withServeFlags(): void {
-  const missing = SERVE_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
-  const envMissing = Object.entries(SERVE_ENV).some(([name, value]) => process.env[name] !== value);
-  if (missing.length === 0 && !envMissing) return;
-  const { execve } = process as unknown as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
-  if (execve && process.platform !== 'win32') {
-    execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], {
-      ...process.env,
-      ...SERVE_ENV,
-    });
-  }
-  const v8 = process.getBuiltinModule('node:v8');
-  if (missing.includes('--heap-growing-percent=100')) v8.setFlagsFromString('--heap-growing-percent=100');
-  if (typeof globalThis.gc !== 'function') {
-    v8.setFlagsFromString('--expose-gc');
-    globalThis.gc = process.getBuiltinModule('node:vm').runInNewContext('gc') as typeof globalThis.gc;
-  }
-}
 
 /**
  * `svc serve`: loads the server lazily, so client commands never load SQLite or the SMTP stack. Runs until SIGINT or
@@ -329,113 +270,6 @@ function holdUntilReady(log: Logger): { log: Logger; release(): void } {
       for (const line of lines) line();
     },
   };
-}
-
-/** On a terminal, the ready line for a person (stderr: stdout keeps only the line itself). */
-function printSummary(
-  io: IO,
-  ready: ReadyLine,
-  dataDir: string | undefined,
-  registered: boolean,
-  moved: { flag: string; wanted: number; port: number }[] = [],
-  sinkStarttls = true,
-): void {
-  const { bold, dim } = io.err;
-  const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
-  const lines = [
-    '',
-    `${bold('svc serve')} is running, ${dataDir ? `its data in ${dataDir}` : 'in memory (nothing is kept)'}.`,
-    '',
-    row('Inbox', ready.inbox),
-    row('API', ready.api),
-    row('SMTP', `${ready.smtp}  ${dim(`the sink: catches any mail${sinkStarttls ? '' : '; STARTTLS off'}`)}`),
-    ...(sinkStarttls ? [`  ${' '.repeat(9)} ${dim(SINK_STARTTLS_NOTE)}`] : []),
-    ...submissionRows(ready, moved, row, dim),
-    row('Keeps', keeps(ready.retention)),
-  ];
-  const seed = ready.seed;
-  if (seed) {
-    lines.push(row('Login', `${seed.email}  password ${seed.password}`));
-    lines.push(row('Test key', seed.api_key_test ?? 'revoked (svc keys create makes another)'));
-  }
-  lines.push('', ...tryNext(ready, registered), dim('Ctrl-C stops it.'), '');
-  for (const line of lines) io.info(line);
-}
-
-/**
- * Who meets the sink's STARTTLS: clients that upgrade whenever it is offered and verify the certificate, which then fail
- * unless they trust it.
- */
-const SINK_STARTTLS_NOTE =
-  'offers STARTTLS: Go and PHP mailers (Supabase Auth too) need the TLS cert trusted, or --no-smtp-starttls';
-
-/** SMTP submission's listeners and certificate, and a default port that was taken (`svc smtp` prints the settings). */
-function submissionRows(
-  ready: ReadyLine,
-  moved: { flag: string; wanted: number; port: number }[],
-  row: (label: string, value: string) => string,
-  dim: (s: string) => string,
-): string[] {
-  const urls = [
-    ready.submission && `${ready.submission} (STARTTLS)`,
-    ready.submissions && `${ready.submissions} (TLS)`,
-  ].filter(Boolean);
-  if (urls.length === 0) return [];
-  const lines = [
-    row('Submit', `${urls.join(', ')}  ${dim('any username, an API key as the password: svc smtp')}`),
-    row('TLS cert', ready.smtp_tls.cert ?? `made in memory, SHA-256 ${ready.smtp_tls.fingerprint_sha256}`),
-  ];
-  for (const m of moved) {
-    lines.push(
-      `  ${' '.repeat(9)} ${dim(`port ${m.wanted} was taken (another svc serve?), so ${m.port}; ${m.flag} picks one`)}`,
-    );
-  }
-  return lines;
-}
-
-/** What the server keeps, in words: "the newest 10,000 caught messages; /v1 messages and events until a reset". */
-function keeps(r: ReadyLine['retention']): string {
-  const age = r.max_age_seconds == null ? null : durationWords(r.max_age_seconds);
-  const caught =
-    r.max_messages == null
-      ? 'every caught message'
-      : `the newest ${r.max_messages.toLocaleString('en-US')} caught messages`;
-  return age == null
-    ? `${caught}; /v1 messages and events until a reset`
-    : `${caught}, none older than ${age}; /v1 messages and events for ${age}`;
-}
-
-/** 604800 → "7 days", 5400 → "90 minutes": the largest unit that divides the duration. */
-function durationWords(seconds: number): string {
-  const units: [string, number][] = [
-    ['day', 86_400],
-    ['hour', 3600],
-    ['minute', 60],
-    ['second', 1],
-  ];
-  const [name, size] = units.find(([, size]) => seconds % size === 0)!;
-  const n = seconds / size;
-  return `${n.toLocaleString('en-US')} ${name}${n === 1 ? '' : 's'}`;
-}
-
-/**
- * What to run next, exactly as it works from another terminal: with SVC_BASE_URL when this server is not where svc
- * looks by default (a server bound to every address is reached on loopback), and the admin token only when this
- * server could not register itself, since the client finds it in the registry otherwise.
- */
-function tryNext(ready: ReadyLine, registered: boolean): string[] {
-  const api = ready.api.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
-  const base = api === DEFAULT_BASE_URL ? '' : `SVC_BASE_URL=${api} `;
-  const inbox = `${base}${registered ? '' : `SVC_ADMIN_TOKEN=${ready.admin_token} `}svc inbox`;
-  const seed = ready.seed;
-  if (seed?.api_key_test) {
-    return [
-      `Try: ${base}SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@${seed.domain} --to you@example.org --subject Hello --text 'Your code is 482913'`,
-      `Then: ${inbox}`,
-    ];
-  }
-  if (seed) return [`Try: ${base}svc login --email ${seed.email}`];
-  return [`Try: ${inbox} --follow`];
 }
 
 export function serveCommand(runner: Runner): Command {

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { Client } from '../../client/index.js';
 import { domainNamed } from '../../client/domains.js';
-import { allCodes, allLinks, firstCode, firstLink } from '../../client/extract.js';
+import { allCodes, allLinks, firstCode, firstLink } from '../../lib/extract.js';
 import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
 import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';

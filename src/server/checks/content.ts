@@ -1,6 +1,6 @@
 // `content`: what a reader and a receiving server make of the message as written — its parts, images' alt text, size,
 // unsubscribe headers, sender, subject and preheader, and valid HTML (docs/checks.md).
-import { allCodes, allLinks } from '../../client/extract.js';
+import { allCodes, allLinks } from '../../lib/extract.js';
 import type { CheckFinding } from '../../contract/checks.js';
 import { type Markup, collapse, placeOf, preheaderOf } from './markup.js';
 

@@ -16,15 +16,32 @@ export interface SessionPrincipal {
 export type Principal = SessionPrincipal | KeyPrincipal;
 
 /** Who is calling, resolved against the operation's requirements. */
-export interface Caller {
-  principal: Principal;
+export interface Caller<P extends Principal | null = Principal, W extends WorkspaceRow | null = WorkspaceRow | null> {
+  principal: P;
   /** The workspace acted on, for workspace-scoped operations. */
-  workspace: WorkspaceRow | null;
+  workspace: W;
   /** The session's role in that workspace; null for an API key. */
   role: Role | null;
 }
 
-type Requirement = Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
+/** The caller of an operation that takes no credential (and of a sandbox route, once the admin token checked out). */
+export type AnonymousCaller = Caller<null, null>;
+export const ANONYMOUS: AnonymousCaller = { principal: null, workspace: null, role: null };
+
+/** What an operation asks of its caller: the endpoint table's auth kind, workspace, scope and role. */
+export type Requirement = Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
+
+/** The principal each auth kind admits: `key` only an API key, `session` only a session, `either` both. */
+type PrincipalOf<K> = K extends 'key' ? KeyPrincipal : K extends 'session' ? SessionPrincipal : Principal;
+
+/**
+ * The caller an operation gets, as its entry of the endpoint table says: no credential for `auth: 'none'` (and an
+ * entry without one, a sandbox route), otherwise the principal its auth kind admits, with the workspace present when
+ * it acts on one (`workspace: true`). authorize() makes it so; a handler reads it without checking again.
+ */
+export type CallerOf<E> = E extends { auth: infer K extends 'key' | 'session' | 'either' }
+  ? Caller<PrincipalOf<K>, E extends { workspace: true } ? WorkspaceRow : null>
+  : AnonymousCaller;
 
 /** What an operation of each credential kind takes, in the words of a refusal. */
 const TAKES: Record<Endpoint['auth'], string> = {
@@ -55,64 +72,70 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
   }
 
   return {
-    async authorize(req: Requirement, bearer: string | null, ip: string): Promise<Caller> {
-      const p = await principalOf(req, bearer);
-      if (req.auth === 'session' && p.kind === 'key') {
-        fail(
-          'session_required',
-          'This operation manages the account and takes a session, not an API key; sign in with `svc login`.',
-        );
-      }
-      if (req.auth === 'key' && p.kind === 'session') {
-        fail('api_key_required', 'This operation takes an API key, not a session; create one with `svc keys create`.');
-      }
-      if (p.kind === 'key' && !ipAllowed(ip, p.ipAllowlist ?? [])) {
-        fail(
-          'ip_not_allowed',
-          `This API key may not be used from ${ip}; call from an address on its allowlist, or use another key.`,
-        );
-      }
-      const { ipAllowlist: _drop, ...principal } = p as Principal & { ipAllowlist?: string[] };
-      if (!req.workspace) return { principal, workspace: null, role: null };
-
-      let workspace: WorkspaceRow | undefined;
-      let role: Role | null = null;
-      if (principal.kind === 'session') {
-        if (!principal.workspaceId) {
-          fail(
-            'workspace_required',
-            'This session has no workspace selected; sign in choosing one with `svc login --workspace WS`.',
-          );
-        }
-        const m = accounts.membership(principal.userId, principal.workspaceId!);
-        if (!m)
-          fail(
-            'not_a_member',
-            'You are no longer a member of this workspace; sign in again with `svc login` to choose another.',
-          );
-        workspace = m;
-        role = m!.role;
-      } else {
-        workspace = accounts.workspaceById(principal.workspaceId);
-      }
-      if (!workspace) throw new ServiceError('invalid_api_key', 'The API key belongs to no workspace.');
-      if (workspace.status !== 'active') {
-        fail(
-          'workspace_suspended',
-          `This workspace is ${workspace.status}; API calls are refused until its operator reactivates it.`,
-        );
-      }
-      if (principal.kind === 'key' && req.scope && !principal.scopes.includes(req.scope)) {
-        fail(
-          'insufficient_scope',
-          `This API key lacks the ${req.scope} scope; use a key that has it (\`svc keys create --scope ${req.scope}\`).`,
-        );
-      }
-      if (principal.kind === 'session' && req.role === 'admin' && role === 'member') {
-        fail('forbidden', 'Your role in this workspace (member) may read but not change this; ask an owner or admin.');
-      }
-      return { principal, workspace, role };
+    /** The caller of an operation of `req`'s requirements, typed by them (CallerOf), or the refusal that says why not. */
+    async authorize<E extends Requirement>(req: E, bearer: string | null, ip: string): Promise<CallerOf<E>> {
+      return (await resolve(req, bearer, ip)) as CallerOf<E>;
     },
   };
+
+  async function resolve(req: Requirement, bearer: string | null, ip: string): Promise<Caller | AnonymousCaller> {
+    if (req.auth === 'none') return ANONYMOUS;
+    const p = await principalOf(req, bearer);
+    if (req.auth === 'session' && p.kind === 'key') {
+      fail(
+        'session_required',
+        'This operation manages the account and takes a session, not an API key; sign in with `svc login`.',
+      );
+    }
+    if (req.auth === 'key' && p.kind === 'session') {
+      fail('api_key_required', 'This operation takes an API key, not a session; create one with `svc keys create`.');
+    }
+    if (p.kind === 'key' && !ipAllowed(ip, p.ipAllowlist ?? [])) {
+      fail(
+        'ip_not_allowed',
+        `This API key may not be used from ${ip}; call from an address on its allowlist, or use another key.`,
+      );
+    }
+    const { ipAllowlist: _drop, ...principal } = p as Principal & { ipAllowlist?: string[] };
+    if (!req.workspace) return { principal, workspace: null, role: null };
+
+    let workspace: WorkspaceRow | undefined;
+    let role: Role | null = null;
+    if (principal.kind === 'session') {
+      if (!principal.workspaceId) {
+        fail(
+          'workspace_required',
+          'This session has no workspace selected; sign in choosing one with `svc login --workspace WS`.',
+        );
+      }
+      const m = accounts.membership(principal.userId, principal.workspaceId!);
+      if (!m)
+        fail(
+          'not_a_member',
+          'You are no longer a member of this workspace; sign in again with `svc login` to choose another.',
+        );
+      workspace = m;
+      role = m!.role;
+    } else {
+      workspace = accounts.workspaceById(principal.workspaceId);
+    }
+    if (!workspace) throw new ServiceError('invalid_api_key', 'The API key belongs to no workspace.');
+    if (workspace.status !== 'active') {
+      fail(
+        'workspace_suspended',
+        `This workspace is ${workspace.status}; API calls are refused until its operator reactivates it.`,
+      );
+    }
+    if (principal.kind === 'key' && req.scope && !principal.scopes.includes(req.scope)) {
+      fail(
+        'insufficient_scope',
+        `This API key lacks the ${req.scope} scope; use a key that has it (\`svc keys create --scope ${req.scope}\`).`,
+      );
+    }
+    if (principal.kind === 'session' && req.role === 'admin' && role === 'member') {
+      fail('forbidden', 'Your role in this workspace (member) may read but not change this; ask an owner or admin.');
+    }
+    return { principal, workspace, role };
+  }
 }
 export type Access = ReturnType<typeof createAccess>;

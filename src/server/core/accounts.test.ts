@@ -4,7 +4,7 @@ import { openDb } from '../store/db.js';
 import { createRateStore } from '../store/accounts.js';
 import { slugify } from './accounts.js';
 import { checkPasswordRules } from './passwords.js';
-import { createWindows } from './windows.js';
+import { createRateLimits } from './rate-limits.js';
 import type { ServiceError } from './errors.js';
 
 describe('slugify', () => {
@@ -28,7 +28,7 @@ describe('sliding windows on the service clock', () => {
   it('refuses when full with Retry-After until the oldest counted event leaves; moving the clock frees it', () => {
     const { db } = openDb({ memory: true });
     const clock = manualClock(1_000_000);
-    const w = createWindows(createRateStore(db), clock);
+    const w = createRateLimits(createRateStore(db), clock);
     const limit = { bucket: 'b', limit: 2, windowMs: MINUTE };
     w.hit('b');
     clock.advance(10_000);
@@ -40,18 +40,18 @@ describe('sliding windows on the service clock', () => {
       err = e as ServiceError;
     }
     expect(err?.code).toBe('rate_limited');
-    expect(err?.extra.headers?.['Retry-After']).toBe('50');
+    expect(err?.extra.retryAfterSeconds).toBe(50);
     clock.advance(50_000);
     expect(() => w.check(limit)).not.toThrow();
     w.clear('b');
     expect(createRateStore(db).count('b', 0, Number.MAX_SAFE_INTEGER).n).toBe(0);
   });
 
-  const refusal = (f: () => void): string | undefined => {
+  const refusal = (f: () => void): number | undefined => {
     try {
       f();
     } catch (e) {
-      return (e as ServiceError).extra.headers?.['Retry-After'];
+      return (e as ServiceError).extra.retryAfterSeconds;
     }
     return undefined;
   };
@@ -60,14 +60,14 @@ describe('sliding windows on the service clock', () => {
     const { db } = openDb({ memory: true });
     let wall = Date.UTC(2026, 7, 1, 12);
     let elapsed = 0;
-    const w = createWindows(createRateStore(db), realClock({ wall: () => wall, elapsed: () => elapsed }));
+    const w = createRateLimits(createRateStore(db), realClock({ wall: () => wall, elapsed: () => elapsed }));
     const limit = { bucket: 'b', limit: 1, windowMs: MINUTE };
     w.hit('b');
     elapsed += 20 * SECOND;
     wall += 20 * SECOND;
-    expect(refusal(() => w.check(limit))).toBe('40');
+    expect(refusal(() => w.check(limit))).toBe(40);
     wall -= HOUR;
-    expect(refusal(() => w.check(limit))).toBe('40');
+    expect(refusal(() => w.check(limit))).toBe(40);
     elapsed += 40 * SECOND;
     expect(refusal(() => w.check(limit))).toBeUndefined();
   });
@@ -77,9 +77,9 @@ describe('sliding windows on the service clock', () => {
     const rates = createRateStore(db);
     const clock = manualClock(1_000_000);
     rates.add('b', 1_000_000 + HOUR);
-    const w = createWindows(rates, clock);
+    const w = createRateLimits(rates, clock);
     expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBeUndefined();
     w.hit('b');
-    expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBe('60');
+    expect(refusal(() => w.check({ bucket: 'b', limit: 1, windowMs: MINUTE }))).toBe(60);
   });
 });

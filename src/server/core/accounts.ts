@@ -8,7 +8,7 @@ import { keyedHash, type Deps } from './deps.js';
 import { ServiceError, fail, invalidField } from './errors.js';
 import { checkPasswordRules, hashMadePassword, hashPassword, verifyPassword } from './passwords.js';
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './tokens.js';
-import type { Windows } from './windows.js';
+import type { RateLimits } from './rate-limits.js';
 
 const REFRESH_TTL = 30 * DAY;
 const VERIFICATION_TTL = DAY;
@@ -50,8 +50,8 @@ export interface SignupInput {
   locale?: string;
 }
 
-export function createAccounts(deps: Deps & { store: AccountStore; windows: Windows }) {
-  const { store, clock, secrets, config, windows, jobs } = deps;
+export function createAccounts(deps: Deps & { store: AccountStore; rateLimits: RateLimits }) {
+  const { store, clock, secrets, config, rateLimits, jobs } = deps;
   const hash = (v: string) => keyedHash(secrets, v);
 
   function inviteRequired(): never {
@@ -169,8 +169,8 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
 
     /** POST /auth/signup */
     async signup(input: SignupInput, ip: string): Promise<Session> {
-      windows.check({ bucket: `signup:${ip}`, limit: 20, windowMs: HOUR });
-      windows.hit(`signup:${ip}`);
+      rateLimits.check({ bucket: `signup:${ip}`, limit: 20, windowMs: HOUR });
+      rateLimits.hit(`signup:${ip}`);
       const now = clock.now();
       let inviteHash: string | null = null;
       if (!config.openSignup) {
@@ -209,16 +209,16 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
       const ipBucket = `login-ip:${ip}`;
       const accountBucket = `login-account:${input.email.toLowerCase()}`;
       // Throttled attempts are refused before the password is looked at.
-      windows.check(
+      rateLimits.check(
         { bucket: ipBucket, limit: 30, windowMs: LOGIN_WINDOW },
         { bucket: accountBucket, limit: 10, windowMs: LOGIN_WINDOW },
       );
       const user = store.userByEmail(input.email);
       if (!(await verifyPassword(user?.password_hash, input.password)) || !user) {
-        windows.hit(ipBucket, accountBucket);
+        rateLimits.hit(ipBucket, accountBucket);
         fail('invalid_credentials', 'The email or password is wrong; check both and sign in again.');
       }
-      windows.clear(ipBucket, accountBucket);
+      rateLimits.clear(ipBucket, accountBucket);
       const workspace = pickWorkspace(user!.id, input.workspace_id);
       return issueSession(user!, workspace);
     },
@@ -305,8 +305,8 @@ export function createAccounts(deps: Deps & { store: AccountStore; windows: Wind
     /** POST /auth/resend-verification: the same 202 whether or not the address still needs confirming. */
     resendVerification(userId: string) {
       const bucket = `resend:${userId}`;
-      windows.check({ bucket, limit: 1, windowMs: MINUTE }, { bucket, limit: 5, windowMs: HOUR });
-      windows.hit(bucket);
+      rateLimits.check({ bucket, limit: 1, windowMs: MINUTE }, { bucket, limit: 5, windowMs: HOUR });
+      rateLimits.hit(bucket);
       const user = store.userById(userId);
       if (user && user.email_verified_at == null) store.transaction(() => sendVerification(user));
       return { sent: true, note: 'If the address still needs confirming, a new verification email is on its way.' };

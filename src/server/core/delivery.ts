@@ -1,13 +1,11 @@
 import type { Tag } from '../../contract/emails.js';
-import { MINUTE, iso } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
 import type { MessageRow, MessageStore } from '../store/messages.js';
 import type { DomainStore } from '../store/domains.js';
 import { simulatorMailbox } from './addresses.js';
 import type { Deps } from './deps.js';
 import type { Emails, StoredAttachment } from './emails.js';
-
-/** How long a simulated deferral waits before its next attempt. */
-export const DEFER_DELAY = 5 * MINUTE;
+import { SIMULATED_DEFERRAL_MS } from './retry-policy.js';
 
 /** Final statuses by precedence: a later outcome may only raise a message's status. */
 const OUTCOME_RANK = ['sent', 'delivered', 'complained', 'bounced'];
@@ -56,7 +54,7 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
     const now = clock.now();
     const bounce = box ? BOUNCES[box] : undefined;
     if ((box === 'softbounce' || box === 'defer') && attempt === 1) {
-      const next = now + DEFER_DELAY;
+      const next = now + SIMULATED_DEFERRAL_MS;
       emails.emit(
         m,
         'email.deferred',

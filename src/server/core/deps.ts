@@ -5,6 +5,7 @@ import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
+import type { ExpectedRecord } from '../store/domains.js';
 import { DEFAULT_QUEUE, type JobStore } from '../store/jobs.js';
 import type { JobKind, JobPayloads } from './job-kinds.js';
 
@@ -122,7 +123,8 @@ export type DnsAnswer =
   | { state: 'propagating' }
   | { state: 'error'; error: string };
 
-export type LookupType = 'TXT' | 'CNAME' | 'MX';
+/** The record types the service looks up: those of the records it asks a domain to publish. */
+export type LookupType = ExpectedRecord['type'];
 
 /** DNS as core sees it: the sandbox zone or real resolvers (one answer per configured resolver). */
 export interface Resolver {

@@ -1,12 +1,6 @@
-import type {
-  DnsRecord,
-  DomainPurpose,
-  Finding,
-  FindingStatus,
-  RecordKind,
-  RecordType,
-} from '../../contract/domains.js';
-import type { DnsAnswer, LookupType, ProviderHosts } from './deps.js';
+import type { DnsRecord, DomainPurpose, Finding, FindingStatus, RecordType } from '../../contract/domains.js';
+import type { ExpectedRecord } from '../store/domains.js';
+import type { DnsAnswer, ProviderHosts } from './deps.js';
 
 /** Provider host names customers' records point at (locally under `svc.test`). */
 export const LOCAL_PROVIDER_HOSTS: ProviderHosts = {
@@ -18,15 +12,8 @@ export const LOCAL_PROVIDER_HOSTS: ProviderHosts = {
   tlsRpt: 'tls-rpt@svc.test',
 };
 
-/** A record the customer must (or should) publish. */
-export interface ExpectedRecord {
-  kind: RecordKind;
-  type: LookupType;
-  host: string;
-  value: string;
-  priority?: number;
-  required: boolean;
-}
+/** A record the customer must (or should) publish; the domain's row keeps the set (store/domains.ts). */
+export type { ExpectedRecord } from '../store/domains.js';
 
 export interface RecordInputs {
   name: string;

@@ -19,7 +19,7 @@ import { recordSet, judge, toDnsRecord, type ExpectedRecord } from './domain-rec
 import { fail, invalidField, unknownCursor } from './errors.js';
 import type { Events } from './events.js';
 import { IN_MEMORY_SEED_DKIM_KEY } from './seed-dkim-key.js';
-import type { Windows } from './windows.js';
+import type { RateLimits } from './rate-limits.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -92,12 +92,12 @@ export function createDomains(
   deps: Deps & {
     store: DomainStore;
     events: Events;
-    windows: Windows;
+    rateLimits: RateLimits;
     /** How many messages from a domain are queued or scheduled (they hold up its deletion). */
     waitingFromDomain?: (domainId: string) => number;
   },
 ) {
-  const { store, clock, config, secrets, events, windows, jobs, resolver } = deps;
+  const { store, clock, config, secrets, events, rateLimits, jobs, resolver } = deps;
 
   function toDomain(d: DomainRow): Domain {
     const { expected, findings } = d.records;
@@ -336,8 +336,8 @@ export function createDomains(
     async verify(workspaceId: string, id: string): Promise<VerifiedDomain> {
       const d = found(workspaceId, id);
       const bucket = `verify:${d.id}`;
-      windows.check({ bucket, limit: 6, windowMs: MINUTE });
-      windows.hit(bucket);
+      rateLimits.check({ bucket, limit: 6, windowMs: MINUTE });
+      rateLimits.hit(bucket);
       const findings = await lookupAll(d.records.expected);
       const fresh = store.byId(workspaceId, id) ?? fail('not_found', 'The domain was deleted during the check.');
       const next = applyCheck(fresh, findings, clock.now());

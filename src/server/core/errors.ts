@@ -1,14 +1,19 @@
 import type { ErrorCode, FieldError } from '../../contract/common.js';
-import { DISK_FULL_RETRY_AFTER_S } from '../../lib/disk-full.js';
+import { DISK_FULL_WAIT_MS } from './retry-policy.js';
 
-/** A refusal by a rule of the service. `http/` maps its code to a status; the message becomes the Problem `detail`. */
+/**
+ * A refusal by a rule of the service. `http/` maps its code to a status; the message becomes the Problem `detail`. It
+ * says what happened and when to try again, never how an answer is written: the HTTP layer makes `retryAfterSeconds`
+ * a `Retry-After` header, SMTP submission a reply code.
+ */
 export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     detail?: string,
     readonly extra: {
       errors?: FieldError[];
-      headers?: Record<string, string>;
+      /** How long the caller should wait before trying again (a full window, a full disk, a busy server). */
+      retryAfterSeconds?: number;
       members?: Record<string, unknown>;
       /** Another status than the code's own (a chaos rule's answer); the title is then the status's reason phrase. */
       status?: number;
@@ -50,6 +55,6 @@ export function storageFull(full: string): ServiceError {
   return new ServiceError(
     'insufficient_storage',
     `Nothing was written: ${full}. Free space there; writes are accepted again by themselves, and reads still work.`,
-    { headers: { 'Retry-After': String(DISK_FULL_RETRY_AFTER_S) } },
+    { retryAfterSeconds: DISK_FULL_WAIT_MS / 1000 },
   );
 }

@@ -18,7 +18,7 @@ import { createAccess } from './access.js';
 import { createAccounts } from './accounts.js';
 import type { Deps, Resolver } from './deps.js';
 import { createKeys } from './keys.js';
-import { createWindows } from './windows.js';
+import { createRateLimits } from './rate-limits.js';
 import { createRetentionStore } from '../store/retention.js';
 import { DEFAULT_MAX_MESSAGES } from '../../contract/sandbox.js';
 import { createRetention, type RetentionPolicy } from './retention.js';
@@ -50,8 +50,8 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   const zone = createZone(domainStore, coreDeps.config.providerHosts);
   const deps: Deps = { ...coreDeps, resolver: coreDeps.resolver === 'sandbox' ? zone.resolver : coreDeps.resolver };
   const accountStore = createAccountStore(deps.db);
-  const windows = createWindows(createRateStore(deps.db), deps.clock);
-  const accounts = createAccounts({ ...deps, store: accountStore, windows });
+  const rateLimits = createRateLimits(createRateStore(deps.db), deps.clock);
+  const accounts = createAccounts({ ...deps, store: accountStore, rateLimits });
   const keys = createKeys({ ...deps, store: createKeyStore(deps.db) });
   const access = createAccess({ ...deps, accounts: accountStore, keys });
   const eventStore = createEventStore(deps.db);
@@ -63,7 +63,7 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     ...deps,
     store: domainStore,
     events,
-    windows,
+    rateLimits,
     waitingFromDomain: messageStore.waitingFromDomain,
   });
   const emails = createEmails({

@@ -284,9 +284,9 @@ describe('access.authorize with an API key', () => {
     const caller = await access.authorize(keyOp, k.key, LOOPBACK);
     expect(caller.principal).toMatchObject({ kind: 'key', keyId: k.id });
     expect(caller.principal).not.toHaveProperty('ipAllowlist');
-    expect(caller.workspace!.id).toBe(ws);
-    expect((await access.authorize(eitherOp, k.key, '::ffff:127.0.0.1')).workspace!.id).toBe(ws);
-    expect((await access.authorize(eitherOp, k.key, '2001:db8::1')).workspace!.id).toBe(ws);
+    expect(caller.workspace.id).toBe(ws);
+    expect((await access.authorize(eitherOp, k.key, '::ffff:127.0.0.1')).workspace.id).toBe(ws);
+    expect((await access.authorize(eitherOp, k.key, '2001:db8::1')).workspace.id).toBe(ws);
     expect(await asyncCodeOf(access.authorize(keyOp, k.key, '10.0.0.1'))).toBe('ip_not_allowed');
     expect(await asyncCodeOf(access.authorize(eitherOp, k.key, '::1'))).toBe('ip_not_allowed');
   });

@@ -1,7 +1,7 @@
 import { DAY, HOUR, MINUTE } from '../../lib/clock.js';
 import type { RetentionStore } from '../store/retention.js';
 import type { Deps } from './deps.js';
-import { IDEMPOTENCY_WINDOW } from './emails.js';
+import { IDEMPOTENCY_WINDOW } from './idempotency.js';
 import { RECENT_ATTEMPTS } from './webhooks.js';
 
 /** What `svc serve` keeps: caught messages by count and by age (null: no limit), the age applying to `/v1` history too. */
@@ -71,7 +71,7 @@ export function createRetention(
     const shown = Math.min(store.oldestCaughtAt() ?? now, now) - ATTEMPTS_BEFORE_OLDEST_CAUGHT;
     if (store.deleteAgedAttempts(shown, BATCH, RECENT_ATTEMPTS) === BATCH) more = true;
     if (store.deleteAgedIdempotency(now - IDEMPOTENCY_WINDOW, BATCH) === BATCH) more = true;
-    // Rate windows count on the clock's monotonic reading (core/windows.ts).
+    // Rate windows count on the clock's monotonic reading (core/rate-limits.ts).
     if (store.deleteAgedRateEvents(clock.monotonic() - RATE_EVENTS_KEPT, BATCH) === BATCH) more = true;
     return { caught: victims.map((v) => v.id), more };
   }

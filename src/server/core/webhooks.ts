@@ -1,7 +1,7 @@
 import type { EventType } from '../../contract/events.js';
 import type { WebhookAttempt, WebhookEndpoint } from '../../contract/sandbox.js';
 import { newWebhookSecret } from '../../contract/signature.js';
-import { DAY, HOUR, MINUTE, SECOND, iso } from '../../lib/clock.js';
+import { DAY, SECOND, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { PostEventResult } from '../../lib/post-event.js';
 import type { AccountStore } from '../store/accounts.js';
@@ -11,11 +11,10 @@ import type { Deps } from './deps.js';
 import { fail, invalidField } from './errors.js';
 import { toEvent } from './events.js';
 import { systemMessageIdHeader } from './message-ids.js';
+import { WEBHOOK_ATTEMPT_OFFSETS } from './retry-policy.js';
 
 /** At most five endpoints per workspace (docs/api.md#webhooks). */
 export const MAX_ENDPOINTS = 5;
-/** When attempt n is due, measured from the first attempt (docs/api.md#retries-and-disabling): seven in 24 hours. */
-export const RETRY_OFFSETS = [0, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, DAY];
 /** How long the secret before a rotation keeps signing beside the new one (service clock). */
 export const ROTATION_OVERLAP = DAY;
 /** The attempts `GET /sandbox/webhooks` shows per endpoint. */
@@ -320,9 +319,9 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         }
         return;
       }
-      if (delivery.attempt < RETRY_OFFSETS.length) {
+      if (delivery.attempt < WEBHOOK_ATTEMPT_OFFSETS.length) {
         return {
-          retryAt: first + RETRY_OFFSETS[delivery.attempt]!,
+          retryAt: first + WEBHOOK_ATTEMPT_OFFSETS[delivery.attempt]!,
           payload: { ...delivery, attempt: delivery.attempt + 1, first_attempt_at: first },
         };
       }

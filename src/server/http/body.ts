@@ -64,7 +64,7 @@ export function createBodyBudget(total: number): BodyBudget {
 
 const busy = () =>
   new ServiceError('rate_limited', 'The server is reading too many request bodies at once; try again in a moment.', {
-    headers: { 'Retry-After': '1' },
+    retryAfterSeconds: 1,
   });
 
 /**

@@ -2,14 +2,8 @@
 import type { Hono } from 'hono';
 import { ERROR_CODES, ERROR_HELP, type ErrorCode } from '../../contract/common.js';
 import { ServiceError } from '../core/errors.js';
+import { ERROR_DOCS_PATH } from '../core/problem.js';
 import { escapeHtml } from '../../lib/html.js';
-
-const DOCS_PATH = '/docs/errors';
-
-/** Where the page of an error code lives on a server whose public origin is `origin`. */
-export function docsUrl(origin: string, code: ErrorCode): string {
-  return `${origin}${DOCS_PATH}/${code}`;
-}
 
 /** Escaped text in which `backticked` commands become code. */
 function prose(text: string): string {
@@ -32,7 +26,7 @@ function codePage(code: ErrorCode): string {
   const help = ERROR_HELP[code];
   return page(
     `${code}: ${title} (${status})`,
-    `<nav><a href="${DOCS_PATH}">All error codes</a></nav>
+    `<nav><a href="${ERROR_DOCS_PATH}">All error codes</a></nav>
 <h1><code>${code}</code>: ${escapeHtml(title)}</h1>
 <p>HTTP status ${status}</p>
 <h2>What it means</h2><p>${prose(help.meaning)}</p>
@@ -44,7 +38,7 @@ function indexPage(): string {
   const rows = (Object.keys(ERROR_CODES) as ErrorCode[])
     .map((code) => {
       const [status, title] = ERROR_CODES[code];
-      return `<tr><td><a href="${DOCS_PATH}/${code}"><code>${code}</code></a></td><td>${status}</td><td>${escapeHtml(title)}</td></tr>`;
+      return `<tr><td><a href="${ERROR_DOCS_PATH}/${code}"><code>${code}</code></a></td><td>${status}</td><td>${escapeHtml(title)}</td></tr>`;
     })
     .join('\n');
   return page(
@@ -59,13 +53,13 @@ function indexPage(): string {
 /** `GET /docs/errors` and `GET /docs/errors/{code}`; an unknown code is a 404 Problem. */
 // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
 export function docsRoutes(app: Hono<any>): void {
-  app.get(DOCS_PATH, (c) => c.html(indexPage()));
-  app.get(`${DOCS_PATH}/:code`, (c) => {
+  app.get(ERROR_DOCS_PATH, (c) => c.html(indexPage()));
+  app.get(`${ERROR_DOCS_PATH}/:code`, (c) => {
     const code = c.req.param('code');
     if (!Object.hasOwn(ERROR_CODES, code)) {
       throw new ServiceError(
         'not_found',
-        `No error code "${code.slice(0, 64)}"; every code is listed at ${DOCS_PATH}.`,
+        `No error code "${code.slice(0, 64)}"; every code is listed at ${ERROR_DOCS_PATH}.`,
       );
     }
     return c.html(codePage(code as ErrorCode));

@@ -43,7 +43,7 @@ export function healthRoutes(app: Hono<any>, deps: HealthDeps): void {
     }
     if (reasons.length === 0) return c.json({ status: 'ready', checks });
     const err = new ServiceError('unavailable', `Not ready: ${reasons.join('; ')}.`, {
-      headers: { 'Retry-After': '1' },
+      retryAfterSeconds: 1,
       members: { checks },
     });
     return problemResponse(err, c.get('requestId') as string, deps.origin());

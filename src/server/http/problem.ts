@@ -1,33 +1,12 @@
-import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, ERROR_NAMES, problemType, type Problem } from '../../contract/common.js';
 import type { ServiceError } from '../core/errors.js';
-import { docsUrl } from './docs.js';
+import { problemBody } from '../core/problem.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/**
- * The one mapping from an error code to a status and a Problem body. It needs no request framework, so a refusal
- * made below the router answers the same body; `origin` is the server's public origin, where `docs_url` points.
- */
-export function problemBody(err: ServiceError, requestId: string, origin: string): Problem {
-  const [own, title] = ERROR_CODES[err.code];
-  const status = err.extra.status ?? own;
-  const shownTitle = status === own ? title : (STATUS_CODES[status] ?? title);
-  return {
-    type: problemType(err.code),
-    title: shownTitle,
-    status,
-    code: err.code,
-    ...(err.detail ? { detail: err.detail } : {}),
-    request_id: requestId,
-    docs_url: docsUrl(origin, err.code),
-    ...(err.extra.errors ? { errors: err.extra.errors } : {}),
-    ...(err.extra.members ?? {}),
-    // Extension members (RFC 9457 section 3.2) that Resend's SDKs read as a failed call's error (docs/resend.md).
-    name: ERROR_NAMES[err.code],
-    message: err.detail ?? shownTitle,
-    statusCode: status,
-  };
+/** The headers an error's Problem is answered with: `Retry-After` when the error says how long to wait. */
+export function problemHeaders(err: ServiceError): Record<string, string> {
+  const wait = err.extra.retryAfterSeconds;
+  return wait === undefined ? {} : { 'Retry-After': String(wait) };
 }
 
 export function problemResponse(
@@ -39,6 +18,20 @@ export function problemResponse(
   const body = problemBody(err, requestId, origin);
   return new Response(JSON.stringify(body), {
     status: body.status,
-    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...headers, ...(err.extra.headers ?? {}) },
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...headers, ...problemHeaders(err) },
   });
+}
+
+/**
+ * A refusal a route answers with headers of its own beside the Problem's (a send's `X-RateLimit-*`): thrown by the
+ * route, answered by the app's error handler like the ServiceError it carries.
+ */
+export class RouteRefusal extends Error {
+  constructor(
+    readonly error: ServiceError,
+    readonly headers: Record<string, string>,
+  ) {
+    super(error.message);
+    this.name = 'RouteRefusal';
+  }
 }

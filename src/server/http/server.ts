@@ -12,7 +12,8 @@ import { SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
 import { ServiceError } from '../core/errors.js';
-import { problemBody, problemResponse } from './problem.js';
+import { problemBody } from '../core/problem.js';
+import { problemResponse } from './problem.js';
 
 export interface HttpTimeouts {
   /** The request line and headers must arrive within this (ms). */

@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import type { Core } from '../core/index.js';
 import { ServiceError } from '../core/errors.js';
-import { clientIp } from './app.js';
+import { clientIp, type Env } from './request.js';
 
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** The click redirect and the open pixel that tracked links and images point at. */
-export function trackingRoutes(app: Hono, core: Core, trustProxy: boolean): void {
+export function trackingRoutes(app: Hono<Env>, core: Core, trustProxy: boolean): void {
   app.get('/t/c/:token', (c) => {
     const url = core.tracking.click(c.req.param('token'), {
       user_agent: c.req.header('user-agent') ?? null,

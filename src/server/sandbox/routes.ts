@@ -1,7 +1,7 @@
 // The sandbox routes (docs/local-server.md#sandbox-routes), each a call of core or of the chaos rules shaped as its
 // answer: what the sandbox does is decided there, not here.
 import type { Core } from '../core/index.js';
-import type { SandboxHandlers } from '../http/app.js';
+import type { SandboxHandlers } from '../http/handlers.js';
 import { attachmentHeaders, mediaType, messageCsp, messageDocument } from './caught.js';
 import type { Chaos } from './chaos.js';
 import { ruleFromRequest } from './chaos-request.js';

@@ -10,10 +10,8 @@ import { SendEmailRequest } from '../../contract/emails.js';
 import { gather } from '../../lib/gather.js';
 import type { Logger } from '../../lib/log.js';
 import type { Core } from '../core/index.js';
-import type { KeyPrincipal } from '../core/keys.js';
 import { ServiceError } from '../core/errors.js';
-import type { Sent, StoredAnswer } from '../core/emails.js';
-import { validate } from '../http/validate.js';
+import { validate } from '../core/validate.js';
 import { useSinkConnections } from './connection.js';
 import { listener, MAX_CONNECTIONS, type Sink } from './sink.js';
 import { SubmittedMessageError, submittedRequest } from './submitted.js';
@@ -21,8 +19,6 @@ import { SubmittedMessageError, submittedRequest } from './submitted.js';
 export interface SubmissionDeps {
   log: Logger;
   core: Pick<Core, 'access' | 'emails' | 'sendRate'>;
-  /** The API's origin: a message's `Location`, kept for a replay of its Idempotency-Key through the API. */
-  origin: () => string;
 }
 
 export interface SubmissionOptions {
@@ -86,7 +82,7 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
   ): void {
     const key = auth.password ?? '';
     core.access.authorize(requirement, key, session.remoteAddress).then(
-      (caller) => callback(null, { user: { name: auth.username ?? '', key, workspaceId: caller.workspace!.id } }),
+      (caller) => callback(null, { user: { name: auth.username ?? '', key, workspaceId: caller.workspace.id } }),
       (err: unknown) => {
         if (!(err instanceof ServiceError)) return callback(replyTo(err, log));
         // Whatever makes the key unfit to send with is said in the one reply RFC 4954 has for it.
@@ -134,14 +130,8 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
       throw new ServiceError('invalid_request', 'The Idempotency-Key header must be 1–255 characters.');
     }
     const input = validate(SendEmailRequest, request, 'body');
-    // What the API keeps for a replay of its key (http/routes/emails.ts): the same, whichever way the replay comes.
-    const record = (outcome: Sent): StoredAnswer => ({
-      status: 202,
-      headers: outcome.kind === 'accepted' ? { Location: `${deps.origin()}/v1/emails/${outcome.id}` } : {},
-    });
-    const sent = await core.emails.send(caller.principal as KeyPrincipal, input, idempotencyKey, record);
-    if (sent.kind !== 'accepted') throw new Error('a single send answered as a batch');
-    return sent.id;
+    const sent = await core.emails.send(caller.principal, input, idempotencyKey);
+    return sent.body.id;
   }
 
   function server(secure: boolean): Sink {

@@ -1,7 +1,16 @@
-import type { DomainPurpose, Finding } from '../../contract/domains.js';
-import type { ExpectedRecord } from '../core/domain-records.js';
+import type { DomainPurpose, Finding, RecordKind } from '../../contract/domains.js';
 import type { Db } from './db.js';
 import { newestFirst } from './page.js';
+
+/** A record the customer must (or should) publish, as kept with its domain (core/domain-records.ts makes the set). */
+export interface ExpectedRecord {
+  kind: RecordKind;
+  type: 'TXT' | 'CNAME' | 'MX';
+  host: string;
+  value: string;
+  priority?: number;
+  required: boolean;
+}
 
 /** A domain's expected records, and the findings of its last check (in the same order; null before one). */
 export interface StoredRecords {

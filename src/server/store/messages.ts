@@ -44,14 +44,13 @@ export interface MessageContent {
   text: string | null;
 }
 
-/** An answer kept for an Idempotency-Key: its body and headers decoded. */
+/** The result kept for an Idempotency-Key, decoded: what the first request under it came to. */
 export interface IdempotencyRow {
   workspace_id: string;
   key: string;
   request_hash: string;
-  status: number;
+  /** The result (the accepted message, or a batch's items), answered again on a replay. */
   body: unknown;
-  headers: Record<string, string>;
   created_at: number;
 }
 
@@ -95,10 +94,14 @@ export function createMessageStore(db: Db) {
   );
   // The text as its UTF-8 bytes (a TEXT value cast to BLOB is its bytes as stored): never a string on this thread.
   const contentOf = db.prepare('SELECT html, CAST(text AS BLOB) AS text FROM messages WHERE id = ?');
-  const getIdem = db.prepare('SELECT * FROM idempotency_keys WHERE workspace_id = ? AND key = ?');
+  const getIdem = db.prepare(
+    'SELECT workspace_id, key, request_hash, body, created_at FROM idempotency_keys WHERE workspace_id = ? AND key = ?',
+  );
+  // `status` and `headers` held the first answer's status and headers while a replay was answered from them; it is
+  // now rendered from the result, as the first answer was, and they are written empty.
   const putIdem = db.prepare(
     `INSERT INTO idempotency_keys (workspace_id, key, request_hash, status, body, headers, created_at)
-     VALUES (@workspace_id, @key, @request_hash, @status, @body, @headers, @created_at)
+     VALUES (@workspace_id, @key, @request_hash, 0, @body, '{}', @created_at)
      ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
        body = excluded.body, headers = excluded.headers, created_at = excluded.created_at`,
   );
@@ -171,11 +174,10 @@ export function createMessageStore(db: Db) {
       ).n,
 
     idempotency(workspaceId: string, key: string): IdempotencyRow | undefined {
-      const r = getIdem.get(workspaceId, key) as (IdempotencyRow & { body: string; headers: string }) | undefined;
-      return r && { ...r, body: JSON.parse(r.body), headers: JSON.parse(r.headers) };
+      const r = getIdem.get(workspaceId, key) as (IdempotencyRow & { body: string }) | undefined;
+      return r && { ...r, body: JSON.parse(r.body) };
     },
-    saveIdempotency: (r: IdempotencyRow) =>
-      void putIdem.run({ ...r, body: JSON.stringify(r.body), headers: JSON.stringify(r.headers) }),
+    saveIdempotency: (r: IdempotencyRow) => void putIdem.run({ ...r, body: JSON.stringify(r.body) }),
 
     isSuppressed: (workspaceId: string, email: string) => suppressed.get(workspaceId, email) !== undefined,
     suppress: (workspaceId: string, email: string, reason: string, at: number) =>

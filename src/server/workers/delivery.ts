@@ -3,13 +3,14 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { ByteBudget } from '../../lib/byte-budget.js';
 import { ComposeThreadDied, type Composer, type ComposeRequest } from '../smtp/compose.js';
-import { EICAR } from '../core/emails.js';
+import { EICAR } from '../core/send-rules.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
 import type { OutgoingMail, Sender } from '../smtp/sender.js';
 import type { JobPayloads } from '../core/job-kinds.js';
-import { DISK_FULL_RETRY_MS, MAX_ATTEMPTS, retryDelay, type JobHandler } from './scheduler.js';
+import type { JobHandler } from './scheduler.js';
+import { DISK_FULL_WAIT_MS, handOverFailure, JOB_MAX_ATTEMPTS, jobRetryDelay } from '../core/retry-policy.js';
 import { messageIdHeader } from '../core/message-ids.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
@@ -168,18 +169,18 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       await handOver(out, mail);
     } catch (err) {
       const e = err as SmtpError;
-      // A 5xx is the receiving server's final answer (RFC 5321 section 4.2.1); anything else (4xx, no connection) may pass.
-      if (e.responseCode !== undefined && e.responseCode >= 500) {
+      const failure = handOverFailure(e.responseCode, e.who === SINK);
+      if (failure === 'final') {
         await deps.delivery.failed(
           message_id,
           `${e.who ?? 'The receiving server'} refused the message: ${smtpReason(e)}.`,
         );
         return;
       }
-      // The sink's 452 says its disk is full: the message waits for space without using up its attempts.
-      const full = e.responseCode === 452 && e.who === SINK;
-      // A temporary refusal is a deferral, with the job's next attempt; after the last one the message fails instead.
-      const retryInMs = full ? DISK_FULL_RETRY_MS : retryDelay(attempts);
+      // A full disk waits for space without using up an attempt; another temporary refusal is a deferral, with the
+      // job's next attempt, and after the last one the message fails instead.
+      const full = failure === 'disk-full';
+      const retryInMs = full ? DISK_FULL_WAIT_MS : jobRetryDelay(attempts);
       if (retryInMs === null) {
         await deps.delivery.requeue(message_id);
       } else {
@@ -216,7 +217,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       const last = e.who ? `${e.who} answered ${smtpReason(e)}` : (e as Error).message;
       await deps.delivery.failed(
         message_id,
-        `Delivery was tried ${MAX_ATTEMPTS} times without success; the last attempt: ${last}.`,
+        `Delivery was tried ${JOB_MAX_ATTEMPTS} times without success; the last attempt: ${last}.`,
       );
     },
   };

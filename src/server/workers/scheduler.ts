@@ -1,11 +1,12 @@
 // The scheduler: the one place that decides when jobs run. Workers are handlers of job kinds; the manual clock and
 // the scheduler's own timer both drive them through the same step().
 import type { Clock } from '../../lib/clock.js';
-import { MINUTE, SECOND, HOUR } from '../../lib/clock.js';
+import { MINUTE, SECOND } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { JobPayloads } from '../core/job-kinds.js';
+import { DISK_FULL_WAIT_MS, jobRetryDelay } from '../core/retry-policy.js';
 import type { GroupCommit } from '../store/db.js';
 
 /** Run again at `retryAt` (service clock), with a new payload if given; the attempt count starts again. */
@@ -28,19 +29,7 @@ export type JobHandler<P = unknown> =
 export type JobHandlers<P = JobPayloads> = { [K in keyof P]: JobHandler<P[K]> };
 
 const LEASE_MS = 5 * MINUTE;
-/** Attempts of a job whose handler keeps throwing: 2 s, 4 s, … apart, about 17 minutes in all. */
-export const MAX_ATTEMPTS = 10;
 const IDLE_POLL_MS = 5 * SECOND;
-/** How long a job that met a full disk waits before it tries again. */
-export const DISK_FULL_RETRY_MS = 30 * SECOND;
-
-/**
- * How long after its `attempts`-th attempt threw a job runs again (2 s, 4 s, …, at most an hour); none after the
- * last (MAX_ATTEMPTS): the job is then dropped.
- */
-export function retryDelay(attempts: number): number | null {
-  return attempts >= MAX_ATTEMPTS ? null : Math.min(2 ** attempts * SECOND, HOUR);
-}
 
 export interface Scheduler {
   start(): void;
@@ -95,7 +84,7 @@ export function createScheduler<P = JobPayloads>(
         await postpone(job.id);
         return;
       }
-      const delay = retryDelay(job.attempts);
+      const delay = jobRetryDelay(job.attempts);
       if (delay === null) {
         log.error('job failed for good', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
         if (handler && typeof handler !== 'function' && handler.exhausted) {
@@ -137,7 +126,7 @@ export function createScheduler<P = JobPayloads>(
   const stranded = new Set<number>();
   async function postpone(id: number): Promise<void> {
     try {
-      await write(() => jobs.postpone(id, clock.now() + DISK_FULL_RETRY_MS));
+      await write(() => jobs.postpone(id, clock.now() + DISK_FULL_WAIT_MS));
       stranded.delete(id);
     } catch {
       stranded.add(id);

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
 import type { Spinner } from '../../io.js';
 import { printJson } from '../../output.js';
-import { firstCode, firstLink } from '../../../client/extract.js';
+import { firstCode, firstLink } from '../../../lib/extract.js';
 import { printMessage } from './shared.js';
 
 export interface InboxWaitOptions {

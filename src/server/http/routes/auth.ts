@@ -1,8 +1,5 @@
 import type { Core } from '../../core/index.js';
-import type { V1Handlers } from '../app.js';
-import type { SessionPrincipal } from '../../core/access.js';
-
-const session = (p: unknown) => p as SessionPrincipal;
+import type { V1Handlers } from '../handlers.js';
 
 export function authRoutes(
   core: Core,
@@ -23,12 +20,9 @@ export function authRoutes(
     login: async ({ body, ip }) => ({ body: await accounts.login(body, ip) }),
     refreshSession: async ({ body }) => ({ body: await accounts.refresh(body) }),
     logout: ({ body }) => accounts.logout(body.refresh_token),
-    getMe: ({ caller }) => {
-      const p = session(caller.principal);
-      return { body: accounts.me(p.userId, p.workspaceId) };
-    },
-    revokeAllSessions: ({ caller }) => ({ body: accounts.revokeAll(session(caller.principal).userId) }),
+    getMe: ({ caller }) => ({ body: accounts.me(caller.principal.userId, caller.principal.workspaceId) }),
+    revokeAllSessions: ({ caller }) => ({ body: accounts.revokeAll(caller.principal.userId) }),
     verifyEmail: ({ body }) => ({ body: accounts.verifyEmail(body.token) }),
-    resendVerification: ({ caller }) => ({ body: accounts.resendVerification(session(caller.principal).userId) }),
+    resendVerification: ({ caller }) => ({ body: accounts.resendVerification(caller.principal.userId) }),
   };
 }

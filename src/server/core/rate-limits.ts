@@ -1,8 +1,11 @@
+// The service's rate limits on attempts (the sending bucket is send-rate.ts's): signup, login, verification resends and
+// domain verifications, each a sliding window of counted attempts.
 import { ServiceError } from './errors.js';
 import type { RateStore } from '../store/accounts.js';
 import type { Clock } from '../../lib/clock.js';
 
-export interface WindowLimit {
+/** At most `limit` attempts counted in `bucket` within `windowMs`. */
+export interface RateLimit {
   bucket: string;
   limit: number;
   windowMs: number;
@@ -13,10 +16,10 @@ export interface WindowLimit {
  * login throttle, signup, resend and verify limits. The counted events are stored, so a window outlives a restart;
  * one stamped after the present comes from a run whose clock was ahead of this one's and is not counted.
  */
-export function createWindows(rates: RateStore, clock: Clock) {
+export function createRateLimits(rates: RateStore, clock: Clock) {
   return {
-    /** Throws 429 `rate_limited` with `Retry-After` when any window is full. Counts nothing. */
-    check(...limits: WindowLimit[]): void {
+    /** Throws 429 `rate_limited`, with the seconds until a window has room again, when any window is full. Counts nothing. */
+    check(...limits: RateLimit[]): void {
       const now = clock.monotonic();
       let retryAfter = 0;
       for (const l of limits) {
@@ -27,7 +30,7 @@ export function createWindows(rates: RateStore, clock: Clock) {
       }
       if (retryAfter > 0) {
         throw new ServiceError('rate_limited', `Too many attempts; try again in ${retryAfter} seconds.`, {
-          headers: { 'Retry-After': String(retryAfter) },
+          retryAfterSeconds: retryAfter,
         });
       }
     },
@@ -40,4 +43,4 @@ export function createWindows(rates: RateStore, clock: Clock) {
     },
   };
 }
-export type Windows = ReturnType<typeof createWindows>;
+export type RateLimits = ReturnType<typeof createRateLimits>;

@@ -1,0 +1,156 @@
+// The rules of a send request that need no database: each field's (422 naming every bad one) and the abuse filter's
+// (451). core/emails.ts applies them, then the rules of the workspace (its domains, its key, its owner).
+import { createRequire } from 'node:module';
+import type { FieldError } from '../../contract/common.js';
+import type { SendEmailRequest } from '../../contract/emails.js';
+import { decodePieces, includesAcross } from '../../lib/base64.js';
+import { DAY } from '../../lib/clock.js';
+import { isLoopbackHost } from '../../lib/loopback.js';
+import { parseAddress, type ParsedAddress } from './addresses.js';
+import { ServiceError, fail } from './errors.js';
+
+// nodemailer's table of file types, loaded by the first attachment without a content type, not with the server.
+const require = createRequire(import.meta.url);
+const detectMimeType = (filename: string): string =>
+  (require('nodemailer/lib/mime-funcs') as { detectMimeType(name: string): string }).detectMimeType(filename);
+
+export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
+export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
+const EICAR_BYTES = Buffer.from(EICAR, 'latin1');
+const RESERVED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'dkim-signature',
+  'return-path',
+  // The service's own header (tags travel in it); a custom one would forge them.
+  'x-svc-tags',
+]);
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,76}$/;
+/**
+ * Padded base64 (RFC 4648 section 4). A length check and one character class rather than a repeated group: attachments run
+ * to 40 MiB, and a pattern that backtracks over groups of four overflows the stack on a few megabytes.
+ */
+const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
+const MAX_SCHEDULE_AHEAD = 30 * DAY;
+export interface StoredAttachment {
+  filename: string;
+  /** Base64, in messages stored before attachment bytes were kept apart (store/messages.ts insertChunk). */
+  content?: string;
+  url?: string;
+  content_type: string;
+  content_id?: string;
+}
+
+/**
+ * Every rule of a send request that does not need the database; 422 naming each bad field. Answers the request's
+ * addresses parsed, its attachments as they are stored, and when it is scheduled.
+ */
+export function checkFields(input: SendEmailRequest, now: number) {
+  const errors: FieldError[] = [];
+  const bad = (path: string, message: string, code = 'invalid') => errors.push({ path, code, message });
+  const addr = (value: string, path: string): ParsedAddress | null => {
+    const p = parseAddress(value);
+    if (!p) bad(path, `"${value.slice(0, 100)}" is not a valid email address`);
+    return p;
+  };
+  const from = addr(input.from, 'from');
+  const toList = typeof input.to === 'string' ? [input.to] : input.to;
+  const lists = {
+    to: toList.map((v, i) => addr(v, typeof input.to === 'string' ? 'to' : `to.${i}`)),
+    cc: (input.cc ?? []).map((v, i) => addr(v, `cc.${i}`)),
+    bcc: (input.bcc ?? []).map((v, i) => addr(v, `bcc.${i}`)),
+    reply_to: (input.reply_to ?? []).map((v, i) => addr(v, `reply_to.${i}`)),
+  };
+  if (input.subject !== undefined && /[\r\n]/.test(input.subject)) bad('subject', 'must not contain CR or LF');
+  if (input.html === undefined && input.text === undefined && input.template_id === undefined) {
+    bad('html', 'give at least one of html, text or template_id', 'content_required');
+  }
+  const attachments: StoredAttachment[] = (input.attachments ?? []).map(({ path: remote, ...given }, i) => {
+    const path = `attachments.${i}`;
+    // `path` is another name for `url` (what Resend's SDKs send); one of them, not both.
+    if (remote !== undefined && given.url !== undefined) bad(`${path}.path`, 'give url or path, not both');
+    const a = { ...given, url: given.url ?? remote };
+    const urlPath = given.url === undefined && remote !== undefined ? `${path}.path` : `${path}.url`;
+    if (/[/\\]/.test(a.filename) || /[\u0000-\u001f]/.test(a.filename))
+      bad(`${path}.filename`, 'must not contain / or \\ or control characters');
+    if ((a.content === undefined) === (a.url === undefined)) bad(path, 'give exactly one of content and url (or path)');
+    if (a.content !== undefined && !isBase64(a.content)) bad(`${path}.content`, 'must be valid base64');
+    if (a.url !== undefined) {
+      let u: URL | null = null;
+      try {
+        u = new URL(a.url);
+      } catch {
+        bad(urlPath, 'must be an absolute URL');
+      }
+      if (u && !(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
+        bad(urlPath, 'must be https (http only to a loopback host)');
+      }
+    }
+    if (a.content_id !== undefined && /[\s<>]/.test(a.content_id))
+      bad(`${path}.content_id`, 'must not contain spaces or angle brackets');
+    if (a.content_type !== undefined && /[\r\n]/.test(a.content_type))
+      bad(`${path}.content_type`, 'must not contain CR or LF');
+    return {
+      filename: a.filename,
+      ...(a.content !== undefined ? { content: a.content } : {}),
+      ...(a.url !== undefined ? { url: a.url } : {}),
+      content_type: a.content_type ?? detectMimeType(a.filename),
+      ...(a.content_id !== undefined ? { content_id: a.content_id } : {}),
+    };
+  });
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    if (!HEADER_NAME.test(name)) bad(`headers.${name}`, 'is not a valid header field name');
+    else if (RESERVED_HEADERS.has(name.toLowerCase())) bad(`headers.${name}`, 'is reserved and set by the service');
+    if (/[\r\n]/.test(value)) bad(`headers.${name}`, 'value must not contain CR or LF');
+  }
+  let scheduledAt: number | null = null;
+  if (input.scheduled_at !== undefined) {
+    scheduledAt = Date.parse(input.scheduled_at);
+    if (scheduledAt > now + MAX_SCHEDULE_AHEAD) bad('scheduled_at', 'must be at most 30 days ahead');
+  }
+  if (errors.length) {
+    throw new ServiceError('validation_failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+  }
+  if (input.template_id !== undefined) {
+    fail(
+      'template_not_found',
+      `No template ${input.template_id.slice(0, 64)}: templates are not served yet; send html or text.`,
+      {
+        errors: [{ path: 'template_id', code: 'not_found', message: 'unknown template' }],
+      },
+    );
+  }
+  const defined = (l: (ParsedAddress | null)[]) => l as ParsedAddress[];
+  return {
+    from: from!,
+    to: defined(lists.to),
+    cc: defined(lists.cc),
+    bcc: defined(lists.bcc),
+    reply_to: defined(lists.reply_to),
+    attachments,
+    scheduledAt,
+  };
+}
+
+/** GTUBE in subject/text/html, EICAR in an attachment, or an operator pattern → 451; nothing is stored. */
+export function abuseFilter(input: SendEmailRequest, attachments: StoredAttachment[], blockPatterns: RegExp[]): void {
+  const texts = [input.subject ?? '', input.text ?? '', input.html ?? ''];
+  const blocked = (why: string) =>
+    fail('content_blocked', `The message was refused by the abuse filter: ${why}. Remove it and send again.`);
+  if (texts.some((t) => t.includes(GTUBE))) blocked('it contains the GTUBE spam test string');
+  for (const a of attachments) {
+    if (a.content && includesAcross(decodePieces(a.content), EICAR_BYTES))
+      blocked(`attachment ${a.filename} contains the EICAR test virus`);
+  }
+  for (const p of blockPatterns) {
+    if (texts.some((t) => p.test(t))) blocked('it matches a blocked pattern of this server');
+  }
+}

@@ -1,0 +1,72 @@
+// The workers' handlers, one per job kind (core/job-kinds.ts), as the composition root builds them once the outbound
+// side is open: the schedulers run them from start to stop.
+import { createByteBudget } from '../lib/byte-budget.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/log.js';
+import { VERSION } from '../lib/version.js';
+import type { Core } from './core/index.js';
+import { RETENTION_JOB } from './core/retention.js';
+import type { Composer } from './smtp/compose.js';
+import type { Sender } from './smtp/sender.js';
+import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
+import { domainCheckWorker } from './workers/domain-check.js';
+import { outcomeWorker } from './workers/outcome.js';
+import { retentionWorker } from './workers/retention.js';
+import type { JobHandlers } from './workers/scheduler.js';
+import { systemMailWorker } from './workers/system-mail.js';
+import { type createWebhookAgent, webhookWorker } from './workers/webhooks.js';
+
+export interface JobHandlerDeps {
+  core: Core;
+  clock: Clock;
+  log: Logger;
+  /** The From of the service's own mail (verification, notices). */
+  systemFrom: string;
+  /** Where messages and webhook attempts leave: the sink's pool, the relay for live mail, the composer, the agent. */
+  outbound: {
+    sender: Sender;
+    relay: Sender | null;
+    composer: Composer;
+    webhookAgent: ReturnType<typeof createWebhookAgent>;
+  };
+  /** How long a webhook receiver has to answer an attempt (default 10 s). */
+  webhookTimeoutMs?: number;
+  /** Bytes of messages in delivery at once (default 48 MiB). */
+  deliveryBudgetBytes?: number;
+  /** The API's origin, for tracking links without a tracking host. */
+  origin: () => string;
+}
+
+/** A handler for every job kind. */
+export function jobHandlers(deps: JobHandlerDeps): JobHandlers {
+  const { core, clock, log, outbound } = deps;
+  const { sender, relay, composer, webhookAgent } = outbound;
+  return {
+    webhook: webhookWorker({
+      webhooks: core.webhooks,
+      agent: webhookAgent,
+      userAgent: `svc-webhooks/${VERSION}`,
+      timeoutMs: deps.webhookTimeoutMs,
+    }),
+    system_mail: systemMailWorker(sender, composer, deps.systemFrom),
+    deliver: deliveryWorker({
+      delivery: core.delivery,
+      domains: core.domains,
+      tracking: core.tracking,
+      sender,
+      relay,
+      composer,
+      budget: createByteBudget(deps.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
+      collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
+      origin: deps.origin,
+    }),
+    outcome: outcomeWorker(core.delivery),
+    domain_check: domainCheckWorker(core.domains),
+    [RETENTION_JOB]: retentionWorker({
+      retention: core.retention,
+      clock,
+      log,
+      onPruned: (ids) => core.inbox.publish({ event: 'deleted', data: { ids } }),
+    }),
+  };
+}

@@ -1,0 +1,118 @@
+// `svc serve`'s options as the server takes them (the command's flags are these: cli/commands/serve.ts), and the
+// checks that refuse a start before anything opens.
+import type { TimeSources } from '../lib/clock.js';
+import type { Logger } from '../lib/log.js';
+import { isLoopbackHost } from '../lib/loopback.js';
+import { DEFAULT_MAX_MESSAGES } from '../contract/sandbox.js';
+import { parseSpamd } from './checks/spam.js';
+import type { BodyLimits } from './http/body.js';
+import type { HttpTimeouts } from './http/server.js';
+import type { ComposerOptions } from './smtp/compose.js';
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  smtpPort?: number;
+  /**
+   * SMTP submission with STARTTLS (`--submission-port`): null turns it off, 0 takes a free port. Unset, it is 2587,
+   * or a free port when another program has 2587 (a given port that is taken stops the start).
+   */
+  submissionPort?: number | null;
+  /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465 or a free port. */
+  submissionsPort?: number | null;
+  /**
+   * Whether the sink offers STARTTLS (default true; `--no-smtp-starttls`). Clients that upgrade whenever it is offered
+   * and verify the certificate (Go's net/smtp and gomail, PHP's mailers) fail against a sink that offers it unless they
+   * trust the certificate.
+   */
+  smtpStarttls?: boolean;
+  /** The certificate (and key) of SMTP TLS; unset, one made for localhost and kept in the data directory. */
+  smtpTlsCert?: string;
+  smtpTlsKey?: string;
+  dataDir?: string;
+  memory?: boolean;
+  clock?: 'real' | 'manual';
+  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
+  time?: TimeSources;
+  /** Where domain records are looked up: the sandbox zone (default) or real DNS. */
+  dns?: 'sandbox' | 'system';
+  /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
+  dnsServer?: string[];
+  openSignup?: boolean;
+  seed?: boolean;
+  sendRate?: number;
+  /** The largest message the SMTP sink takes, in bytes (default 50 MB; 552 beyond it). */
+  maxMessageSize?: number;
+  /** SMTP connections open at once (default 100; 421 beyond them). */
+  smtpMaxConnections?: number;
+  relay?: string;
+  /** Operator patterns (regular expressions) the abuse filter refuses with 451. */
+  blockPattern?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+  allowInsecureHttp?: boolean;
+  trustProxy?: boolean;
+  /** Compose and sign messages on a worker thread (default) rather than on the main event loop. */
+  composeThread?: boolean;
+  /** Memory limits of the compose thread (the default suits every message the API accepts). */
+  composeResourceLimits?: ComposerOptions['resourceLimits'];
+  json?: boolean;
+  log?: Logger;
+  /** The level of the line each request is logged with (default `info`; `svc serve` on a terminal: `debug`). */
+  requestLog?: 'debug' | 'info';
+  /** How long headers and whole requests may take to arrive (defaults: 10 s, 60 s). */
+  httpTimeouts?: HttpTimeouts;
+  /** How long a webhook receiver has to answer an attempt (default 10 s). */
+  webhookTimeoutMs?: number;
+  /** Body bytes buffered across all requests, and how long a body may stall (defaults: 48 MiB, 15 s). */
+  bodyLimits?: BodyLimits;
+  /** The largest the database may grow, in bytes; writes beyond it are refused as on a full disk (507). */
+  maxDbSize?: number;
+  /** Bytes of messages in delivery at once, from their claim to the sink's answer (default 48 MiB). */
+  deliveryBudgetBytes?: number;
+  /** Caught messages kept, the newest (default 10,000); null keeps them all. */
+  maxMessages?: number | null;
+  /** Milliseconds of service clock after which caught mail and `/v1` messages and events go (default: null, none). */
+  maxAge?: number | null;
+  /** A SpamAssassin spamd (`HOST:PORT`) for the spam check of caught mail; without it that check is skipped. */
+  spamd?: string;
+  /** Let the links check reach loopback and private addresses (default: named, not checked). */
+  checkPrivateLinks?: boolean;
+  /** How long a link has to answer the links check (default 10 s). */
+  linkTimeoutMs?: number;
+  /** Run the static checks on a thread of their own (default) rather than on the main event loop. */
+  checksThread?: boolean;
+}
+
+/** A usage problem with the options: the CLI shows it and exits 2. */
+export class ServeUsageError extends Error {}
+
+/** The options a start needs settled first, or the ServeUsageError that says which flags do not go together. */
+export function checkOptions(opts: ServeOptions) {
+  const host = opts.host ?? '127.0.0.1';
+  const tls = Boolean(opts.tlsCert && opts.tlsKey);
+  if ((opts.tlsCert && !opts.tlsKey) || (!opts.tlsCert && opts.tlsKey)) {
+    throw new ServeUsageError('--tls-cert and --tls-key go together; give both.');
+  }
+  if (!isLoopbackHost(host) && !tls && !opts.allowInsecureHttp) {
+    throw new ServeUsageError(
+      `Refusing to serve plain HTTP on ${host}, which is not a loopback address: give --tls-cert and --tls-key, ` +
+        'or --allow-insecure-http if you really mean it.',
+    );
+  }
+  const retention = {
+    maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages,
+    maxAge: opts.maxAge ?? null,
+  };
+  if (retention.maxMessages !== null && !(Number.isInteger(retention.maxMessages) && retention.maxMessages >= 1)) {
+    throw new ServeUsageError('--max-messages must be a whole number of at least 1, or off.');
+  }
+  if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
+    throw new ServeUsageError('--max-age must be at least one second, or off.');
+  }
+  const spamd = opts.spamd === undefined ? null : parseSpamd(opts.spamd);
+  if (opts.spamd !== undefined && !spamd) {
+    throw new ServeUsageError(`--spamd takes HOST:PORT, such as 127.0.0.1:783 (got ${JSON.stringify(opts.spamd)}).`);
+  }
+  return { host, tls, retention, spamd };
+}
