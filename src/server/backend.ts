@@ -36,6 +36,7 @@ export interface BackendOptions {
   time?: TimeSources;
   dns?: 'sandbox' | 'system';
   dnsServer?: string[];
+  dnsTimeoutMs?: number;
   openSignup?: boolean;
   sendRate?: number;
   blockPattern?: string[];
@@ -121,7 +122,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       systemFrom: 'svc <no-reply@svc.test>',
       providerHosts: LOCAL_PROVIDER_HOSTS,
     };
-    const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? []) : 'sandbox';
+    const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? [], o.dnsTimeoutMs) : 'sandbox';
     const changes = createChanges();
     const core = createCore(
       { db, commit, clock, log, secrets, config, jobs: jobsFor(jobStore, clock, scheduler), resolver, changes },

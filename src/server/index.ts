@@ -69,6 +69,8 @@ export interface ServeOptions {
   dns?: 'sandbox' | 'system';
   /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
   dnsServer?: string[];
+  /** How long `dns: 'system'` waits for each lookup before it counts as failed (default 5 s). */
+  dnsTimeoutMs?: number;
   openSignup?: boolean;
   seed?: boolean;
   sendRate?: number;
@@ -217,6 +219,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       time: opts.time,
       dns: opts.dns,
       dnsServer: opts.dnsServer,
+      dnsTimeoutMs: opts.dnsTimeoutMs,
       openSignup: opts.openSignup,
       sendRate: opts.sendRate,
       blockPattern: opts.blockPattern,

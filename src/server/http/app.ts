@@ -4,7 +4,6 @@ import { Hono, type Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import type { IncomingMessage } from 'node:http';
-import { setTimeout as wait } from 'node:timers/promises';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
 import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
@@ -450,9 +449,15 @@ function chaosAnswer(
 /** Waits `ms`, or less when the server stops or the client goes away (the request then goes on, and ends as usual). */
 function holdBack(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
   const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
-  // An abort ends the wait early; it is no failure of the request.
-  return wait(ms, undefined, { signal }).then(
-    () => {},
-    () => {},
-  );
+  // An abort ends the wait early; it is no failure of the request. The global timer, which a test's fake timers replace.
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const end = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal.addEventListener('abort', end);
+  });
 }
