@@ -1,8 +1,8 @@
 // The command line as it ships: src/main.ts and everything it loads, bundled by esbuild into dist/cli/svc.js, so a
 // run reads one file instead of resolving and loading some hundred modules. What a command loads only when it needs
-// it (the API client with the contract, the prompts, cli-table3, ora, `svc mcp` with the MCP SDK) stays behind a
-// dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled it
-// (dist/server/), and native packages are imported from node_modules as installed. Then the inbox page's script:
+// it (the API client with the contract, the prompts, cli-table3 and string-width, ora, `svc mcp` with the MCP SDK)
+// stays behind a dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled
+// it (dist/server/), and native packages are imported from node_modules as installed. Then the inbox page's script:
 // src/server/sandbox/inbox-page/ as one script for the browser, written beside the compiled server, which serves it
 // as /inbox.js. Runs after tsc (`npm run build`).
 import { rmSync, writeFileSync } from 'node:fs';
