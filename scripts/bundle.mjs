@@ -43,8 +43,8 @@ const serverAsCompiled = {
 /**
  * Node's own modules, as the bundle takes them: through process.getBuiltinModule(), not imported as ES modules. Node
  * makes an ES module of a built-in by reading every one of its exports, which runs the lazy getters behind some:
- * `import { isIP } from 'node:net'` loaded net's BlockList and SocketAddress, `node:fs` its streams and promises (on
- * Node 24, ~20 ms of a command's start). A module a CommonJS package of the bundle requires at start but a run seldom
+ * `import { isIP } from 'node:net'` loaded net's BlockList and SocketAddress, `node:fs` its streams and promises
+ * (bench/README.md, bench:cli-start). A module a CommonJS package of the bundle requires at start but a run seldom
  * uses stands in as a proxy that loads it on first use: child_process, which commander requires for executable
  * subcommands (svc has none).
  */

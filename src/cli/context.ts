@@ -260,10 +260,11 @@ export function createContext(o: ContextOptions): Context {
   async function makeClient(): Promise<Client> {
     const { url } = await ctx.baseUrl();
     // fetch parses HTTP with WebAssembly, which V8 compiles quickly for a first tier, then again, optimised, on a
-    // background thread once it runs hot — and a process cannot end while that compilation runs: ~70 ms after a
-    // command's answer was printed. A command's few answers are read as fast by the first tier: stay with it. The flag
-    // goes on only once fetch's own code is loaded (reading Response loads it; TLS too, for https): after any V8 flag
-    // changes, Node compiles the built-in modules it loads afresh instead of taking the compiled code it ships.
+    // background thread once it runs hot — and a process cannot end while that compilation runs, after a command's
+    // answer was printed (bench/README.md, bench:cli-start). A command's few answers are read as fast by the first
+    // tier: stay with it. The flag goes on only once fetch's own code is loaded (reading Response loads it; TLS too,
+    // for https): after any V8 flag changes, Node compiles the built-in modules it loads afresh instead of taking the
+    // compiled code it ships.
     void globalThis.Response;
     if (url.startsWith('https:')) process.getBuiltinModule('node:tls');
     process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');

@@ -172,8 +172,8 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 let loaded: Promise<Widths> | undefined;
 /**
  * The terminal widths of `texts` (any text when none are given). string-width is loaded only when some text is not
- * printable ASCII: it costs a command 20–50 ms (its Intl.Segmenter and Unicode property patterns), which a table of
- * ids, dates and addresses does not need.
+ * printable ASCII: its Intl.Segmenter and Unicode property patterns weigh on a command's start (bench/README.md,
+ * bench:cli-start), which a table of ids, dates and addresses does not need.
  */
 export function terminalWidths(texts?: readonly string[]): Promise<Widths> {
   if (texts?.every((t) => PRINTABLE_ASCII.test(t))) return Promise.resolve(ascii);

@@ -111,8 +111,8 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       commit,
       clock,
       log,
-      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
-      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
+      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver, so that a busy endpoint keeps up
+      // (bench/README.md, bench:webhooks).
       concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
     });
     const config: ServiceConfig = {
