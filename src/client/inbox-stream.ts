@@ -1,6 +1,5 @@
 // `GET /sandbox/stream` of a local server as a client reads it: server-sent events, each checked against the
 // contract's schema for its name.
-import { createParser } from 'eventsource-parser';
 import type { z } from 'zod';
 import {
   CaughtMessageSummary,
@@ -30,6 +29,8 @@ const SCHEMAS = {
 export async function* serverSentEvents(
   chunks: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<{ event: string; data: string }> {
+  // Loaded when a stream is read: the client's other calls never need it.
+  const { createParser } = await import('eventsource-parser');
   const decoder = new TextDecoder();
   let ready: { event: string; data: string }[] = [];
   const parser = createParser({ onEvent: (e) => ready.push({ event: e.event ?? 'message', data: e.data }) });
