@@ -2,10 +2,16 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects, so a change can be checked by the part it touches: `npm run test:fast` runs `unit` and
 // `integration` (everything in this process: the app, the sink over a socket, the stores), `npm test` runs all.
-const shared = { testTimeout: 20_000, hookTimeout: 30_000 };
+// The files of a worker share its modules (isolate: false): the server, its dependencies and what it makes once per
+// process (the in-memory seed's TLS certificate) are loaded once per worker instead of once per file. Every file starts
+// its own servers and closes them, and no test leaves a module's state changed for the next file.
+const shared = { testTimeout: 20_000, hookTimeout: 30_000, isolate: false };
 
 export default defineConfig({
   test: {
+    // One test file per core at once. Vitest's own default keeps a core free (one worker on a 2-core machine), and
+    // these files spend much of their time waiting on sockets, threads and child processes.
+    maxWorkers: '100%',
     projects: [
       { test: { ...shared, name: 'unit', include: ['src/**/*.test.ts'] } },
       {

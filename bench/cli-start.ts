@@ -22,7 +22,7 @@ const server = await spawnServe(['--send-rate', '100000']);
 const { api, seed, admin_token } = server.ready;
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-cli-'));
 // Every command timed gets only this environment. NODE_EXTRA_CA_CERTS above all stays unset: where it is set (this
-// machine sets it), every Node process reads and parses that many certificates before running a line (~80 ms).
+// machine sets it), every Node process reads and parses that many certificates before running a line.
 const base = { PATH: process.env.PATH!, HOME: home, SVC_BASE_URL: api, SVC_CONFIG_DIR: join(home, 'config') };
 const key = { SVC_API_KEY: seed.api_key_test };
 const admin = { SVC_ADMIN_TOKEN: admin_token };

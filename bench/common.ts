@@ -116,5 +116,5 @@ export async function speedLine(): Promise<string> {
     for (let i = 0; i < 50; i++) sign('sha256', Buffer.from(`message ${i}`), privateKey);
     best = Math.min(best, (performance.now() - t) / 50);
   }
-  return `${best.toFixed(3)} ms a 2048-bit RSA signature just now (the README's figures: 0.27 fast – 0.54 slow)`;
+  return `${best.toFixed(3)} ms a 2048-bit RSA signature just now (bench/README.md's figures: 0.27 fast – 0.54 slow)`;
 }

@@ -41,7 +41,7 @@ console.log(
 );
 const rounds: { imported: number; starts: number[]; closes: number[] }[] = [];
 for (let i = 0; i < ROUNDS; i++) {
-  // No NODE_EXTRA_CA_CERTS: where it is set, every Node process parses that many certificates first (~80 ms).
+  // No NODE_EXTRA_CA_CERTS: where it is set, every Node process parses that many certificates first.
   const { NODE_EXTRA_CA_CERTS: _, ...env } = process.env;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', round], { encoding: 'utf8', env });
   if (r.status !== 0) throw new Error(`round ${i} failed: ${r.stderr}`);

@@ -1,8 +1,8 @@
 // The command line as it ships: src/main.ts and everything it loads, bundled by esbuild into dist/cli/svc.js, so a
 // run reads one file instead of resolving and loading some hundred modules. What a command loads only when it needs
-// it (the API client with the contract, the prompts, cli-table3, ora, `svc mcp` with the MCP SDK) stays behind a
-// dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled it
-// (dist/server/), and native packages are imported from node_modules as installed. Then the inbox page's script:
+// it (the API client with the contract, the prompts, cli-table3 and string-width, ora, `svc mcp` with the MCP SDK)
+// stays behind a dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled
+// it (dist/server/), and native packages are imported from node_modules as installed. Then the inbox page's script:
 // src/server/sandbox/inbox-page/ as one script for the browser, written beside the compiled server, which serves it
 // as /inbox.js. Runs after tsc (`npm run build`).
 import { rmSync, writeFileSync } from 'node:fs';
@@ -43,8 +43,8 @@ const serverAsCompiled = {
 /**
  * Node's own modules, as the bundle takes them: through process.getBuiltinModule(), not imported as ES modules. Node
  * makes an ES module of a built-in by reading every one of its exports, which runs the lazy getters behind some:
- * `import { isIP } from 'node:net'` loaded net's BlockList and SocketAddress, `node:fs` its streams and promises (on
- * Node 24, ~20 ms of a command's start). A module a CommonJS package of the bundle requires at start but a run seldom
+ * `import { isIP } from 'node:net'` loaded net's BlockList and SocketAddress, `node:fs` its streams and promises
+ * (bench/README.md, bench:cli-start). A module a CommonJS package of the bundle requires at start but a run seldom
  * uses stands in as a proxy that loads it on first use: child_process, which commander requires for executable
  * subcommands (svc has none).
  */

@@ -1,6 +1,6 @@
 // The process edge of every command: streams, environment, what is a terminal, colour, spinners and prompts.
 // Commands write through an IO and never touch `process`, so tests run them with captured streams.
-import type { ChalkInstance } from 'chalk';
+import { styleText } from 'node:util';
 
 export type Env = Record<string, string | undefined>;
 
@@ -77,16 +77,23 @@ export function colorAllowed(env: Env): boolean {
   return !env.NO_COLOR;
 }
 
-function styleOf(chalk: ChalkInstance): Style {
-  return {
-    bold: chalk.bold,
-    dim: chalk.dim,
-    red: chalk.red,
-    green: chalk.green,
-    yellow: chalk.yellow,
-    cyan: chalk.cyan,
-  };
+/**
+ * A format of Node's util.styleText (the 16 basic colours, as terminals have them). Whether a stream gets colour is
+ * decided here, per stream (createIO), so styleText is told not to look at process.stdout itself; an empty string
+ * stays empty.
+ */
+function styled(format: 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'): (s: string) => string {
+  return (s) => (s === '' ? s : styleText(format, s, { validateStream: false }));
 }
+
+const colours: Style = {
+  bold: styled('bold'),
+  dim: styled('dim'),
+  red: styled('red'),
+  green: styled('green'),
+  yellow: styled('yellow'),
+  cyan: styled('cyan'),
+};
 
 export interface IOParts {
   stdin: NodeJS.ReadableStream;
@@ -104,17 +111,11 @@ export interface IOParts {
   interrupt?: () => AbortSignal;
 }
 
-/** An IO over the given streams; chalk is loaded only when some stream gets colour. */
+/** An IO over the given streams. */
 export async function createIO(p: IOParts): Promise<IO> {
   const colour = colorAllowed(p.env);
-  let out = plain;
-  let err = plain;
-  if (colour && (p.stdoutIsTTY || p.stderrIsTTY)) {
-    const { Chalk } = await import('chalk');
-    const styled = styleOf(new Chalk({ level: 1 }));
-    if (p.stdoutIsTTY) out = styled;
-    if (p.stderrIsTTY) err = styled;
-  }
+  const out = colour && p.stdoutIsTTY ? colours : plain;
+  const err = colour && p.stderrIsTTY ? colours : plain;
   const io: IO = {
     // Read from `p` when asked: process.stdin is made on first use, and most commands never read it.
     get stdin() {

@@ -34,12 +34,14 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
     return;
   }
   if (rows.length === 0) return;
-  const { default: Table } = await import('cli-table3');
   // A line break inside a cell would make a row of several lines: a table cell shows one line, as a piped field does.
   let cells = rows.map((row) => columns.map((c) => field(c.value(row))));
+  const [{ default: Table }, measure] = await Promise.all([
+    import('cli-table3'),
+    terminalWidths([...columns.map((c) => c.header), ...cells.flat()]),
+  ]);
   const gaps = 2 * (columns.length - 1);
-  const widthsOf = () =>
-    columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
+  const widthsOf = () => columns.map((c, i) => Math.max(measure.of(c.header), ...cells.map((r) => measure.of(r[i]!))));
   // Whole values size the columns themselves; only a table that has to give way is given widths.
   let widths: number[] | undefined;
   if (io.columns !== undefined && sum(widthsOf()) + gaps > io.columns) {
@@ -83,7 +85,7 @@ export async function printTable<T>(io: IO, rows: readonly T[], columns: readonl
       .map((l) => l.trimEnd())
       .join('\n'),
   );
-  if (widths && cells.some((r) => r.some((v, i) => displayWidth(v) > widths[i]!))) {
+  if (widths && cells.some((r) => r.some((v, i) => measure.of(v) > widths[i]!))) {
     io.info(io.err.dim('… marks values cut to fit the terminal; --wide or --json shows them whole.'));
   }
 }
@@ -149,37 +151,51 @@ function capped(
   return result;
 }
 
+/** How many columns text takes on a terminal, and text cut to a number of columns. */
+export interface Widths {
+  /**
+   * Columns a string takes (string-width): two for East Asian wide characters and emoji, an emoji sequence as one,
+   * none for combining marks, zero-width characters and colour codes.
+   */
+  of(s: string): number;
+  /** `s` cut to `width` columns, ending in `…` when cut; never inside what shows as one character. */
+  cut(s: string, width: number): string;
+}
+
+/** Printable ASCII: a column a character, as every terminal shows it. */
+const ascii: Widths = {
+  of: (s) => s.length,
+  cut: (s, width) => (s.length <= width ? s : `${s.slice(0, width - 1)}…`),
+};
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+let loaded: Promise<Widths> | undefined;
 /**
- * How many columns a string takes on a terminal: two for East Asian wide characters and emoji, none for combining
- * marks and zero-width characters, one for the rest.
+ * The terminal widths of `texts` (any text when none are given). string-width is loaded only when some text is not
+ * printable ASCII: its Intl.Segmenter and Unicode property patterns weigh on a command's start (bench/README.md,
+ * bench:cli-start), which a table of ids, dates and addresses does not need.
  */
-export function displayWidth(s: string): number {
-  let w = 0;
-  for (const ch of s) w += charWidth(ch);
-  return w;
-}
-
-const WIDE =
-  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is tested alone (charWidth), so a combining mark is never next to its base here
-const ZERO = /[\p{Mn}\p{Me}\u200B-\u200F\uFE00-\uFE0F]/u;
-
-function charWidth(ch: string): number {
-  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
-}
-
-/** `s` cut to `width` terminal columns, ending in `…` when cut. */
-export function truncate(s: string, width: number): string {
-  if (displayWidth(s) <= width) return s;
-  let out = '';
-  let w = 0;
-  for (const ch of s) {
-    const cw = charWidth(ch);
-    if (w + cw > width - 1) break;
-    out += ch;
-    w += cw;
-  }
-  return `${out}…`;
+export function terminalWidths(texts?: readonly string[]): Promise<Widths> {
+  if (texts?.every((t) => PRINTABLE_ASCII.test(t))) return Promise.resolve(ascii);
+  loaded ??= import('string-width').then(({ default: of }) => {
+    const graphemes = new Intl.Segmenter();
+    return {
+      of,
+      cut(s, width) {
+        if (of(s) <= width) return s;
+        let out = '';
+        let w = 0;
+        for (const { segment } of graphemes.segment(s)) {
+          const sw = of(segment);
+          if (w + sw > width - 1) break;
+          out += segment;
+          w += sw;
+        }
+        return `${out}…`;
+      },
+    };
+  });
+  return loaded;
 }
 
 /** Label/value pairs: aligned on a terminal, `label<TAB>value` lines otherwise. */

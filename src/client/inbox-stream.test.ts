@@ -45,6 +45,77 @@ describe('serverSentEvents', () => {
     }
     expect(await all(serverSentEvents(bytes()))).toEqual([{ event: 'message', data: '€' }]);
   });
+  it('reads fields by the standard: one space stripped, a bare field name, empty data, names that do not carry over', async () => {
+    const text = [
+      'data:  two spaces\n\n', // only the first space after the colon goes
+      'data\n\n', // a field name alone: an empty data line
+      'data:\ndata:\n\n', // two empty data lines: one newline
+      'data: a: b: c\n\n', // a colon in the value is the value's
+      'event: named\n\n', // no data: nothing is sent, and the name goes with it
+      'data: after\n\n',
+      'event:\ndata: default\n\n', // an empty name is the default one
+      'Data: wrong case\ndata : space before the colon\nunknown: field\ndata: kept\n\n',
+      'retry: 10\nid: 9\n: comment\n\n', // neither a retry, an id nor a comment sends an event
+    ].join('');
+    expect(await all(serverSentEvents(chunks(text)))).toEqual([
+      { event: 'message', data: ' two spaces' },
+      { event: 'message', data: '' },
+      { event: 'message', data: '\n' },
+      { event: 'message', data: 'a: b: c' },
+      { event: 'message', data: 'after' },
+      { event: 'message', data: 'default' },
+      { event: 'message', data: 'kept' },
+    ]);
+  });
+
+  it('drops an event the stream ends before its blank line, and a byte order mark at the start', async () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    async function* body() {
+      yield bom;
+      yield new TextEncoder().encode('event: a\ndata: 1\n\nevent: b\ndata: cut off');
+    }
+    expect(await all(serverSentEvents(body()))).toEqual([{ event: 'a', data: '1' }]);
+  });
+
+  it('sends each event as soon as its blank line is in, with CRLF, CR or LF line ends, however the stream is cut', async () => {
+    for (const eol of ['\r\n', '\r', '\n']) {
+      const text = [': hello', '', 'event: clock', 'data: {"a":1}', 'data: {"b":2}', '', 'data: last', '', ''].join(
+        eol,
+      );
+      const expected = [
+        { event: 'clock', data: '{"a":1}\n{"b":2}' },
+        { event: 'message', data: 'last' },
+      ];
+      for (let cut = 1; cut < text.length; cut++) {
+        const [head, tail] = [text.slice(0, cut), text.slice(cut)];
+        const why = `${JSON.stringify(eol)} cut at ${cut}`;
+        // The stream gives the first piece, then waits: what that piece completes is sent before the rest comes.
+        let asked!: () => void;
+        const askedForMore = new Promise<'asked'>((resolve) => (asked = () => resolve('asked')));
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        async function* body() {
+          yield new TextEncoder().encode(head);
+          asked();
+          await released;
+          yield new TextEncoder().encode(tail);
+        }
+        const events = serverSentEvents(body());
+        const got: unknown[] = [];
+        let next = events.next();
+        while ((await Promise.race([next, askedForMore])) !== 'asked') {
+          got.push((await next).value);
+          next = events.next();
+        }
+        // An event is complete once the first character of the line end after its blank line is in.
+        const complete = ['{"b":2}', 'last'].filter((end) => head.includes(end + eol + eol[0])).length;
+        expect(got, why).toEqual(expected.slice(0, complete));
+        release();
+        for (let r = await next; !r.done; r = await events.next()) got.push(r.value);
+        expect(got, why).toEqual(expected);
+      }
+    }
+  });
 });
 
 describe('inboxEvents', () => {

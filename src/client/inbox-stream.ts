@@ -22,37 +22,32 @@ const SCHEMAS = {
 } satisfies Record<InboxEvent['event'], z.ZodType>;
 
 /**
- * Server-sent events as the HTML standard reads them ("event stream interpretation"): lines end with CRLF, LF or CR;
- * `event:` names the event, `data:` lines are joined with newlines, a blank line sends it, `:` starts a comment.
+ * Server-sent events as the HTML standard reads them ("event stream interpretation", eventsource-parser): lines end
+ * with CRLF, LF or CR; `event:` names the event, `data:` lines are joined with newlines, a blank line sends it, `:`
+ * starts a comment; `id:` and `retry:` are read and left unused (the stream is not resumed by id).
  */
 export async function* serverSentEvents(
   chunks: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<{ event: string; data: string }> {
+  // Loaded when a stream is read: the client's other calls never need it.
+  const { createParser } = await import('eventsource-parser');
   const decoder = new TextDecoder();
-  let buffer = '';
-  let event = '';
-  let data: string[] = [];
+  let ready: { event: string; data: string }[] = [];
+  const parser = createParser({ onEvent: (e) => ready.push({ event: e.event ?? 'message', data: e.data }) });
+  // A CR that ends a chunk ends a line, but may be half a CRLF. The parser would hold it until a later chunk brought
+  // another line end, keeping an event whose blank line it ends from being sent: it is given as a CRLF at once, and
+  // an LF that then starts the next chunk, the other half, is dropped.
+  let afterCr = false;
   for await (const chunk of chunks) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (;;) {
-      const end = buffer.search(/[\r\n]/);
-      // A CR last in the buffer may be the first half of a CRLF: wait for the next chunk.
-      if (end < 0 || (buffer[end] === '\r' && end === buffer.length - 1)) break;
-      const line = buffer.slice(0, end);
-      buffer = buffer.slice(end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1));
-      if (line === '') {
-        if (data.length) yield { event: event || 'message', data: data.join('\n') };
-        event = '';
-        data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-    }
+    let text = decoder.decode(chunk, { stream: true });
+    if (text === '') continue;
+    if (afterCr && text.startsWith('\n')) text = text.slice(1);
+    afterCr = text.endsWith('\r');
+    parser.feed(afterCr ? `${text}\n` : text);
+    if (ready.length === 0) continue;
+    const events = ready;
+    ready = [];
+    yield* events;
   }
 }
 

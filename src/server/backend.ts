@@ -37,6 +37,7 @@ export interface BackendOptions {
   time?: TimeSources;
   dns?: 'sandbox' | 'system';
   dnsServer?: string[];
+  dnsTimeoutMs?: number;
   openSignup?: boolean;
   sendRate?: number;
   blockPattern?: string[];
@@ -113,8 +114,8 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       commit,
       clock,
       log,
-      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver (bench/webhooks: with 16, five
-      // endpoints under 500 sends/s fell seconds behind; with 64, p99 0.2 s).
+      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver, so that a busy endpoint keeps up
+      // (bench/README.md, bench:webhooks).
       concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
     });
     const config: ServiceConfig = {
@@ -124,7 +125,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       systemFrom: 'svc <no-reply@svc.test>',
       providerHosts: LOCAL_PROVIDER_HOSTS,
     };
-    const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? []) : 'sandbox';
+    const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? [], o.dnsTimeoutMs) : 'sandbox';
     // The checks' thread and link connections start with the first message checked.
     const checker = createCheckRunner({
       log,

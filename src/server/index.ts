@@ -129,6 +129,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       time: opts.time,
       dns: opts.dns,
       dnsServer: opts.dnsServer,
+      dnsTimeoutMs: opts.dnsTimeoutMs,
       openSignup: opts.openSignup,
       sendRate: opts.sendRate,
       blockPattern: opts.blockPattern,

@@ -38,6 +38,8 @@ export interface ServeOptions {
   dns?: 'sandbox' | 'system';
   /** Resolvers for `dns: 'system'` (`HOST[:PORT]`); the system's when empty. */
   dnsServer?: string[];
+  /** How long `dns: 'system'` waits for each lookup before it counts as failed (default 5 s). */
+  dnsTimeoutMs?: number;
   openSignup?: boolean;
   seed?: boolean;
   sendRate?: number;

@@ -49,7 +49,7 @@ describe('what svc loads before it runs', () => {
     const all = new Set([...packages, ...client.packages]);
     expect([...all].sort()).toEqual(['zod']);
     expect([...files, ...client.files].filter((f) => f.startsWith('src/server/'))).toEqual([]);
-    // The keyring, chalk, ora, cli-table3 and the prompts come with import() when a command needs them.
+    // The keyring, ora, cli-table3, string-width and the prompts come with import() when a command needs them.
     expect(readFileSync(join(ROOT, 'src/cli/credentials.ts'), 'utf8')).toContain("import('@napi-rs/keyring')");
   });
 

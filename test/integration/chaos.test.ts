@@ -2,7 +2,7 @@
 // drop /v1 requests, and its real SMTP sink refuse stages of a session — the service's own deliveries included, so a
 // deferral and its retry happen for real. Driven with the package's own client, whose retries meet them.
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, ConnectionError, createClient } from '../../src/client/index.js';
 import type { LogFields, Logger } from '../../src/lib/log.js';
 import { errorPaths, expectProblem } from '../helpers/problems.js';
@@ -47,6 +47,11 @@ describe('chaos', () => {
   };
   const setRules = async (rules: unknown[], seed?: number) => {
     const r = await s.admin('PUT', '/sandbox/chaos', { rules, ...(seed !== undefined ? { seed } : {}) });
+    expect(r.status, r.text).toBe(200);
+    return r.body as { rules: { remaining: number | null }[]; seed: number };
+  };
+  const listRules = async () => {
+    const r = await s.admin('GET', '/sandbox/chaos');
     expect(r.status, r.text).toBe(200);
     return r.body as { rules: { remaining: number | null }[]; seed: number };
   };
@@ -152,16 +157,30 @@ describe('chaos', () => {
       }
     });
 
-    it('delays a request, then handles it as usual, with Svc-Chaos', async () => {
-      await setRules([{ match: { method: 'GET', path: '/v1/domains' }, action: { delay_ms: 300 }, times: 1 }]);
-      const started = performance.now();
-      const r = await s.call('GET', '/v1/domains', { token: s.seed!.api_key_test });
-      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-      expect(r.status).toBe(200);
-      expect(r.body.data.map((d: { name: string }) => d.name)).toContain('example.test');
-      expect(r.headers.get('svc-chaos')).toBe('0');
-      const line = kept.lines.find((l) => l.fields.request_id === r.headers.get('x-request-id'));
-      expect(line?.fields).toMatchObject({ status: 200, chaos: 'rule 0: delayed 300 ms' });
+    it('holds a request until its delay has passed, then handles it as usual, with Svc-Chaos', async () => {
+      // A minute: the delay's timer is this process's, faked, so it fires only when the test moves it on (a real minute
+      // would outlast the test).
+      await setRules([{ match: { method: 'GET', path: '/v1/domains' }, action: { delay_ms: 60_000 }, times: 1 }]);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        let answered = false;
+        const held = s.call('GET', '/v1/domains', { token: s.seed!.api_key_test }).finally(() => (answered = true));
+        // The rule has taken the request (its one use is spent), and the request waits out its delay.
+        await vi.waitFor(async () => expect((await listRules()).rules[0]!.remaining).toBe(0));
+        vi.advanceTimersByTime(59_999);
+        // A request on a connection of its own comes and goes: the held one is still unanswered 1 ms short of its delay.
+        expect((await s.call('GET', '/v1/openapi.json')).status).toBe(200);
+        expect(answered).toBe(false);
+        vi.advanceTimersByTime(1);
+        const r = await held;
+        expect(r.status).toBe(200);
+        expect(r.body.data.map((d: { name: string }) => d.name)).toContain('example.test');
+        expect(r.headers.get('svc-chaos')).toBe('0');
+        const line = kept.lines.find((l) => l.fields.request_id === r.headers.get('x-request-id'));
+        expect(line?.fields).toMatchObject({ status: 200, chaos: 'rule 0: delayed 60000 ms' });
+      } finally {
+        vi.useRealTimers();
+      }
       const again = await s.call('GET', '/v1/domains', { token: s.seed!.api_key_test });
       expect(again.headers.get('svc-chaos')).toBeNull();
     });

@@ -205,25 +205,31 @@ describe('--dns system with a resolver that does not work', () => {
     }
   });
 
-  it('a resolver that never answers: the check gives up after the 5 s timeout instead of hanging', async () => {
+  it('a resolver that never answers: each lookup gives up at the timeout, and the check ends instead of hanging', async () => {
     const silent = dgram.createSocket('udp4');
-    silent.on('message', () => {}); // swallows every query
+    let queries = 0;
+    silent.on('message', () => queries++); // swallows every query
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', () => resolve()));
-    const s = await startTestServer({ dns: 'system', dnsServer: [`127.0.0.1:${silent.address().port}`] });
+    // The timeout is the server's (5 s unless told): short here, so the test need not wait it out.
+    const s = await startTestServer({
+      dns: 'system',
+      dnsServer: [`127.0.0.1:${silent.address().port}`],
+      dnsTimeoutMs: 200,
+    });
     try {
       const d = await addDomain(s, s.seed!.api_key_test, uniqueName('silent'));
-      const started = Date.now();
       const v = await verify(s, s.seed!.api_key_test, d.id);
-      const took = Date.now() - started;
-      expect(took).toBeGreaterThanOrEqual(4_000);
-      expect(took).toBeLessThan(9_000); // the records are looked up side by side, each within 5 s
+      expect(queries).toBeGreaterThan(0);
       expect(v.verified).toBe(false);
-      for (const f of v.findings) expect(f.status, f.kind).toBe('missing');
-      expect(finding(v, 'dkim').detail).toMatch(/fail/i);
+      for (const f of v.findings) {
+        expect(f.status, f.kind).toBe('missing');
+        // Given up for want of an answer: the finding names the timeout.
+        expect(f.detail, f.kind).toMatch(/failed \(ETIMEOUT\)/);
+      }
       expect(v.last_checked_at).not.toBeNull();
     } finally {
       await s.close();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
-  }, 20_000);
+  });
 });

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   FROM,
+  ISO_MS_Z,
   caughtDetail,
   caughtOf,
-  caughtTo,
   getMessage,
   mail,
   outbox,
@@ -53,179 +53,163 @@ async function expectTimelineMatchesOutbox(id: string): Promise<OutboxEvent[]> {
   return out;
 }
 
+type Data = Record<string, unknown>;
+/** An event a simulator outcome raises, as [type, payload beyond the fields every email.* event carries]. */
+type Expected = (to: string) => [string, Data];
+
+const queued: Expected = (to) => ['email.queued', { to: [to] }];
+const sent: Expected = (to) => ['email.sent', { to: [to] }];
+/** A per-recipient event: its `to` is the one address. */
+const each =
+  (type: string, data: Data = {}): Expected =>
+  (to) => [`email.${type}`, { to, ...data }];
+const failed =
+  (reason: unknown): Expected =>
+  (to) => ['email.failed', { to: [to], reason }];
+const bounced = (kind: string, subtype: string, code: string) =>
+  each('bounced', { bounce: { class: kind, subtype, smtp_code: code } });
+const deferred = each('deferred', {
+  smtp_code: '452',
+  reason: expect.stringMatching(/\S/),
+  next_attempt_at: expect.stringMatching(ISO_MS_Z),
+});
+
+interface Outcome {
+  /** The simulator mailbox, written to with a +label of its own. */
+  box: string;
+  /** The message's status and its events once it is handed over. */
+  status: string;
+  events: Expected[];
+  /** Copies the sink catches: 1 when the provider took the message, 0 when it was refused before. */
+  caught: number;
+  /** A deferral's outcome, only once the clock passes its next_attempt_at (five minutes on). */
+  later?: { status: string; event: Expected };
+  /**
+   * The suppression list: `none` leaves the recipient off it (the next message goes out the same way); `after` puts
+   * the address on it (that +label only), so the next message ends suppressed; `always` is the list's own address.
+   */
+  suppression: 'none' | 'after' | 'always';
+}
+
+/** docs/local-server.md, "Simulator recipients": one row each. */
+const OUTCOMES: Outcome[] = [
+  { box: 'delivered', status: 'delivered', events: [queued, sent, each('delivered')], caught: 1, suppression: 'none' },
+  {
+    box: 'bounce',
+    status: 'bounced',
+    events: [queued, sent, bounced('hard', 'general', '550')],
+    caught: 1,
+    suppression: 'after',
+  },
+  {
+    box: 'softbounce',
+    status: 'sent',
+    events: [queued, sent, deferred],
+    caught: 1,
+    later: { status: 'bounced', event: bounced('soft', 'mailbox_full', '452') },
+    suppression: 'none',
+  },
+  {
+    box: 'block',
+    status: 'bounced',
+    events: [queued, sent, bounced('block', 'policy', '554')],
+    caught: 1,
+    suppression: 'none',
+  },
+  {
+    box: 'technical',
+    status: 'bounced',
+    events: [queued, sent, bounced('technical', 'service_unavailable', '421')],
+    caught: 1,
+    suppression: 'none',
+  },
+  {
+    box: 'complaint',
+    status: 'complained',
+    events: [queued, sent, each('delivered'), each('complained')],
+    caught: 1,
+    suppression: 'after',
+  },
+  {
+    box: 'defer',
+    status: 'sent',
+    events: [queued, sent, deferred],
+    caught: 1,
+    later: { status: 'delivered', event: each('delivered') },
+    suppression: 'none',
+  },
+  {
+    box: 'fail',
+    status: 'failed',
+    events: [queued, failed(expect.not.stringMatching(/^suppressed$/))],
+    caught: 0,
+    suppression: 'none',
+  },
+  { box: 'suppressed', status: 'suppressed', events: [queued, failed('suppressed')], caught: 0, suppression: 'always' },
+];
+
+/** `softbounce@: queued, sent, deferred, bounced; suppression none` */
+function title(o: Outcome): string {
+  const all = [...o.events, ...(o.later ? [o.later.event] : [])].map((ev) => ev('')[0].replace('email.', ''));
+  return `${o.box}@: ${all.join(', ')}; suppression ${o.suppression}`;
+}
+
 describe('simulator recipients', () => {
-  it('delivered@ (and any other address): sent, then delivered', async () => {
-    const to = sim('delivered');
-    const id = await deliver(to);
-    expect((await getMessage(s, id)).status).toBe('delivered');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.delivered']);
-    expect(out[0]!.data).toEqual({ ...base(id), to: [to] });
-    expect(out[1]!.data).toEqual({ ...base(id), to: [to] });
-    expect(out[2]!.data).toEqual({ ...base(id), to });
-    expect(await caughtTo(s, to)).toHaveLength(1);
-  });
+  /** The outbox's events of a message as [type, data], against the expected ones filled in for `to`. */
+  const expectEvents = (out: OutboxEvent[], id: string, to: string, expected: Expected[]) =>
+    expect(out.map((e) => [e.type, e.data])).toEqual(
+      expected.map((ev) => {
+        const [type, data] = ev(to);
+        return [type, { ...base(id), ...data }];
+      }),
+    );
 
-  it('bounce@: bounced hard 550 general, the recipient is suppressed: the next message to it ends suppressed', async () => {
-    const to = sim('bounce');
-    const id = await deliver(to);
-    const m = await getMessage(s, id);
-    expect(m.status).toBe('bounced');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(out[2]!.data).toEqual({ ...base(id), to, bounce: { class: 'hard', subtype: 'general', smtp_code: '550' } });
-    // It was handed over (the provider saw it) before bouncing.
-    expect(await caughtOf(s, id)).toHaveLength(1);
-    expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(true);
-
-    const again = await deliver(to);
-    const m2 = await getMessage(s, again);
-    expect(m2.status).toBe('suppressed');
-    const out2 = await expectTimelineMatchesOutbox(again);
-    expect(types(out2)).toEqual(['email.queued', 'email.failed']);
-    expect(out2[1]!.data).toEqual({ ...base(again), to: [to], reason: 'suppressed' });
-    expect(m2.events[1]!.detail.reason).toBe('suppressed');
-    expect(await caughtOf(s, again)).toEqual([]);
-    expect(await caughtTo(s, to)).toHaveLength(1);
-
-    // Suppression is per workspace-address: another +label of the same box is a different address.
-    const other = sim('delivered');
-    expect((await getMessage(s, await deliver(other))).status).toBe('delivered');
-  });
-
-  it('softbounce@: deferred (452, reason, next_attempt_at), then — only once the clock passes it — bounced soft 452; not suppressed', async () => {
-    const to = sim('softbounce');
-    const id = await deliver(to);
-    let m = await getMessage(s, id);
-    expect(m.status).toBe('sent');
-    let out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.deferred']);
-    const deferred = out[2]!.data;
-    expect(deferred).toEqual({
-      ...base(id),
-      to,
-      smtp_code: '452',
-      reason: expect.any(String),
-      next_attempt_at: expect.any(String),
-    });
-    expect(deferred.reason.length).toBeGreaterThan(0);
-    const next = Date.parse(deferred.next_attempt_at);
-    const now = await serviceNow(s);
-    expect(next).toBeGreaterThan(now);
-
-    // Nothing happens until the clock reaches next_attempt_at.
-    await s.settle();
-    await s.advance((next - now) / 1000 - 1);
-    expect(types(events(id))).toEqual(['email.queued', 'email.sent', 'email.deferred']);
-    expect((await getMessage(s, id)).status).toBe('sent');
-
-    await s.advance(1);
-    m = await getMessage(s, id);
-    expect(m.status).toBe('bounced');
-    out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.deferred', 'email.bounced']);
-    expect(out[3]!.data).toEqual({
-      ...base(id),
-      to,
-      bounce: { class: 'soft', subtype: expect.any(String), smtp_code: '452' },
-    });
-    expect(out[3]!.created_at).toBe(next);
-
-    // Not suppressed: the next message to it is handed over again.
-    expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
-    const again = await deliver(to);
-    expect((await getMessage(s, again)).status).toBe('sent');
-    expect(await caughtOf(s, again)).toHaveLength(1);
-  });
-
-  it('block@: bounced class block 554; not suppressed', async () => {
-    const to = sim('block');
-    const id = await deliver(to);
-    expect((await getMessage(s, id)).status).toBe('bounced');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(out[2]!.data).toEqual({
-      ...base(id),
-      to,
-      bounce: { class: 'block', subtype: expect.any(String), smtp_code: '554' },
-    });
-    expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(false);
-    const again = await deliver(to);
-    expect((await getMessage(s, again)).status).toBe('bounced');
-    expect(await caughtOf(s, again)).toHaveLength(1);
-  });
-
-  it('technical@: bounced class technical 421', async () => {
-    const to = sim('technical');
-    const id = await deliver(to);
-    expect((await getMessage(s, id)).status).toBe('bounced');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.bounced']);
-    expect(out[2]!.data).toEqual({
-      ...base(id),
-      to,
-      bounce: { class: 'technical', subtype: expect.any(String), smtp_code: '421' },
-    });
-    for (const v of Object.values(out[2]!.data.bounce)) expect(v).toBeTypeOf('string');
-  });
-
-  it('complaint@: delivered, then complained; the recipient is suppressed', async () => {
-    const to = sim('complaint');
-    const id = await deliver(to);
-    expect((await getMessage(s, id)).status).toBe('complained');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.delivered', 'email.complained']);
-    expect(out[2]!.data).toEqual({ ...base(id), to });
-    expect(out[3]!.data).toEqual({ ...base(id), to });
-
-    const again = await deliver(to);
-    expect((await getMessage(s, again)).status).toBe('suppressed');
-    expect(events(again).find((e) => e.type === 'email.failed')!.data.reason).toBe('suppressed');
-    expect(await caughtOf(s, again)).toEqual([]);
-  });
-
-  it('defer@: deferred, then delivered once the clock passes next_attempt_at', async () => {
-    const to = sim('defer');
-    const id = await deliver(to);
-    expect((await getMessage(s, id)).status).toBe('sent');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.sent', 'email.deferred']);
-    expect(out[2]!.data).toMatchObject({ to, smtp_code: '452' });
-    const next = Date.parse(out[2]!.data.next_attempt_at);
-    expect(await caughtTo(s, to)).toHaveLength(1); // handed over once; the retry is the provider's
-
-    const now = await serviceNow(s);
-    await s.advance((next - now) / 1000 - 1);
-    expect((await getMessage(s, id)).status).toBe('sent');
-    await s.advance(2);
-    expect((await getMessage(s, id)).status).toBe('delivered');
-    const final = await expectTimelineMatchesOutbox(id);
-    expect(types(final)).toEqual(['email.queued', 'email.sent', 'email.deferred', 'email.delivered']);
-    expect(final[3]!.data).toEqual({ ...base(id), to });
-    expect(await caughtTo(s, to)).toHaveLength(1);
-  });
-
-  it('fail@: failed with email.failed {reason}; the array of recipients; nothing caught', async () => {
-    const to = sim('fail');
-    const id = await deliver(to);
-    expect((await getMessage(s, id)).status).toBe('failed');
-    const out = await expectTimelineMatchesOutbox(id);
-    expect(types(out)).toEqual(['email.queued', 'email.failed']);
-    expect(out[1]!.data).toEqual({ ...base(id), to: [to], reason: expect.any(String) });
-    expect(out[1]!.data.reason).not.toBe('suppressed');
-    expect(await caughtOf(s, id)).toEqual([]);
-  });
-
-  it('suppressed@simulator.test is always suppressed: status suppressed, email.failed reason suppressed, nothing caught', async () => {
-    for (const to of ['suppressed@simulator.test', sim('suppressed')]) {
+  for (const o of OUTCOMES)
+    it(title(o), async () => {
+      const to = sim(o.box);
       const id = await deliver(to);
-      const m = await getMessage(s, id);
-      expect(m.status).toBe('suppressed');
+      expect((await getMessage(s, id)).status).toBe(o.status);
       const out = await expectTimelineMatchesOutbox(id);
-      expect(types(out)).toEqual(['email.queued', 'email.failed']);
-      expect(out[1]!.data).toEqual({ ...base(id), to: [to], reason: 'suppressed' });
-      expect(await caughtOf(s, id)).toEqual([]);
-    }
+      expectEvents(out, id, to, o.events);
+      expect(await caughtOf(s, id)).toHaveLength(o.caught);
+
+      if (o.later) {
+        // Nothing happens until the clock reaches next_attempt_at, five minutes after the deferral.
+        const next = Date.parse(out.at(-1)!.data.next_attempt_at);
+        expect(next - out.at(-1)!.created_at).toBe(5 * 60_000);
+        await s.advance((next - (await serviceNow(s))) / 1000 - 1);
+        expect(types(events(id))).toEqual(types(out));
+        expect((await getMessage(s, id)).status).toBe(o.status);
+        await s.advance(1);
+        expect((await getMessage(s, id)).status).toBe(o.later.status);
+        const final = await expectTimelineMatchesOutbox(id);
+        expectEvents(final, id, to, [...o.events, o.later.event]);
+        expect(final.at(-1)!.created_at).toBe(next);
+        // Handed over once: the retry is the provider's.
+        expect(await caughtOf(s, id)).toHaveLength(o.caught);
+      }
+
+      if (o.suppression !== 'always') {
+        expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, to)).toBe(o.suppression === 'after');
+        // Per workspace and address: the same mailbox under another +label is not on the list.
+        expect(s.core.delivery.isSuppressed(s.seed!.workspace_id, sim(o.box))).toBe(false);
+      }
+      const again = await deliver(to);
+      if (o.suppression === 'none') {
+        expect((await getMessage(s, again)).status).toBe(o.status);
+        expect(await caughtOf(s, again)).toHaveLength(o.caught);
+      } else {
+        expect((await getMessage(s, again)).status).toBe('suppressed');
+        expectEvents(await expectTimelineMatchesOutbox(again), again, to, [queued, failed('suppressed')]);
+        expect(await caughtOf(s, again)).toEqual([]);
+      }
+    });
+
+  it('suppressed@simulator.test itself, without a +label, is always suppressed', async () => {
+    const id = await deliver('suppressed@simulator.test');
+    expect((await getMessage(s, id)).status).toBe('suppressed');
+    expect(events(id).at(-1)!.data).toMatchObject({ to: ['suppressed@simulator.test'], reason: 'suppressed' });
+    expect(await caughtOf(s, id)).toEqual([]);
   });
 
   it('a message to one suppressed and one normal recipient goes to the normal one only', async () => {

@@ -77,24 +77,17 @@ describe('the long poll', () => {
 
   it('a held wait=30 request answers as soon as a newer event commits', async () => {
     const after = await tail();
-    const started = performance.now();
     const held = get(`?after=${after}&wait=30`);
-    let answered = 0;
-    void held.then(() => (answered = performance.now()));
+    let answered = false;
+    void held.then(() => (answered = true));
     // Nothing newer yet: still held while other requests come and go.
     for (let i = 0; i < 3; i++) expect((await s.call('GET', '/v1/openapi.json')).status).toBe(200);
-    expect(answered).toBe(0);
-    const sentAt = performance.now();
+    expect(answered).toBe(false);
     const id = await send();
+    // Woken by the commit: an answer only at the end of the 30 s wait would come after the test's own time is up.
     const r = await held;
-    const latency = answered - sentAt;
-    console.log(
-      `long poll: answered ${Math.round(latency)} ms after the send was accepted (held ${Math.round(sentAt - started)} ms before)`,
-    );
     expect(r.status).toBe(200);
     expect(r.body.data.map((e: Event) => [e.type, e.data.message_id])).toEqual([['email.queued', id]]);
-    // Woken by the commit, not at the end of the 30 s wait (the figure above is what it took; a loaded machine varies).
-    expect(latency).toBeLessThan(10_000);
   });
 
   it('with a type filter, other events do not end the wait; wait=0 answers at once', async () => {
@@ -120,10 +113,9 @@ describe('the long poll', () => {
     );
     // A request on a connection opened after theirs has come back: they are being held.
     expect((await own.call('GET', '/v1/openapi.json')).status).toBe(200);
-    const closing = performance.now();
+    // Held for 30 s each unless the stop answers them: waiting them out would take longer than the test is given.
     await own.close();
     const replies = await Promise.all(held);
-    expect(performance.now() - closing).toBeLessThan(5_000);
     for (const r of replies) {
       expect(r.body).toEqual({ data: [], has_more: false });
       // A client that polls again at once finds the server gone, rather than keeping it up on that connection.

@@ -4,11 +4,11 @@
 /**
  * The node flags `svc serve` runs with. A server allocates steadily for as long as it runs, and V8 would otherwise size
  * its heap for throughput:
- * --max-semi-space-size=8: the young generation stops at 8 MB semi-spaces instead of 32 MB (~50 MB of resident memory,
- * no measurable throughput);
+ * --max-semi-space-size=8: the young generation stops at 8 MB semi-spaces instead of 32 MB (less resident memory, no
+ * measurable throughput);
  * --heap-growing-percent=100: the old generation may grow to twice what survived the last full collection before it
- * collects again, instead of up to four times. The drain bench's peak RSS fell from 240–256 to 196–204 MB at the same
- * throughput; the send bench measured 5–15 % fewer accepted/s, within its targets (README, Benchmarks).
+ * collects again, instead of up to four times: a lower peak at the same throughput, the send bench still within its
+ * targets (bench/README.md, how the server runs in the benches).
  * --expose-gc: the server starts a collection when a big message is through and nothing else is in delivery
  * (workers/delivery.ts, smtp/compose-thread.ts): left to V8, a server gone idle kept such a message's copies resident
  * for up to a minute.
@@ -20,10 +20,10 @@ export const SERVE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-perc
  * MALLOC_MMAP_THRESHOLD_: every allocation of 128 KiB or more gets memory of its own, given back to the system when it
  * is freed. glibc's default raises that threshold to the size of the largest block freed so far (up to 32 MiB), so once
  * a big message had passed, the next ones' buffers were carved from the heap and stayed resident after they were
- * freed: bench:big-mail left 356 MB resident a minute after its last message instead of 216.
+ * freed (bench/README.md, bench:big-mail).
  * MALLOC_TRIM_THRESHOLD_: fixing the first also fixes the free space kept at the top of the heap at 128 KiB (the
  * default raises it with the other), and the heap then shrank and grew again about once a message in a drain of small
- * ones (2,106 brk calls for 2,000 messages instead of 130); 4 MiB keeps that as before.
+ * ones; 4 MiB keeps that as before.
  */
 export const SERVE_ENV: Readonly<Record<string, string>> = {
   MALLOC_MMAP_THRESHOLD_: '131072',

@@ -43,7 +43,7 @@ export function hashPassword(password: string): Promise<string> {
 
 // A password the service made itself (the seed's: `sandbox-` and 16 random base62 characters, some 95 bits) is beyond
 // guessing however fast its hash: OWASP's cost is for passwords people choose. The least cost spares every sandbox
-// start the 15–30 ms of the full one; verifying reads the cost from the hash.
+// start the full one's; verifying reads the cost from the hash.
 const MADE_PARAMS = { memoryCost: 1024, timeCost: 1, parallelism: 1 } as const;
 
 /** The hash of a password the service generated at random (never one a person chose). */

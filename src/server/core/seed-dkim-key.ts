@@ -1,9 +1,9 @@
 // The DKIM key of the seeded `example.test` of an in-memory server (`svc/testing`'s startSandbox, `svc serve --memory`),
-// the same in every one: finding a 2048-bit RSA key took most of a sandbox's first start (70–150 ms, more on a busy
-// machine), and a test run starts sandboxes by the dozen, each in a fresh worker. It is published here on purpose and
-// signs for nothing anyone could receive: `example.test` is a reserved name (RFC 2606, RFC 6761) that resolves only in a
-// sandbox's own zone, and an in-memory sandbox lives and dies in one process. Every other domain — the seeded one of a
-// data directory included — gets a key of its own.
+// the same in every one: finding a 2048-bit RSA key took most of a sandbox's first start (bench/README.md,
+// bench:sandbox-start), and a test run starts sandboxes by the dozen, each in a fresh worker. It is published here on
+// purpose and signs for nothing anyone could receive: `example.test` is a reserved name (RFC 2606, RFC 6761) that
+// resolves only in a sandbox's own zone, and an in-memory sandbox lives and dies in one process. Every other domain —
+// the seeded one of a data directory included — gets a key of its own.
 export const IN_MEMORY_SEED_DKIM_KEY = `-----BEGIN PRIVATE KEY-----
 MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCFLIRg48VUkfSQ
 WKYh/GOVNCrh3snIkjqp4e27uNS9Lst6ki10p313cEzAZdWRcYzf7EmMuCRkNf18

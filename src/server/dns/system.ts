@@ -2,6 +2,7 @@
 import { NO_RECORD_CODES, makeResolver, withTimeout } from '../../lib/dns.js';
 import type { DnsAnswer, LookupType, Resolver } from '../core/deps.js';
 
+/** How long a lookup may take by default: one slow resolver never holds a check longer than this. */
 export const LOOKUP_TIMEOUT_MS = 5000;
 
 export function systemResolver(servers: string[] = [], timeoutMs = LOOKUP_TIMEOUT_MS): Resolver {

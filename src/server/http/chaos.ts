@@ -2,7 +2,6 @@
 // before the route reads a byte of the body or looks at the credential, so a request it answers has done nothing (a
 // send refused with 503 created no message).
 import type { Context, Hono } from 'hono';
-import { setTimeout as wait } from 'node:timers/promises';
 import { ServiceError } from '../core/errors.js';
 import { chaosCode, type Chaos, type ChaosHit } from '../sandbox/chaos.js';
 import { problemResponse } from './problem.js';
@@ -69,9 +68,15 @@ function chaosAnswer(
 /** Waits `ms`, or less when the server stops or the client goes away (the request then goes on, and ends as usual). */
 function holdBack(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
   const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
-  // An abort ends the wait early; it is no failure of the request.
-  return wait(ms, undefined, { signal }).then(
-    () => {},
-    () => {},
-  );
+  // An abort ends the wait early; it is no failure of the request. The global timer, which a test's fake timers replace.
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const end = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal.addEventListener('abort', end);
+  });
 }

@@ -3,13 +3,12 @@
 // The 220 goes out as soon as a connection is accepted. smtp-server waits 100 ms before it greets each new connection
 // (a timer hard-coded in SMTPConnection.init, to catch clients that talk before the greeting, a spam trait), so a
 // client that opens one connection per message — nodemailer without `pool`, most application code — could hand over
-// at most 10 messages a second on each connection it has open: 193 messages/s from 20 at once, where postfix's
-// smtp-sink took 4,646. A sink catches mail from programs on this machine; it has no spammers to slow down.
+// at most 10 messages a second on each connection it has open (bench/README.md, bench:smtp). A sink catches mail from
+// programs on this machine; it has no spammers to slow down.
 //
 // The replies to the commands of one read leave in one write, also over TLS (implicit, or after STARTTLS). smtp-server writes each reply as it is made, so the
 // MAIL, RCPT and DATA a client pipelines (RFC 2920) cost three writes and wake the client three times; grouped until
-// the input at hand is used up, as RFC 2920 section 3.2 has a server do, they cost one (bench/smtp-ingest's client over
-// reused connections, builds alternating in one stretch of the machine: 1,162–1,367 → 1,302–1,500 messages/s).
+// the input at hand is used up, as RFC 2920 section 3.2 has a server do, they cost one (bench/README.md, bench:smtp).
 //
 // This replaces SMTPConnection.init and mirrors SMTPServer.connect, which builds the connection and calls init: both
 // are internals of smtp-server, so its version is pinned exactly in package.json, and connection.test.ts compares

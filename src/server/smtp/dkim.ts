@@ -1,6 +1,6 @@
 // DKIM signing (RFC 6376, rsa-sha256, relaxed/relaxed). `svc serve` signs on its compose thread (compose.ts),
 // synchronously: handing the RSA work on to libuv's thread pool as well only put four more threads in competition
-// for the two cores of a small machine (measured: fewer cores busy, less throughput, more memory).
+// for the two cores of a small machine (bench/README.md, bench:drain).
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 
 export interface DkimKey {

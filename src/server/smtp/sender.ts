@@ -51,7 +51,7 @@ interface Conn {
 /**
  * A pool of up to `maxConnections` reused SMTP connections to a host without TLS or auth (the sink). Eight, not
  * four: each message waits for the sink to store it before its connection is free, and with four the sends queued
- * behind them (same-hour A/B of the drain bench: 5–6 % more messages/s with eight).
+ * behind them (bench/README.md, bench:drain).
  */
 export function createPoolSender(opts: { host: string; port: number; maxConnections?: number }): Sender {
   const max = opts.maxConnections ?? 8;

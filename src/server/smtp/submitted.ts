@@ -1,7 +1,7 @@
 // A message handed in over SMTP submission, turned into the fields of a send request (`POST /v1/emails`), so that it
 // goes through the one pipeline every message takes: the same rules, the same stored form, composed and DKIM-signed
 // at delivery like any other (docs/smtp.md, "What happens to the message").
-import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
+import type { AddressObject, EmailAddress } from 'mailparser';
 import { IDEMPOTENCY_HEADER, type SendEmailRequest } from '../../contract/emails.js';
 
 /** A submitted message as a send request, with the Idempotency-Key its header carried. */
@@ -83,6 +83,8 @@ function filenameOf(name: string | undefined, i: number, contentType: string): s
  * text part.
  */
 export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<Submitted> {
+  // Loaded with the first submitted message: most servers never take one, and mailparser is slow to load.
+  const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(raw, {
     skipHtmlToText: true,
     skipTextToHtml: true,

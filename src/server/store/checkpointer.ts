@@ -10,10 +10,9 @@ import type { Db } from './db.js';
 const INTERVAL_MS = 100;
 /**
  * Log frames (pages) past which the thread starts the log over (256 MiB). Starting over holds writers back while the
- * last frames are copied and both files synced, 10–20 ms on the machine the benches ran on, and every request in
- * flight waits that long: under a steady stream of sends it set the send bench's p99 (alternating runs in one
- * stretch: 29–33 ms every 64 MiB, 24–25 ms every 256 MiB; in another, 31–34 ms every 16 MiB, 21–29 ms every
- * 64 MiB). The price is disk: under load the log file grows to this size and stays there until the server stops.
+ * last frames are copied and both files synced, and every request in flight waits that long: under a steady stream of
+ * sends it set the send bench's p99, less often the larger this is (bench/README.md, bench:send). The price is disk:
+ * under load the log file grows to this size and stays there until the server stops.
  */
 const RESTART_FRAMES = 65_536;
 /** The main connection's own threshold while the thread runs (pages; 1 GiB of log). */

@@ -132,11 +132,10 @@ export interface GroupCommit {
  * Under a steady stream of writes a commit also waits, turn after turn, while more writes keep arriving, until
  * MIN_COMMIT_INTERVAL_MS after the previous one ended, so the writes of several messages share a transaction: a
  * commit writes every page it touched, and some pages are touched by every commit whatever it holds (the last pages
- * of the tables and their sequence, page 1, the search index's structure). Replaying a delivery's statements, four
- * writes a commit cost about 270 µs a message and twelve 205–235 µs; the drain bench went from 988–1,170 to
- * 1,045–1,238 messages/s (alternating runs). A turn that brings no new write commits at once: waiting on would only
- * leave the loop idle while every writer waits (the sink's 250 waits for its commit, and an SMTP client sends its
- * next message only then). A server that has been quiet for that long commits on the next turn.
+ * of the tables and their sequence, page 1, the search index's structure; bench/README.md, bench:drain). A turn that
+ * brings no new write commits at once: waiting on would only leave the loop idle while every writer waits (the sink's
+ * 250 waits for its commit, and an SMTP client sends its next message only then). A server that has been quiet for
+ * that long commits on the next turn.
  */
 /** A group commit that also tells whether its last commit failed for lack of room (cleared by the next that succeeds). */
 export type WatchedCommit = GroupCommit & { readonly full: boolean };

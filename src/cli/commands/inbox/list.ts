@@ -3,7 +3,7 @@ import type { CaughtMessageSummary } from '../../../contract/sandbox.js';
 import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
-import { displayWidth, printJson, printMore, printTable, shortTime, truncate } from '../../output.js';
+import { printJson, printMore, printTable, shortTime, terminalWidths } from '../../output.js';
 import { isTo, summaryColumns, workspaceMatches } from './shared.js';
 
 export interface InboxListOptions {
@@ -69,19 +69,20 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
   const { io } = ctx;
   const signal = io.interrupt();
   const client = await ctx.client();
+  const width = io.stdoutIsTTY && !ctx.json ? await terminalWidths() : undefined;
   const line = (m: CaughtMessageSummary) => {
     if (ctx.json) return io.print(JSON.stringify(m));
     const cells = summaryColumns.map((c) => String(c.value(m) ?? '-'));
-    if (!io.stdoutIsTTY) return io.print(cells.map((v) => v.replace(/[\t\r\n]+/g, ' ')).join('\t'));
+    if (!width) return io.print(cells.map((v) => v.replace(/[\t\r\n]+/g, ' ')).join('\t'));
     const [id, full, from, to, subject, status] = cells.map((v) => v.replace(/[\t\r\n]+/g, ' '));
     // On a narrow terminal (each message stays one line) the time loses its seconds, then the addresses and the
     // subject give way; the id does not.
     const whole = `${full}  ${id}  ${from} → ${to}  ${subject}  ${status}`;
-    const time = io.columns !== undefined && displayWidth(whole) > io.columns ? shortTime(full!) : full!;
+    const time = io.columns !== undefined && width.of(whole) > io.columns ? shortTime(full!) : full!;
     const room =
-      io.columns === undefined ? Infinity : Math.max(io.columns - displayWidth(`${time}${id}${status}`) - 4 * 2, 2);
-    const who = truncate(`${from} → ${to}`, Math.max(Math.floor(room / 2), room - displayWidth(subject!)));
-    const about = truncate(subject!, room - displayWidth(who));
+      io.columns === undefined ? Infinity : Math.max(io.columns - width.of(`${time}${id}${status}`) - 4 * 2, 2);
+    const who = width.cut(`${from} → ${to}`, Math.max(Math.floor(room / 2), room - width.of(subject!)));
+    const about = width.cut(subject!, room - width.of(who));
     io.print(`${io.out.dim(time)}  ${id}  ${who}  ${io.out.bold(about)}  ${status}`);
   };
   try {
