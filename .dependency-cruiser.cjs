@@ -19,7 +19,7 @@ module.exports = {
     {
       name: 'server-not-client',
       comment:
-        'The server uses nothing of the client, the command line or svc/testing; what both sides use is in lib/.',
+        'The server uses nothing of the client, the command line or svc-mail/testing; what both sides use is in lib/.',
       severity: 'error',
       from: { path: '^src/server/' },
       to: { path: '^src/(client|cli|testing)/' },

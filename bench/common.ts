@@ -9,7 +9,7 @@ import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
 type Ready = ReadyLine & { seed: Seed };
 
 /**
- * Starts `svc serve` from the built package in a child process, as `npx svc serve` runs it (with the environment and
+ * Starts `svc serve` from the built package in a child process, as `npx svc-mail serve` runs it (with the environment and
  * node flags it gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line.
  * `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
  * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.

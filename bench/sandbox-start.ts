@@ -1,4 +1,4 @@
-// bench/sandbox-start: what svc/testing's startSandbox() costs a test file. Each round is a fresh Node process, as a
+// bench/sandbox-start: what svc-mail/testing's startSandbox() costs a test file. Each round is a fresh Node process, as a
 // test worker is: it imports the built package (dist/), then times start-to-ready and close() of a first sandbox and
 // of a few more one after another. The figures are medians over the rounds, beside the target (≤ 150 ms to ready, the
 // first start in a fresh worker included); the import is shown apart, as a test file pays it before its first line
@@ -51,7 +51,7 @@ const imports = rounds.map((r) => r.imported);
 const firsts = rounds.map((r) => r.starts[0]!);
 const later = rounds.flatMap((r) => r.starts.slice(1));
 const closes = rounds.flatMap((r) => r.closes);
-console.log(`  import of svc/testing in a fresh process: median ${ms(median(imports))}, max ${ms(max(imports))}`);
+console.log(`  import of svc-mail/testing in a fresh process: median ${ms(median(imports))}, max ${ms(max(imports))}`);
 console.log(
   `  first start in a fresh process: ready median ${ms(median(firsts))}, max ${ms(max(firsts))}   (target ≤ 150 ms)`,
 );

@@ -1,5 +1,5 @@
 // The package's public entry, for use as a library: the typed API client, its errors, and the webhook signature
-// functions a receiver needs (`import { createClient, verifyWebhook } from 'svc'`).
+// functions a receiver needs (`import { createClient, verifyWebhook } from 'svc-mail'`).
 export {
   ApiError,
   BaseUrlError,

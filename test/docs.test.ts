@@ -31,10 +31,77 @@ describe('docs/', () => {
     }
   });
 
-  it('shows in the README the example test CI runs from the packed package (examples/testing/welcome.test.mjs)', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const block = /<!-- testing-example -->\n```js\n([\s\S]*?)```\n/.exec(readme)?.[1];
-    expect(block, 'the README has a ```js block after <!-- testing-example -->').toBeDefined();
+  it('shows in docs/testing.md the example test CI runs from the packed package (examples/testing/welcome.test.mjs)', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+    const block = /<!-- testing-example -->\n```js\n([\s\S]*?)```\n/.exec(doc)?.[1];
+    expect(block, 'docs/testing.md has a ```js block after <!-- testing-example -->').toBeDefined();
     expect(block).toBe(readFileSync(join(ROOT, 'examples', 'testing', 'welcome.test.mjs'), 'utf8'));
   });
 });
+
+describe('README.md', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+  it('is short enough for a newcomer to read', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(150);
+  });
+
+  it('names only commands and flags that exist (as docs/commands.md has them)', () => {
+    const sections = commandSections(readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8'));
+    const shell = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
+    const inline = [...readme.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+    const uses = [...shell, ...inline].flatMap((text) =>
+      [...text.replace(/#.*$/, '').matchAll(/(?:^|[\s($])svc ((?:[a-z][\w-]* ?)+)((?:[^|;&)]*)?)/g)].map((m) => ({
+        text,
+        words: m[1]!.trim().split(' '),
+        rest: m[2] ?? '',
+      })),
+    );
+    expect(uses.length).toBeGreaterThan(10);
+    for (const use of uses) {
+      // The longest run of words that names a command: `svc emails send --to …` is `svc emails send`.
+      let name = '';
+      for (let n = use.words.length; n > 0 && !name; n--) {
+        const candidate = `svc ${use.words.slice(0, n).join(' ')}`;
+        if (sections.has(candidate)) name = candidate;
+      }
+      expect(name, `the README runs \`${use.text}\`, which names no command`).not.toBe('');
+      const help = sections.get(name)!;
+      for (const flag of `${use.words.join(' ')} ${use.rest}`.match(/--[a-z][\w-]*/g) ?? []) {
+        expect(help, `the README gives ${flag} to \`${name}\`, which has no such option`).toMatch(
+          new RegExp(`${flag}(?![\\w-])`),
+        );
+      }
+    }
+  });
+
+  it('links only to files and headings that exist', () => {
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links) {
+      const [file, anchor] = link.split('#') as [string, string | undefined];
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      if (anchor) expect(headingSlugs(text), `${link}: no such heading`).toContain(anchor);
+    }
+  });
+});
+
+/** docs/commands.md's `## svc …` sections, by command: each one's `--help`. */
+function commandSections(doc: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  for (const part of doc.split(/^## /m).slice(1)) {
+    const newline = part.indexOf('\n');
+    sections.set(part.slice(0, newline).trim(), part.slice(newline));
+  }
+  return sections;
+}
+
+/** The anchors a Markdown renderer gives the headings of `text`, as GitHub makes them. */
+function headingSlugs(text: string): string[] {
+  return [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
+    m[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-'),
+  );
+}

@@ -1,7 +1,7 @@
 // welcome.test.mjs under node:test (`node --test`): the runner's own hooks, node:assert for the checks.
 import assert from 'node:assert/strict';
 import { after as afterAll, before as beforeAll, test } from 'node:test';
-import { startSandbox } from 'svc/testing';
+import { startSandbox } from 'svc-mail/testing';
 
 let sb;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
-// A test of an app's sign-up mail against svc/testing, under vitest (`npx vitest run`). The same test under
+// A test of an app's sign-up mail against svc-mail/testing, under vitest (`npx vitest run`). The same test under
 // node:test is welcome.node-test.mjs.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startSandbox } from 'svc/testing';
+import { startSandbox } from 'svc-mail/testing';
 
 let sb;
 beforeAll(async () => {

@@ -39,3 +39,37 @@ describe('colour', () => {
     expect([forced.out.bold('ID'), forced.err.red('no')]).toEqual(['ID', 'no']);
   });
 });
+
+describe('hints', () => {
+  const said = async (env: Env, line: string) => {
+    const stderr = new PassThrough();
+    const io = await createIO({
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr,
+      env,
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+    });
+    io.info(line);
+    return String(stderr.read());
+  };
+  const hint = 'could not reach 127.0.0.1:4010; hint: start a local service with `svc serve`, or see `svc servers`';
+
+  it('name the command as the reader runs it: `npx svc-mail …` under npx, `svc …` on the PATH', async () => {
+    expect(await said({}, hint)).toBe(`${hint}\n`);
+    expect(await said({ npm_command: 'run-script' }, hint)).toBe(`${hint}\n`);
+    expect(await said({ npm_command: 'exec', npm_package_name: 'my-app' }, hint)).toBe(
+      'could not reach 127.0.0.1:4010; hint: start a local service with `npx svc-mail serve`, or see `npx svc-mail servers`\n',
+    );
+    // In the package's own checkout npx knows it by its command.
+    expect(await said({ npm_command: 'exec', npm_package_name: 'svc-mail' }, 'run `svc login`')).toBe(
+      'run `npx svc login`\n',
+    );
+    // Words that only start like the command are left alone.
+    expect(await said({ npm_command: 'exec' }, 'see `svc-mail/testing` and `svc_test_…`')).toBe(
+      'see `svc-mail/testing` and `svc_test_…`\n',
+    );
+  });
+});

@@ -111,9 +111,25 @@ export interface IOParts {
   interrupt?: () => AbortSignal;
 }
 
+/** The package's name on the registry; its command is `svc`. */
+const PACKAGE = 'svc-mail';
+
+/**
+ * How a hint names the command so that the reader can run what it says. Run through `npx svc-mail …` (npm exec),
+ * `svc` is on no PATH: hints say `npx svc-mail …`, which works wherever the package can be found or fetched — except
+ * inside this package's own checkout, where npx finds the command as `npx svc`.
+ */
+export function commandName(env: Env): string {
+  if (env.npm_command !== 'exec') return 'svc';
+  return env.npm_package_name === PACKAGE ? 'npx svc' : `npx ${PACKAGE}`;
+}
+
 /** An IO over the given streams. */
 export async function createIO(p: IOParts): Promise<IO> {
   const colour = colorAllowed(p.env);
+  const name = commandName(p.env);
+  // A hint's commands are written `svc …` between backticks: said again as the reader can run them.
+  const named = name === 'svc' ? id : (line: string) => line.replace(/`svc(?=[ `])/g, `\`${name}`);
   const out = colour && p.stdoutIsTTY ? colours : plain;
   const err = colour && p.stderrIsTTY ? colours : plain;
   const io: IO = {
@@ -131,7 +147,7 @@ export async function createIO(p: IOParts): Promise<IO> {
     out,
     err,
     print: (line) => void p.stdout.write(`${line}\n`),
-    info: (line) => void p.stderr.write(`${line}\n`),
+    info: (line) => void p.stderr.write(`${named(line)}\n`),
     canPrompt: p.stdinIsTTY && p.stderrIsTTY,
     prompts: async () => p.prompts ?? inquirerPrompts(p.stdin, p.stderr),
     async spinner(text) {

@@ -1,4 +1,4 @@
-// Waiting for caught mail of a local server (`svc inbox wait`, svc/testing's `inbox.waitFor`, `svc mcp`'s
+// Waiting for caught mail of a local server (`svc inbox wait`, svc-mail/testing's `inbox.waitFor`, `svc mcp`'s
 // `wait_for_message`): a wait returns the oldest matching message, caught since a given service time, that no earlier
 // wait returned — mail caught before the call included, since an app's mail is often caught before the call that
 // sent it returns. The mark "returned" lives on the server (POST /sandbox/messages/{id}/claim), so waits in separate

@@ -1,6 +1,6 @@
 // The report of a caught message's checks (`GET /sandbox/messages/{id}/checks`, docs/checks.md): will it render in
 // the clients people use, do its links work, would a receiver authenticate it, is its content sound, would a spam
-// filter take it. Shared by the server that computes it, the client, `svc inbox check`, `svc/testing` and `svc mcp`.
+// filter take it. Shared by the server that computes it, the client, `svc inbox check`, `svc-mail/testing` and `svc mcp`.
 import * as z from 'zod';
 import { lazySchema } from './lazy.js';
 import { Timestamp } from './common.js';

@@ -1,4 +1,4 @@
-// What a caught message offers a test: its links and one-time codes (`svc inbox wait --extract`, svc/testing's
+// What a caught message offers a test: its links and one-time codes (`svc inbox wait --extract`, svc-mail/testing's
 // `inbox.waitFor`).
 
 /** Closing brackets a URL keeps only when it opened them too (`…/Mail_(protocol)`, not `(see https://…)`). */

@@ -1,4 +1,4 @@
-// `svc/testing`: the whole service inside a test run. `startSandbox()` starts it in this process — in memory, on
+// `svc-mail/testing`: the whole service inside a test run. `startSandbox()` starts it in this process — in memory, on
 // ports chosen by the system, under a manual clock, seeded — and hands the test what it needs: a client with the
 // seeded test key, a wait for caught mail with its links and codes, the clock, and webhook receivers that verify
 // what they are sent. `close()` stops everything it started, so the test runner exits by itself.

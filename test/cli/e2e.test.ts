@@ -296,9 +296,9 @@ describe('the svc binary', () => {
     expect(MeResponse.parse(JSON.parse(who.stdout)).workspace).toMatchObject({ name: 'Side Project', role: 'admin' });
   });
 
-  it("is a library too: `import { createClient, verifyWebhook } from 'svc'` works from the built package, with types", async () => {
+  it("is a library too: `import { createClient, verifyWebhook } from 'svc-mail'` works from the built package, with types", async () => {
     const script = `
-      import { createClient, verifyWebhook, signWebhook, WebhookVerificationError, ApiError } from 'svc';
+      import { createClient, verifyWebhook, signWebhook, WebhookVerificationError, ApiError } from 'svc-mail';
       const client = createClient({ baseUrl: process.env.SVC_BASE_URL, apiKey: process.env.SVC_API_KEY });
       const sent = await client.call('sendEmail', { body: { from: 'orders@example.test', to: 'lib@example.org', text: 'from the library' } });
       const body = JSON.stringify({ id: 'evt_1' });

@@ -1,4 +1,4 @@
-// The README's webhook receiver, run as written: it imports `svc` (the built package's public entry) and must accept a
+// The webhook receiver of docs/api.md, run as written: it imports `svc-mail` (the built package's public entry) and must accept a
 // signed delivery once per event id, and refuse a forged body, a stale timestamp and a missing signature.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret, signWebhook } from '../../src/contract/signature.js';
 import { ensureBuilt, ROOT } from '../helpers/binary.js';
 
-/** The code block after the `<!-- receiver -->` marker of the README. */
+/** The code block after the `<!-- receiver -->` marker of docs/api.md. */
 function receiverSource(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /<!-- receiver -->\s*```js\n([\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error('README.md has no receiver example after <!-- receiver -->');
+  const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  const block = /<!-- receiver -->\s*```js\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/api.md has no receiver example after <!-- receiver -->');
   return block[1]!;
 }
 
@@ -24,14 +24,14 @@ const freePort = () =>
     });
   });
 
-describe("the README's webhook receiver", () => {
+describe('the webhook receiver of docs/api.md', () => {
   const secret = newWebhookSecret();
   let proc: ChildProcess;
   let out = '';
   let url = '';
   beforeAll(async () => {
     ensureBuilt();
-    // Inside the package, so that `import … from 'svc'` resolves to the package itself.
+    // Inside the package, so that `import … from 'svc-mail'` resolves to the package itself.
     const dir = join(ROOT, 'test-artifacts', 'readme');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'receiver.mjs'), receiverSource());

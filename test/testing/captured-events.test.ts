@@ -1,4 +1,4 @@
-// svc/testing's captured webhook events carry `data` typed by their `type` (the contract's event payloads): a test reads
+// svc-mail/testing's captured webhook events carry `data` typed by their `type` (the contract's event payloads): a test reads
 // `e.data.bounce.class` without a cast, and what arrives has the fields its type names.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { startSandbox, type CapturedEvent, type Sandbox } from '../../src/testing/index.js';

@@ -1,4 +1,4 @@
-// svc/testing's inbox.check, as an app's test uses it: send, wait for the mail, then assert on its checks' findings.
+// svc-mail/testing's inbox.check, as an app's test uses it: send, wait for the mail, then assert on its checks' findings.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';

@@ -1,4 +1,4 @@
-// svc/testing's startSandbox, as a test file uses it: in this process, in memory, manual clock, seeded.
+// svc-mail/testing's startSandbox, as a test file uses it: in this process, in memory, manual clock, seeded.
 import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -88,7 +88,10 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
   // Checks that could not run for a passing reason (a failure here, spamd or DNS not answering): a report with one is
   // answered but not kept, so the next request makes it again.
   const passing = new WeakSet<MessageCheck>();
-  const notNow = (c: MessageCheck) => (passing.add(c), c);
+  const notNow = (c: MessageCheck) => {
+    passing.add(c);
+    return c;
+  };
   const failed = (id: CheckId, err: unknown) =>
     notNow(skipped(id, `The check could not run: ${err instanceof Error ? err.message : String(err)}`));
   const fromOutcome = <T>(id: CheckId, o: Outcome<T>, make: (v: T) => MessageCheck) =>

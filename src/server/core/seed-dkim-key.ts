@@ -1,4 +1,4 @@
-// The DKIM key of the seeded `example.test` of an in-memory server (`svc/testing`'s startSandbox, `svc serve --memory`),
+// The DKIM key of the seeded `example.test` of an in-memory server (`svc-mail/testing`'s startSandbox, `svc serve --memory`),
 // the same in every one: finding a 2048-bit RSA key took most of a sandbox's first start (bench/README.md,
 // bench:sandbox-start), and a test run starts sandboxes by the dozen, each in a fresh worker. It is published here on
 // purpose and signs for nothing anyone could receive: `example.test` is a reserved name (RFC 2606, RFC 6761) that

@@ -1,7 +1,6 @@
 // A caught message as the sandbox serves it over HTTP: its HTML as a document of its own (which can run no script
 // and, until the reader allows it, load nothing from elsewhere), shown as a reader in light or dark mode sees it, and
 // its attachments' bytes as downloads (which the inbox page also shows as thumbnails when they are images).
-import type { Attachment } from 'mailparser';
 import type { MessageAppearance } from '../../contract/sandbox.js';
 
 /**

@@ -37,7 +37,7 @@ let script: Promise<string> | undefined;
 
 /**
  * The script, read or bundled on the first request for it, then kept. Nothing is done before: starting the server
- * reads no file and starts no esbuild, and most servers (the test suite's, `svc/testing`'s) never serve the page.
+ * reads no file and starts no esbuild, and most servers (the test suite's, `svc-mail/testing`'s) never serve the page.
  * A failure is not kept: the next request tries again.
  */
 export function inboxScript(): Promise<string> {
