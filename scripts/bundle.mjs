@@ -87,7 +87,7 @@ const result = await esbuild.build({
   chunkNames: '[name]-[hash]',
   format: 'esm',
   platform: 'node',
-  target: 'node22.12',
+  target: 'node22.14',
   // Whitespace and syntax only: fewer bytes for V8 to scan at start, while names stay readable in a stack trace.
   minifyWhitespace: true,
   minifySyntax: true,

@@ -58,8 +58,7 @@ export function prepareDataDir(dir: string): { undo(): void } {
   };
 }
 
-// Lock connections stay referenced: on Node 24 better-sqlite3 12 can abort the process when one of its objects is
-// garbage-collected (store/db.ts).
+// Lock connections stay referenced: one the garbage collector freed would be closed, and its lock released with it.
 const held: Database.Database[] = [];
 
 /** Removes the files of DATA_FILES present in `dir` and returns their names; nothing else there is touched. */
@@ -107,7 +106,6 @@ export function lockDataDir(dir: string): DataDirLock {
   keepPrivate(join(dir, LOCK_FILE));
   const db = new Database(join(dir, LOCK_FILE), { timeout: 0 });
   try {
-    // `exec` only: no statement object that the garbage collector could free on Node 24 (store/db.ts).
     db.exec(
       'PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT); DELETE FROM held; COMMIT',
     );

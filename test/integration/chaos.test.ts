@@ -1,6 +1,7 @@
 // Chaos on demand (docs/local-server.md#chaos): rules put with PUT /sandbox/chaos make the real server refuse, delay or
 // drop /v1 requests, and its real SMTP sink refuse stages of a session — the service's own deliveries included, so a
 // deferral and its retry happen for real. Driven with the package's own client, whose retries meet them.
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, ConnectionError, createClient } from '../../src/client/index.js';
@@ -159,24 +160,32 @@ describe('chaos', () => {
 
     it('holds a request until its delay has passed, then handles it as usual, with Svc-Chaos', async () => {
       // A minute: the delay's timer is this process's, faked, so it fires only when the test moves it on (a real minute
-      // would outlast the test).
+      // would outlast the test). The held request goes through node:http on a connection of its own, whose timers are
+      // not the global ones: while the fake clock jumps a minute, nothing of the client's can time out under it.
       await setRules([{ match: { method: 'GET', path: '/v1/domains' }, action: { delay_ms: 60_000 }, times: 1 }]);
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       try {
-        let answered = false;
-        const held = s.call('GET', '/v1/domains', { token: s.seed!.api_key_test }).finally(() => (answered = true));
-        // The rule has taken the request (its one use is spent), and the request waits out its delay.
-        await vi.waitFor(async () => expect((await listRules()).rules[0]!.remaining).toBe(0));
+        let settled: string | undefined;
+        const held = plainGet(`${s.origin}/v1/domains`, s.seed!.api_key_test).then(
+          (r) => ((settled = `answered ${r.status}`), r),
+          (err: Error) => {
+            settled = `failed: ${err.message}`;
+            throw err;
+          },
+        );
+        // The rule has taken the request (its one use is spent), and the request waits out its delay. Not vi.waitFor:
+        // under fake timers it moves the clock on by its interval at every look.
+        while ((await listRules()).rules[0]!.remaining !== 0) await new Promise((r) => setImmediate(r));
         vi.advanceTimersByTime(59_999);
         // A request on a connection of its own comes and goes: the held one is still unanswered 1 ms short of its delay.
         expect((await s.call('GET', '/v1/openapi.json')).status).toBe(200);
-        expect(answered).toBe(false);
+        expect(settled).toBeUndefined();
         vi.advanceTimersByTime(1);
         const r = await held;
         expect(r.status).toBe(200);
         expect(r.body.data.map((d: { name: string }) => d.name)).toContain('example.test');
-        expect(r.headers.get('svc-chaos')).toBe('0');
-        const line = kept.lines.find((l) => l.fields.request_id === r.headers.get('x-request-id'));
+        expect(r.headers['svc-chaos']).toBe('0');
+        const line = kept.lines.find((l) => l.fields.request_id === r.headers['x-request-id']);
         expect(line?.fields).toMatchObject({ status: 200, chaos: 'rule 0: delayed 60000 ms' });
       } finally {
         vi.useRealTimers();
@@ -456,3 +465,18 @@ describe('chaos', () => {
     expect(kept.lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toContain('job failed, will retry');
   });
 });
+
+/** A GET through node:http on a new connection (no agent, no timeout of its own), its JSON body parsed. */
+function plainGet(url: string, token: string) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: any }>((resolve, reject) => {
+    const req = httpGet(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+      );
+    });
+    req.on('error', reject);
+  });
+}

@@ -60,11 +60,7 @@ export function keepPrivate(file: string): void {
 /**
  * Makes `db.prepare` return one compiled statement per SQL text, so store functions can say their SQL where they
  * use it without recompiling it on every call (compiling was the largest cost of a send).
- *
- * `db.pragma` goes through the same cache, so that no statement is ever garbage: better-sqlite3 12 prepares a new
- * one for each pragma, and on Node 24 one that the garbage collector frees at the wrong moment (a collection run
- * from a stream's read callback) aborts the process in its destructor (`Assertion failed: (env) != nullptr`;
- * better-sqlite3 13 fixes it but needs Node 22).
+ * `db.pragma` goes through the same cache (better-sqlite3 prepares a new statement for each pragma otherwise).
  */
 function cacheStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
