@@ -87,7 +87,7 @@ export async function ingest(
     );
   }
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
-  const parsed = parseHeaders(raw, block);
+  const parsed = await parseHeaders(raw, block, deps.log);
   // And a quick look at the body for the inbox's search, preview line and attachment marker (body-text.ts).
   const glance = glanceBody(raw, parsed.lines);
   return deps.inbox.catch({
