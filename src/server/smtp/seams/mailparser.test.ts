@@ -34,11 +34,15 @@ const stored = (h: HeaderFields) => ({
 });
 
 describe('mailparser as mailparser-fast.ts knows it', () => {
-  it('is the version the seam pins, and package.json pins it exactly', () => {
+  it('is the version the seam pins, and package.json and the lock pin it exactly', () => {
     const require = createRequire(import.meta.url);
     expect((require('mailparser/package.json') as { version: string }).version).toBe(MAILPARSER_PINNED);
     const pkg = require('../../../../package.json') as { dependencies: Record<string, string> };
     expect(pkg.dependencies.mailparser).toBe(MAILPARSER_PINNED);
+    const lock = require('../../../../package-lock.json') as {
+      packages: Record<string, { dependencies: Record<string, string> }>;
+    };
+    expect(lock.packages['']!.dependencies.mailparser).toBe(MAILPARSER_PINNED);
   });
 
   it('has the processHeaders the fast path calls', () => expect(missingParts(MailParser)).toBeNull());
