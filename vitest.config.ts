@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects, so a change can be checked by the part it touches: `npm run test:fast` runs `unit` and
+// Five projects, so a change can be checked by the part it touches: `npm run test:fast` runs `unit` and
 // `integration` (everything in this process: the app, the sink over a socket, the stores), `npm test` runs all.
 // The files of a worker share its modules (isolate: false): the server, its dependencies and what it makes once per
 // process (the in-memory seed's TLS certificate) are loaded once per worker instead of once per file. Every file starts
@@ -26,6 +26,19 @@ export default defineConfig({
         test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/*.test.ts'] },
       },
       { test: { ...shared, name: 'browser', include: ['test/browser/**/*.test.ts'] } },
+      // The mail tests again with every library seam on its stock path (src/server/smtp/seams/, ARCHITECTURE.md):
+      // what the service does with a library upgraded past the version its fast path is written for.
+      {
+        test: {
+          ...shared,
+          name: 'stock',
+          env: { SVC_STOCK_SEAMS: '1' },
+          include: [
+            'src/server/smtp/**/*.test.ts',
+            'test/integration/{sink,sink-smtp,dkim-sink,submission,emails-delivery,emails-big}.test.ts',
+          ],
+        },
+      },
     ],
   },
 });

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { manualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createInbox } from '../../src/server/core/inbox.js';
+import { connectionsPath } from '../../src/server/smtp/seams/smtp-server.js';
 import { createSink, type Sink, type SinkLimits } from '../../src/server/smtp/sink.js';
 import { openDb, type Db } from '../../src/server/store/db.js';
 import { createSinkStore, type SinkStore } from '../../src/server/store/sink.js';
@@ -116,6 +117,15 @@ describe('the sink on its own', () => {
     early.write(
       `EHLO client.example.test\r\nMAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n${messageOf(500, 'early')}.\r\nQUIT\r\n`,
     );
+    if ((await connectionsPath()).path === 'stock') {
+      // smtp-server's own connections (SVC_STOCK_SEAMS, or an smtp-server the sink's are not written for): that 421,
+      // nothing kept, and a client that waits is greeted once the timer fires.
+      expect(await early.reply()).toMatch(/^421 .*You talk too soon/);
+      expect(store.count()).toBe(0);
+      vi.useRealTimers();
+      expect(await (await talk(port)).reply()).toMatch(/^220 /);
+      return;
+    }
     const codes: string[] = [];
     for (let i = 0; i < 7; i++) codes.push((await early.reply()).slice(0, 3));
     expect(codes).toEqual(['220', '250', '250', '250', '354', '250', '221']);

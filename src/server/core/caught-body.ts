@@ -12,7 +12,10 @@ import { htmlText } from '../../lib/html.js';
 
 type Splitter = new (config: { maxHeadSize: number; maxChildNodes: number }) => Transform;
 
-/** mailparser and mailsplit's splitter, loaded when a message is first read (the sink needs only headers.ts). */
+/**
+ * mailparser and mailsplit's splitter, loaded when a message is first read (the sink needs only headers.ts). Both as
+ * their documented API has them (simpleParser; Splitter's nodes, their headers and getHeaders()): nothing private.
+ */
 let loaded: Promise<{ mailparser: typeof import('mailparser'); Splitter: Splitter }> | undefined;
 const libs = () =>
   (loaded ??= import('mailparser').then((mailparser) => ({

@@ -14,7 +14,7 @@ async function build(mail: Mail.Options): Promise<Buffer> {
   ).message;
 }
 
-const glance = (raw: Buffer) => glanceBody(raw, parseHeaders(raw).lines);
+const glance = async (raw: Buffer) => glanceBody(raw, (await parseHeaders(raw)).lines);
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
@@ -24,21 +24,21 @@ describe('glanceBody', () => {
   it('reads a plain text body, quoted-printable and UTF-8', async () => {
     const text =
       'Grüße aus Köln — your order 1042 has shipped.\nA second line that is long enough to be wrapped by the quoted-printable encoder of nodemailer, surely.';
-    const g = glance(await build({ text }));
+    const g = await glance(await build({ text }));
     expect(g).toEqual({ text, indexed: text, hasAttachments: false });
   });
 
   it('prefers the text part of an alternative, and reads the HTML when there is none', async () => {
-    expect(glance(await build({ text: 'the text part', html: '<p>the <b>html</b> part</p>' })).text).toBe(
+    expect((await glance(await build({ text: 'the text part', html: '<p>the <b>html</b> part</p>' }))).text).toBe(
       'the text part',
     );
     const html =
       '<html><head><title>T</title><style>p{color:red}</style></head><body><p>Order&nbsp;1042 &amp; more</p><p>Second&#8212;para</p></body></html>';
-    expect(glance(await build({ html })).text).toBe('Order 1042 & more\nSecond—para');
+    expect((await glance(await build({ html }))).text).toBe('Order 1042 & more\nSecond—para');
   });
 
   it("indexes the words of the HTML part that the text part lacks, once each, from the HTML's first MAX_TEXT characters", async () => {
-    const g = glance(
+    const g = await glance(
       await build({
         text: 'Your order has shipped.',
         html: '<style>p{color:red}</style><p>Your order has shipped.</p><p>Track: <b>ZX81</b> &amp; track&nbsp;again</p>',
@@ -47,11 +47,11 @@ describe('glanceBody', () => {
     expect(g.text).toBe('Your order has shipped.');
     expect(g.indexed).toBe('Your order has shipped.\ntrack zx81 again');
     // The same words in another case and layout add nothing.
-    expect(glance(await build({ text: 'HELLO  there', html: '<p>Hello</p><p>there</p>' })).indexed).toBe(
+    expect((await glance(await build({ text: 'HELLO  there', html: '<p>Hello</p><p>there</p>' }))).indexed).toBe(
       'HELLO  there',
     );
     const words = Array.from({ length: MAX_TEXT / 4 }, (_, i) => `w${i.toString(36).padStart(3, '0')}`);
-    const long = glance(await build({ text: 'short', html: `<p>${words.join(' ')}</p>` }));
+    const long = await glance(await build({ text: 'short', html: `<p>${words.join(' ')}</p>` }));
     expect(long.indexed.startsWith('short\nw000 w001 ')).toBe(true);
     expect(long.indexed).not.toContain(words.at(-1));
     expect(long.indexed.length).toBeLessThanOrEqual('short\n'.length + MAX_TEXT);
@@ -62,7 +62,7 @@ describe('glanceBody', () => {
       html: '<p>Logo <img src="cid:logo@x"></p>',
       attachments: [{ filename: 'logo.png', content: PNG, cid: 'logo@x' }],
     });
-    expect(glance(inline)).toEqual({ text: 'Logo', indexed: 'Logo', hasAttachments: false });
+    expect(await glance(inline)).toEqual({ text: 'Logo', indexed: 'Logo', hasAttachments: false });
     const attached = await build({
       text: 'See the report.',
       html: '<p>See the <i>report</i>.</p>',
@@ -72,12 +72,16 @@ describe('glanceBody', () => {
       ],
     });
     // The HTML says the same words: the search entry is the text alone.
-    expect(glance(attached)).toEqual({ text: 'See the report.', indexed: 'See the report.', hasAttachments: true });
+    expect(await glance(attached)).toEqual({
+      text: 'See the report.',
+      indexed: 'See the report.',
+      hasAttachments: true,
+    });
     const pdf = await build({
       text: 'x',
       attachments: [{ filename: 'a.pdf', content: Buffer.from('%PDF-1.4'), contentDisposition: 'inline' }],
     });
-    expect(glance(pdf).hasAttachments).toBe(true);
+    expect((await glance(pdf)).hasAttachments).toBe(true);
   });
 
   it('decodes base64 and other charsets', async () => {
@@ -104,14 +108,14 @@ describe('glanceBody', () => {
         '',
       ].join('\r\n'),
     );
-    expect(glance(raw)).toMatchObject({ text: 'Café crème', hasAttachments: true });
+    expect(await glance(raw)).toMatchObject({ text: 'Café crème', hasAttachments: true });
   });
 
   it('keeps the start of a very long body, and a message without a body is empty', async () => {
     const long = 'word '.repeat(40_000);
-    expect(glance(await build({ text: long })).text).toHaveLength(MAX_TEXT);
+    expect((await glance(await build({ text: long }))).text).toHaveLength(MAX_TEXT);
     const bare = Buffer.from('From: a@example.test\r\nSubject: nothing\r\n');
-    expect(glance(bare)).toEqual({ text: '', indexed: '', hasAttachments: false });
+    expect(await glance(bare)).toEqual({ text: '', indexed: '', hasAttachments: false });
   });
 });
 

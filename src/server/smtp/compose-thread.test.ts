@@ -1,8 +1,9 @@
 // The compose thread itself (the binary composes every message on it): the messages it returns, and what happens
 // when it stops under a message.
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger, type Logger } from '../../lib/log.js';
+import { silentLogger, type LogFields, type Logger } from '../../lib/log.js';
 import { ComposeThreadDied, composeSigned, createComposer, type Composer, type ComposeRequest } from './compose.js';
+import { stockForced } from './seams/choose.js';
 
 const request = (mail: ComposeRequest['mail']): ComposeRequest => ({
   mail: {
@@ -74,6 +75,18 @@ describe('compose thread', () => {
     expect(c.threads).toBe(2);
     expect((await c.compose(request({ text: 'and after' }))).toString()).toContain('and after');
     expect(c.threads).toBe(2);
+  });
+
+  it("says, through the thread that started it, which path the thread's nodemailer seam took: once, at debug level", async () => {
+    const lines: [string, string, LogFields | undefined][] = [];
+    const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push([level, msg, fields]);
+    const c = composer({ log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+    await c.compose(request({ text: 'one' }));
+    await c.compose(request({ text: 'two' }));
+    const path = stockForced() ? 'stock' : 'fast';
+    expect(lines).toEqual([
+      ['debug', `library seam: nodemailer MIME takes its ${path} path`, expect.objectContaining({ path })],
+    ]);
   });
 
   it('builds attachments given in pieces (handed to the thread) into the message built from them whole', async () => {

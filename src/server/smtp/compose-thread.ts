@@ -1,8 +1,14 @@
 // The compose thread of `svc serve` (see compose.ts).
 import { parentPort } from 'node:worker_threads';
-import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest } from './compose.js';
+import type { LogFields, LogLevel, Logger } from '../../lib/log.js';
+import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest, type ThreadLogLine } from './compose.js';
 
 const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+/** This thread's log: each line goes to the thread that started it, which logs it (compose.ts). */
+const line = (level: LogLevel) => (msg: string, fields?: LogFields) =>
+  parentPort!.postMessage({ log: { level, msg, fields } satisfies ThreadLogLine });
+const log: Logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 
 // One message at a time, in the order posted (compose.ts counts on it: when the thread dies, the first message still
 // pending is the one it was on, and those behind it have not been started).
@@ -12,7 +18,7 @@ parentPort!.on('message', (m: { id: number; req: ComposeRequest }) => {
 });
 
 function build({ id, req }: { id: number; req: ComposeRequest }): Promise<void> {
-  return composeSigned(reviveBuffers(req))
+  return composeSigned(reviveBuffers(req), log)
     .then((raw) => {
       // A signed message is a view into memory of its own, starting just after the room left for its signature: that
       // memory moves without a copy. A small message may live in Node's shared pool, which is not its to give away.

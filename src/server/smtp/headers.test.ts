@@ -32,7 +32,7 @@ describe('parseHeaders: the sink’s header-only parse', () => {
     it(`reads ${name} exactly as mailparser's full parse does`, async () => {
       const raw = Buffer.from(source, 'utf8');
       const full = await simpleParser(raw);
-      const mine = parseHeaders(raw);
+      const mine = await parseHeaders(raw);
       expect(mine.messageId).toBe(full.messageId ?? null);
       expect(mine.subject).toBe(full.subject ?? null);
       expect(mine.from).toBe(full.from?.text ?? null);
@@ -50,23 +50,29 @@ describe('parseHeaders: the sink’s header-only parse', () => {
     });
   }
 
-  it('tells a signed header block from one without a DKIM-Signature, whatever the body says', () => {
+  it('tells a signed header block from one without a DKIM-Signature, whatever the body says', async () => {
     const signed =
       'DKIM-Signature: v=1; a=rsa-sha256; d=example.test; s=svc1; b=abc\r\nFrom: a@example.test\r\n\r\nHi\r\n';
-    expect(parseHeaders(Buffer.from(signed)).signed).toBe(true);
-    expect(parseHeaders(Buffer.from('From: a@example.test\r\n\r\nDKIM-Signature: in the body\r\n')).signed).toBe(false);
-    for (const source of Object.values(MESSAGES)) expect(parseHeaders(Buffer.from(source)).signed).toBe(false);
+    expect((await parseHeaders(Buffer.from(signed))).signed).toBe(true);
+    expect(
+      (await parseHeaders(Buffer.from('From: a@example.test\r\n\r\nDKIM-Signature: in the body\r\n'))).signed,
+    ).toBe(false);
+    for (const source of Object.values(MESSAGES)) expect((await parseHeaders(Buffer.from(source))).signed).toBe(false);
   });
 
-  it('decodes what a person reads: encoded words, display names and groups', () => {
-    const enc = parseHeaders(Buffer.from(MESSAGES['encoded-words']!));
+  it('decodes what a person reads: encoded words, display names and groups', async () => {
+    const enc = await parseHeaders(Buffer.from(MESSAGES['encoded-words']!));
     expect(enc.subject).toBe('Grüße aus Köln');
     expect(enc.from).toBe('"Élise" <elise@example.test>');
     expect(enc.messageId).toBe('<msg_2@example.test>');
-    expect(parseHeaders(Buffer.from(MESSAGES.groups!)).to).toEqual(['x@example.com', 'y@example.com', 'z@example.com']);
+    expect((await parseHeaders(Buffer.from(MESSAGES.groups!))).to).toEqual([
+      'x@example.com',
+      'y@example.com',
+      'z@example.com',
+    ]);
     expect(
-      parseHeaders(Buffer.from(MESSAGES.folded!))
-        .lines.filter((l) => l.name === 'X-Custom')
+      (await parseHeaders(Buffer.from(MESSAGES.folded!))).lines
+        .filter((l) => l.name === 'X-Custom')
         .map((l) => l.value),
     ).toEqual(['value', 'second']);
   });

@@ -1,13 +1,9 @@
-// The header block of a caught message, parsed the way mailparser parses it (its header code, run directly):
-// the sink needs only the headers when it catches a message, and mailparser's stream machinery costs more than
-// the parse itself. The body is parsed by mailparser in full when the message is first read.
-import { createRequire } from 'node:module';
-import type { AddressObject, MailParser } from 'mailparser';
-
-const require = createRequire(import.meta.url);
-type HeaderList = new (raw: Buffer) => { getList(): { key: string; line: string }[] };
-let headerList: HeaderList | undefined;
-const mailsplitHeaders = () => (headerList ??= (require('@zone-eu/mailsplit') as { Headers: HeaderList }).Headers);
+// The header block of a caught message, parsed the way mailparser parses it: the sink needs only the headers when it
+// catches a message. Through the mailparser seam (seams/mailparser.ts): mailparser's header code run directly, or its
+// own parse of the block. The body is parsed by mailparser in full when the message is first read.
+import type { AddressObject } from 'mailparser';
+import { type Logger, silentLogger } from '../../lib/log.js';
+import { headerReader } from './seams/mailparser.js';
 
 export interface CaughtHeaders {
   messageId: string | null;
@@ -21,14 +17,6 @@ export interface CaughtHeaders {
   /** Whether the header block has a DKIM-Signature field (verified later, when the message is first read). */
   signed: boolean;
 }
-
-// processHeaders only reads the parser's libmime instance: one parser serves every call, made for the first message
-// caught (mailparser and its charset tables are loaded then, not with the server).
-let parser: { processHeaders(lines: { key: string; line: string }[]): Map<string, unknown> } | undefined;
-const headerParser = () =>
-  (parser ??= new (require('mailparser') as { MailParser: typeof MailParser }).MailParser() as unknown as NonNullable<
-    typeof parser
-  >);
 
 function addresses(field: unknown): string[] {
   const list = (Array.isArray(field) ? field : field ? [field] : []) as AddressObject[];
@@ -51,13 +39,13 @@ export function headerBlock(raw: Buffer): Buffer {
   return raw.subarray(0, end);
 }
 
-/** The fields the sink stores parsed; mailparser decodes each field on its own, so the others are not passed. */
-const PARSED_FIELDS = new Set(['message-id', 'subject', 'from', 'to', 'cc']);
-
-/** The header fields of a message whose header block (headerBlock) is `block`. */
-export function parseHeaders(raw: Buffer, block = headerBlock(raw)): CaughtHeaders {
-  const list = new (mailsplitHeaders())(block).getList();
-  const map = headerParser().processHeaders(list.filter((h) => PARSED_FIELDS.has(h.key)));
+/** The header fields of a message whose header block (headerBlock) is `block`; `log` hears the seam's path. */
+export async function parseHeaders(
+  raw: Buffer,
+  block = headerBlock(raw),
+  log: Logger = silentLogger,
+): Promise<CaughtHeaders> {
+  const { lines: list, fields: map } = await headerReader(log)(block);
   const from = map.get('from') as AddressObject | undefined;
   return {
     messageId: (map.get('message-id') as string | undefined) ?? null,

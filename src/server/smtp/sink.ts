@@ -10,8 +10,8 @@ import { MAX_HEADER_BLOCK } from '../core/caught-body.js';
 import type { CaughtMail, DkimVerdict, Inbox } from '../core/inbox.js';
 import type { Chaos, ChaosHit, SmtpStage } from '../sandbox/chaos.js';
 import { glanceBody, previewOf } from './body-text.js';
-import { useSinkConnections } from './connection.js';
 import { headerBlock, parseHeaders } from './headers.js';
+import { useConnections } from './seams/smtp-server.js';
 
 /** The sink's answer when it has no room to store a message. */
 export const SINK_FULL_REPLY = 'Insufficient system storage: the disk holding the data is full; try again later';
@@ -87,7 +87,7 @@ export async function ingest(
     );
   }
   // Only the header block is parsed now (what the listing shows); the body when the message is first read.
-  const parsed = parseHeaders(raw, block);
+  const parsed = await parseHeaders(raw, block, deps.log);
   // And a quick look at the body for the inbox's search, preview line and attachment marker (body-text.ts).
   const glance = glanceBody(raw, parsed.lines);
   return deps.inbox.catch({
@@ -186,8 +186,8 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
   const server: SMTPServer = new SMTPServer({
     ...sinkServerOptions(limits, tls),
     // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
-    // later; answering at once sends the greeting before anything is read from the socket (connection.ts) and saves
-    // two turns a message.
+    // later; answering at once sends the greeting before anything is read from the socket (seams/smtp-server-fast.ts)
+    // and saves two turns a message.
     onConnect: (_session, callback) => callback(chaos.answer('connect')),
     // Any credentials are welcome. An API key of this server as the password files the session's mail under its
     // workspace: each project sending with its own key has an inbox of its own.
@@ -264,15 +264,19 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
       });
     },
   });
-  useSinkConnections(server);
   server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
-  return listener(server);
+  return listener(server, deps.log);
 }
 
-/** An smtp-server's listening side: listen (resolving with the port it got), whether it listens, close. */
-export function listener(server: SMTPServer): Sink {
+/**
+ * An smtp-server's listening side: listen (resolving with the port it got), whether it listens, close. Its connections
+ * are settled before it first listens: the sink's own, greeted at once, or the library's (seams/smtp-server.ts).
+ */
+export function listener(server: SMTPServer, log: Logger): Sink {
+  let connections: Promise<unknown> | undefined;
   return {
-    listen(port, host) {
+    async listen(port, host) {
+      await (connections ??= useConnections(server, log));
       return new Promise((resolve, reject) => {
         const onError = (err: Error) => reject(err);
         server.server.once('error', onError);

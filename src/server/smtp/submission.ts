@@ -12,7 +12,6 @@ import type { Logger } from '../../lib/log.js';
 import type { Core } from '../core/index.js';
 import { ServiceError } from '../core/errors.js';
 import { validate } from '../core/validate.js';
-import { useSinkConnections } from './connection.js';
 import { listener, MAX_CONNECTIONS, type Sink } from './sink.js';
 import { SubmittedMessageError, submittedRequest } from './submitted.js';
 
@@ -170,12 +169,11 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
       onRcptTo: (_address, _session, callback) => callback(),
       onData,
     });
-    useSinkConnections(smtp);
     smtp.on('error', (err: NodeJS.ErrnoException) => {
       // A port that is taken is answered where it is listened on (the start moves or stops), not logged here.
       if (err.syscall !== 'listen') log.warn('smtp submission error', { error: err.message });
     });
-    return listener(smtp);
+    return listener(smtp, log);
   }
 
   return { starttls: server(false), implicit: server(true) };

@@ -1,5 +1,7 @@
-// connection.ts replaces a method of smtp-server and mirrors another. These tests hold it to the library it was written
-// against: the pinned version, the text of both methods, and the library still waiting where the sink does not.
+// The smtp-server seam. Its fast path (smtp-server-fast.ts) replaces a method of smtp-server and mirrors another: these
+// tests hold it to the library it was written against (the pinned version, the text of both methods, the library still
+// waiting where the sink does not), show that a conversation reads the same on both paths, and that the seam takes the
+// library's own connections by itself when the library is not the one pinned.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
@@ -7,22 +9,26 @@ import { SMTPServer } from 'smtp-server';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connect as tlsConnect } from 'node:tls';
-import { smtpTalk, smtpTalkOn, type SmtpTalk } from '../../../test/helpers/smtp.js';
-import { useSinkConnections } from './connection.js';
-import { makeCertificate } from './tls.js';
+import { smtpTalk, smtpTalkOn, type SmtpTalk } from '../../../../test/helpers/smtp.js';
+import { makeCertificate } from '../tls.js';
+import { stockForced } from './choose.js';
+import { SMTP_SERVER_PINNED, connectionsPath, selectConnections } from './smtp-server.js';
+import { useSinkConnections } from './smtp-server-fast.js';
 
 const oneLine = (f: { toString(): string }) => f.toString().replace(/\s+/g, ' ');
 
-describe('smtp-server as connection.ts knows it', () => {
-  it('is the version package.json pins exactly', () => {
+describe('smtp-server as smtp-server-fast.ts knows it', () => {
+  it('is the version the seam pins, and package.json and the lock pin it exactly', () => {
     const installed = createRequire(import.meta.url)('smtp-server/package.json').version as string;
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    // After an upgrade: run these tests against the new version, then move the seam's pin (or leave the stock path).
+    expect(installed, 'the version smtp-server-fast.ts is written for').toBe(SMTP_SERVER_PINNED);
+    const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8'));
     expect(pkg.dependencies['smtp-server']).toBe(installed);
-    const lock = JSON.parse(readFileSync(new URL('../../../package-lock.json', import.meta.url), 'utf8'));
+    const lock = JSON.parse(readFileSync(new URL('../../../../package-lock.json', import.meta.url), 'utf8'));
     expect(lock.packages[''].dependencies['smtp-server']).toBe(installed);
   });
 
-  it('has the init() that connection.ts replaces: the connection limit, then a 100 ms timer before connectionReady()', () => {
+  it('has the init() that smtp-server-fast.ts replaces: the connection limit, then a 100 ms timer before connectionReady()', () => {
     expect(oneLine(SMTPConnection.prototype.init)).toBe(
       oneLine(`init() {
         // Setup event handlers for the socket
@@ -40,7 +46,7 @@ describe('smtp-server as connection.ts knows it', () => {
     );
   });
 
-  it('has the onSecure() that connection.ts wraps: it calls back on a later turn, after which the TLS socket is read', () => {
+  it('has the onSecure() that smtp-server-fast.ts wraps: it calls back on a later turn, after which the TLS socket is read', () => {
     expect(oneLine(SMTPServer.prototype.onSecure)).toBe(
       oneLine(`onSecure(socket, session, callback) {
         setImmediate(callback);
@@ -48,7 +54,7 @@ describe('smtp-server as connection.ts knows it', () => {
     );
   });
 
-  it('has the connect() that connection.ts mirrors', () => {
+  it('has the connect() that smtp-server-fast.ts mirrors', () => {
     expect(oneLine(SMTPServer.prototype.connect)).toBe(
       oneLine(`connect(socket, socketOptions) {
         let connection = new SMTPConnection(this, socket, socketOptions);
@@ -87,7 +93,7 @@ describe("the sink's connections", () => {
   }
 
   /**
-   * A server as smtp-server makes it, or (`prompt`) as connection.ts changes it; counts the messages it takes. With
+   * A server as smtp-server makes it, or (`prompt`) as the seam's fast path changes it; counts the messages it takes. With
    * `tls`, it offers STARTTLS with that certificate, or (`secure`) speaks TLS from the start.
    */
   async function start(
@@ -113,9 +119,76 @@ describe("the sink's connections", () => {
         });
       },
     });
-    if (prompt) useSinkConnections(server);
+    if (prompt) useSinkConnections(server, SMTPConnection);
     return { server: await listening(server), taken: () => taken };
   }
+
+  /**
+   * A whole conversation with `server`, each command written once the reply before it is in (a client that waits for
+   * the greeting), the MAIL, RCPT and DATA of a message pipelined; over TLS after STARTTLS when given the `ca`. Every
+   * reply, in order.
+   */
+  async function conversation(server: SMTPServer, ca?: Buffer): Promise<string[]> {
+    let talk = await connectTo(server);
+    const replies: string[] = [];
+    const say = async (command: string, answers = 1) => {
+      talk.write(command);
+      for (let i = 0; i < answers; i++) replies.push(await talk.reply());
+    };
+    replies.push(await talk.reply());
+    await say('EHLO client.example.test\r\n');
+    if (ca) {
+      await say('STARTTLS\r\n');
+      talk.socket.removeAllListeners('data');
+      talk = await new Promise<SmtpTalk>((resolve, reject) => {
+        const socket = tlsConnect({ socket: talk.socket, ca, servername: 'localhost' }, () =>
+          resolve(smtpTalkOn(socket)),
+        );
+        socket.once('error', reject);
+      });
+      cleanup.push(() => talk.destroy());
+      await say('EHLO client.example.test\r\n');
+    }
+    for (const subject of ['one', 'two']) {
+      await say('MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n', 3);
+      await say(`From: alice@example.test\r\nSubject: ${subject}\r\n\r\nHello.\r\n.\r\n`);
+    }
+    await say('RSET\r\n');
+    await say('NOOP\r\n');
+    await say('VRFY bob\r\n');
+    await say('FROB\r\n');
+    await say('MAIL FROM:alice\r\n');
+    await say('QUIT\r\n');
+    await talk.closed;
+    return replies;
+  }
+
+  it('read the same on both paths: a conversation with the fast path is, reply for reply, the library’s own', async () => {
+    const fast = await start(true);
+    const stock = await start(false);
+    const replies = await conversation(fast.server);
+    expect(replies.map((r) => r.slice(0, 3))).toEqual([
+      '220',
+      '250',
+      ...['250', '250', '354', '250'],
+      ...['250', '250', '354', '250'],
+      '250',
+      '250',
+      '252',
+      '500',
+      '501',
+      '221',
+    ]);
+    expect(replies).toEqual(await conversation(stock.server));
+    expect([fast.taken(), stock.taken()]).toEqual([2, 2]);
+
+    const { cert, key } = await makeCertificate(Date.now());
+    const fastTls = await start(true, { cert, key });
+    const stockTls = await start(false, { cert, key });
+    const overTls = await conversation(fastTls.server, cert);
+    expect(overTls.slice(0, 4).map((r) => r.slice(0, 3))).toEqual(['220', '250', '220', '250']);
+    expect(overTls).toEqual(await conversation(stockTls.server, cert));
+  });
 
   it('the library waits for a 100 ms timer before it greets, and answers a client that talks first with 421', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -262,5 +335,46 @@ describe("the sink's connections", () => {
     secure.write('Subject: over TLS\r\n\r\nHello.\r\n.\r\n');
     expect(await secure.reply()).toMatch(/^250 /);
     expect(implicit.taken()).toBe(1);
+  });
+});
+
+describe('the choice of path', () => {
+  const lib = { version: SMTP_SERVER_PINNED, SMTPConnection, SMTPServer };
+
+  it('is the fast path for the smtp-server pinned, with every private part the fast path uses', () => {
+    expect(selectConnections(lib, {})).toEqual({ path: 'fast', why: `smtp-server ${SMTP_SERVER_PINNED}, as pinned` });
+  });
+
+  it('is the stock path, by itself, for another version of smtp-server', () => {
+    const choice = selectConnections({ ...lib, version: '3.22.0' }, {});
+    expect(choice.path).toBe('stock');
+    expect(choice.why).toMatch(/smtp-server 3\.22\.0 is installed; the fast path is written for 3\.21\.6/);
+    expect(selectConnections({ ...lib, version: null }, {}).path).toBe('stock');
+  });
+
+  it('is the stock path, by itself, for the pinned version without a private part it uses', () => {
+    // A connection class whose init() became something else, a server that lost a private method, no connection file.
+    class Renamed extends SMTPConnection {}
+    Object.defineProperty(Renamed.prototype, '_setListeners', { value: undefined });
+    expect(selectConnections({ ...lib, SMTPConnection: Renamed }, {})).toMatchObject({
+      path: 'stock',
+      why: expect.stringMatching(/lacks SMTPConnection\.prototype\._setListeners$/),
+    });
+    class Quiet extends SMTPServer {}
+    Object.defineProperty(Quiet.prototype, '_onClientConnect', { value: undefined });
+    expect(selectConnections({ ...lib, SMTPServer: Quiet }, {}).why).toMatch(
+      /SMTPServer\.prototype\._onClientConnect$/,
+    );
+    expect(selectConnections({ ...lib, SMTPConnection: undefined }, {}).why).toMatch(/lacks lib\/smtp-connection\.js$/);
+    expect(selectConnections({ ...lib, SMTPConnection: {} }, {}).why).toMatch(/lacks SMTPConnection$/);
+  });
+
+  it('is the stock path whenever SVC_STOCK_SEAMS is set', () => {
+    expect(selectConnections(lib, { SVC_STOCK_SEAMS: '1' })).toEqual({ path: 'stock', why: 'SVC_STOCK_SEAMS is set' });
+    expect(selectConnections(lib, { SVC_STOCK_SEAMS: '0' }).path).toBe('fast');
+  });
+
+  it('in this process is the one its environment asks for', async () => {
+    expect((await connectionsPath()).path).toBe(stockForced() ? 'stock' : 'fast');
   });
 });
