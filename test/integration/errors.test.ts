@@ -294,7 +294,7 @@ describe('credentials', () => {
       ['GET', '/v1/api-keys'],
       ['GET', '/v1/domains'],
       ['POST', '/v1/emails'],
-    ]) {
+    ] as const) {
       const r = await s.call(method, path, { token: s.adminToken, body: method === 'POST' ? mail() : undefined });
       expectProblem(r, 401, 'invalid_token');
       expect(r.body.detail).toMatch(/sandbox admin token/);
@@ -363,7 +363,7 @@ describe('routes and methods', () => {
       ['GET', '/v1/api-keys/'],
       ['POST', '/v1/api-keys/'],
       ['GET', '/sandbox/clock/'],
-    ]) {
+    ] as const) {
       const r = await s.call(method, path, { token: path.startsWith('/sandbox') ? s.adminToken : session });
       expectProblem(r, 404, 'not_found');
     }

@@ -160,7 +160,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; rateLimits: R
       );
     }
     const all = store.workspacesOf(userId);
-    return all.length === 1 ? all[0] : null;
+    return all.length === 1 ? (all[0] ?? null) : null;
   }
 
   return {
