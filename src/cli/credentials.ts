@@ -81,8 +81,7 @@ export function createCredentialStore(o: CredentialOptions): CredentialStore {
       const entry = new AsyncEntry(SERVICE, name, { linux: { store: 'secret-service' } });
       return { value: await op(entry, AbortSignal.timeout(KEYCHAIN_TIMEOUT_MS)) };
     } catch (err) {
-      const why = String((err as Error)?.message ?? err)
-        .split('\n')[0]!
+      const why = (String((err as Error)?.message ?? err).split('\n')[0] ?? '')
         .replace(/^Platform failure: /, '')
         .slice(0, 160);
       if (choice === 'keychain') {

@@ -21,8 +21,8 @@ export async function discoverLocalServer(
   if (running.some((s) => portOf(s.api) === Number(port))) return undefined;
   // Something that did not register (another program, a server that could not) may answer there all the same.
   if (await answers(hostname, Number(port))) return undefined;
-  if (running.length === 1) {
-    const server = running[0]!;
+  const [server] = running;
+  if (server && running.length === 1) {
     const url = reachableAt(server.api);
     if (io.stderrIsTTY && !o.quiet)
       io.info(

@@ -108,9 +108,10 @@ const MIN_WIDTH = 5;
  */
 function fitWidths(natural: readonly number[], ids: readonly boolean[], budget: number): number[] {
   if (sum(natural) <= budget) return [...natural];
-  const floor = natural.map((w) => Math.min(w, MIN_WIDTH));
+  const floorOf = (w: number) => Math.min(w, MIN_WIDTH);
+  const floor = natural.map(floorOf);
   const others = natural.map((_, i) => !ids[i]);
-  const keptIds = natural.map((w, i) => (ids[i] ? w : floor[i]!));
+  const keptIds = natural.map((w, i) => (ids[i] ? w : floorOf(w)));
   if (sum(keptIds) <= budget) return capped(natural, floor, others, budget);
   const all = natural.map(() => true);
   if (sum(floor) <= budget) return capped(keptIds, floor, all, budget);
@@ -142,9 +143,10 @@ function capped(
   }
   const result = at(lo);
   let spare = budget - sum(result);
-  for (let i = 0; i < result.length && spare > 0; i++) {
-    if (which[i] && result[i]! < widths[i]!) {
-      result[i]!++;
+  for (const [i, w] of result.entries()) {
+    if (spare <= 0) break;
+    if (which[i] && w < widths[i]!) {
+      result[i] = w + 1;
       spare--;
     }
   }

@@ -58,14 +58,14 @@ const FLAG_OPTIONS = new Set(['--json', '--wide', '-q', '--quiet', '--verbose'])
  */
 export function commandsFor(args: readonly string[]): readonly string[] {
   const all = Object.keys(COMMANDS);
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
+  const rest = args.values();
+  for (const arg of rest) {
     if (arg === '-V' || arg === '--version') return [];
     if (VALUE_OPTIONS.has(arg)) {
-      i++;
+      rest.next(); // the option's value
       continue;
     }
-    if (FLAG_OPTIONS.has(arg) || VALUE_OPTIONS.has(arg.split('=')[0]!)) continue;
+    if (FLAG_OPTIONS.has(arg) || VALUE_OPTIONS.has(arg.split('=')[0] ?? '')) continue;
     if (arg.startsWith('-')) return all;
     return Object.hasOwn(COMMANDS, arg) && arg !== 'completion' ? [arg] : all;
   }
@@ -112,7 +112,12 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
     program.configureOutput({ writeOut: (s) => void stdout.write(s), writeErr: (s) => void stderr.write(s) });
   }
   const names = o.commands ?? Object.keys(COMMANDS);
-  for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) program.addCommand(make(o.runner));
+  const load = (name: string) => {
+    const make = COMMANDS[name];
+    if (!make) throw new Error(`svc has no top-level command named ${name}`);
+    return make();
+  };
+  for (const make of await Promise.all(names.map(load))) program.addCommand(make(o.runner));
   // `svc serve --json` (JSON logs) and `--quiet` (fewer log lines) have the program's own options' names, and the
   // program takes them wherever they are written: hand them on.
   program.commands

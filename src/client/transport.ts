@@ -129,7 +129,8 @@ export async function readAll(r: TransportResponse): Promise<Uint8Array> {
     parts.push(chunk);
     size += chunk.byteLength;
   }
-  if (parts.length === 1) return parts[0]!;
+  const [only] = parts;
+  if (only && parts.length === 1) return only;
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {

@@ -169,10 +169,11 @@ async function oldestVerified(client: Client): Promise<Domain> {
   const domains = await allDomains(client, (reply) => sandboxOnly(client, reply));
   const verified = domains.filter((d) => d.status === 'verified').at(-1);
   if (verified) return verified;
+  const [newest] = domains;
   throw new TriggerError(
     'this workspace has no verified domain to send from',
-    domains.length > 0
-      ? `verify one in the sandbox with \`svc domains verify ${domains[0]!.id} --publish\`, or give --domain`
+    newest
+      ? `verify one in the sandbox with \`svc domains verify ${newest.id} --publish\`, or give --domain`
       : 'add one with `svc domains add NAME`, then `svc domains verify dom_… --publish`',
   );
 }

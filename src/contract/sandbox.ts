@@ -427,10 +427,11 @@ export const ChaosRule = lazySchema(() =>
         }
       }
       const given = [...HTTP_ACTIONS, 'code' as const].filter((k) => action[k] !== undefined);
-      if (given.length === 0) {
+      const [first, second] = given;
+      if (first === undefined) {
         issue(['action'], smtp ? 'must give code (the SMTP reply)' : 'must give one of status, delay_ms or reset');
-      } else if (given.length > 1) {
-        issue(['action', given[1]!], `give one action: ${given.join(' and ')} cannot go together`);
+      } else if (second !== undefined) {
+        issue(['action', second], `give one action: ${given.join(' and ')} cannot go together`);
       }
       for (const k of given) {
         if (smtp && k !== 'code') issue(['action', k], 'an SMTP match takes only a code action');

@@ -25,8 +25,8 @@ export function createByteBudget(total: number): ByteBudget {
       given = true;
       held -= n;
       // First come, first served: a large request at the head is not overtaken by smaller ones behind it.
-      while (queue.length && fits(queue[0]!.n)) {
-        const next = queue.shift()!;
+      for (let next = queue[0]; next && fits(next.n); next = queue[0]) {
+        queue.shift();
         next.grant(grant(next.n));
       }
     };

@@ -48,7 +48,7 @@ export function allLinks(text: string | null, html: string | null): string[] {
   const found = new Set<string>();
   for (const m of (text ?? '').matchAll(/\bhttps?:\/\/[^\s<>"]+/gi)) found.add(trimUrl(m[0]));
   for (const m of (html ?? '').matchAll(/<a\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
-    const href = decodeEntities(m[1] ?? m[2] ?? m[3]!).trim();
+    const href = decodeEntities(m[1] ?? m[2] ?? m[3] ?? '').trim();
     if (/^https?:\/\//i.test(href)) found.add(href);
   }
   return [...found];

@@ -17,7 +17,7 @@ const UNITS: Record<string, number> = {
 export function parseSize(text: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
   if (!m) return null;
-  const unit = UNITS[m[2]!.toLowerCase()];
+  const unit = UNITS[(m[2] ?? '').toLowerCase()];
   if (unit === undefined) return null;
   return Math.floor(Number(m[1]) * unit);
 }

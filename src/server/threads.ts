@@ -19,8 +19,10 @@ export function startThread(script: URL, options: WorkerOptions = {}): Worker {
 /** The ESM entry of `tsx/esm/api`, from tsx's own exports map (require.resolve would give its CommonJS entry). */
 function tsxApi(): string {
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const entry = (
+  const api = (
     JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
-  ).exports['./esm/api']!.import.default;
+  ).exports['./esm/api'];
+  if (!api) throw new Error(`${manifest} exports no ./esm/api`);
+  const entry = api.import.default;
   return pathToFileURL(fileURLToPath(new URL(entry, pathToFileURL(manifest)))).href;
 }

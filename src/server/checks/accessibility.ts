@@ -21,8 +21,8 @@ export function accessibilityFindings(m: Markup): CheckFinding[] {
     });
   }
   const vague = m.elements.filter((e) => e.name === 'a' && VAGUE.test(collapse(textOf(e))));
-  if (vague.length) {
-    const first = vague[0]!;
+  const [first] = vague;
+  if (first) {
     out.push({
       severity: 'notice',
       rule: 'link-text-vague',

@@ -52,7 +52,9 @@ export async function authenticationCheck(
   const dkimPass = signatures.filter((r) => r.status.result === 'pass');
   const dkimAligned = dkimPass.find((r) => from && org(r.signingDomain) === org(from));
   const dkim = dkimPass.length ? 'pass' : (signatures[0]?.status.result ?? 'none');
-  if (!signatures.length) {
+  const [signature] = signatures;
+  const [passed] = dkimPass;
+  if (!signature) {
     findings.push({
       severity: 'warning',
       rule: 'dkim-missing',
@@ -61,19 +63,18 @@ export async function authenticationCheck(
         'The message has no DKIM-Signature: Gmail and Yahoo require DKIM of bulk senders, and without it only SPF ' +
         'can authenticate the message (which a forward breaks). Sign it with a key published for the From domain.',
     });
-  } else if (!dkimPass.length) {
-    const s = signatures[0]!;
+  } else if (!passed) {
     findings.push({
       severity: 'error',
       rule: 'dkim-fail',
-      title: `The DKIM signature of ${s.signingDomain} does not verify`,
-      detail: `${s.status.result}${s.status.comment ? `: ${s.status.comment}` : ''}. A receiver treats the message as unsigned, or as tampered with.`,
+      title: `The DKIM signature of ${signature.signingDomain} does not verify`,
+      detail: `${signature.status.result}${signature.status.comment ? `: ${signature.status.comment}` : ''}. A receiver treats the message as unsigned, or as tampered with.`,
     });
   } else if (!dkimAligned && from) {
     findings.push({
       severity: 'warning',
       rule: 'dkim-not-aligned',
-      title: `Signed by ${dkimPass[0]!.signingDomain}, not by the From domain`,
+      title: `Signed by ${passed.signingDomain}, not by the From domain`,
       detail: `The signature verifies but its d= domain is not ${org(from)}, so it does not count for DMARC: sign with a key of ${from}.`,
     });
   }

@@ -107,21 +107,24 @@ type Support = 'y' | 'a' | 'n' | 'u';
 
 /** A client's support of a feature: the latest version caniemail tested (as caniemail reads it), or unknown. */
 function supportOf(f: Feature, client: string): Support {
-  const [family, platform] = client.split('.') as [string, string];
-  const versions = f.stats?.[family]?.[platform];
-  if (!versions) return 'u';
-  const latest = Object.keys(versions).sort().at(-1)!;
-  const v = versions[latest]!.trim()[0];
+  const v = latestOf(f, client)?.trim()[0];
   return v === 'y' || v === 'a' || v === 'n' ? v : 'u';
 }
 
 /** The notes a client's support of a feature points at (`a #1`). */
 function notesOf(f: Feature, client: string): string[] {
+  const latest = latestOf(f, client) ?? '';
+  return [...latest.matchAll(/#(\d+)/g)]
+    .map(([, num = '']) => f.notes_by_num?.[num])
+    .filter((n): n is string => Boolean(n));
+}
+
+/** What caniemail says of a client's latest version it tested (`a #1`), or undefined when it tested none. */
+function latestOf(f: Feature, client: string): string | undefined {
   const [family, platform] = client.split('.') as [string, string];
-  const versions = f.stats?.[family]?.[platform];
-  if (!versions) return [];
-  const latest = versions[Object.keys(versions).sort().at(-1)!]!;
-  return [...latest.matchAll(/#(\d+)/g)].map((n) => f.notes_by_num?.[n[1]!]).filter((n): n is string => Boolean(n));
+  const versions = f.stats?.[family]?.[platform] ?? {};
+  const latest = Object.keys(versions).sort().at(-1);
+  return latest === undefined ? undefined : versions[latest];
 }
 
 export interface Compatibility {

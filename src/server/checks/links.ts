@@ -350,7 +350,7 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
           severity: 'notice',
           rule: 'links-offline',
           title: `${links.length - checked.length} links were not checked`,
-          detail: `${reason[0]!.toUpperCase()}${reason.slice(1)}.`,
+          detail: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`,
         });
       }
       return { skipped: null, links, findings };

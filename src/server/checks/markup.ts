@@ -83,7 +83,7 @@ export function urlsOf(m: Markup): FoundUrl[] {
     }
     if (a.background !== undefined) add(a.background, 'image', e);
     for (const css of [a.style, e.name === 'style' ? textOf(e) : undefined]) {
-      if (css) for (const match of css.matchAll(CSS_URL)) add(match[2]!, 'image', e);
+      if (css) for (const match of css.matchAll(CSS_URL)) add(match[2] ?? '', 'image', e);
     }
   }
   return out;

@@ -53,7 +53,7 @@ export async function askSpamd(spamd: SpamdAddress, raw: Buffer, timeoutMs = SPA
   const verdict = /^Spam:\s*(True|False|Yes|No)\s*;\s*(-?[\d.]+)\s*\/\s*(-?[\d.]+)/im.exec(head);
   if (!verdict) throw new Error('spamd answered no score');
   return {
-    spam: /^(true|yes)$/i.test(verdict[1]!),
+    spam: /^(true|yes)$/i.test(verdict[1] ?? ''),
     score: Number(verdict[2]),
     threshold: Number(verdict[3]),
     rules: reportRules(rest.join('\r\n\r\n')),
@@ -71,7 +71,7 @@ export function reportRules(report: string): SpamVerdict['rules'] {
   const rules: SpamVerdict['rules'] = [];
   for (const line of lines.slice(start + 1)) {
     const m = /^\s*(-?\d+(?:\.\d+)?)\s+([A-Z0-9_]+)\s+(.*)$/.exec(line);
-    if (m) rules.push({ points: Number(m[1]), name: m[2]!, description: m[3]!.trim() });
+    if (m) rules.push({ points: Number(m[1]), name: m[2] ?? '', description: (m[3] ?? '').trim() });
     else if (/^\s{5,}\S/.test(line) && rules.length) rules.at(-1)!.description += ` ${line.trim()}`;
     else if (!line.trim()) break;
   }

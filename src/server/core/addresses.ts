@@ -21,8 +21,8 @@ export function parseAddress(input: string): ParsedAddress | null {
   let addr = s;
   const angle = /^(.*?)\s*<([^<>]*)>$/s.exec(s);
   if (angle) {
-    name = angle[1]!.trim();
-    addr = angle[2]!.trim();
+    name = (angle[1] ?? '').trim();
+    addr = (angle[2] ?? '').trim();
     if (name.startsWith('"') && name.endsWith('"') && name.length >= 2)
       name = name.slice(1, -1).replace(/\\(.)/g, '$1');
     else if (/[<>"]/.test(name)) return null;
@@ -41,5 +41,5 @@ export function parseAddress(input: string): ParsedAddress | null {
 /** The simulator mailbox an address names (`bounce+label@simulator.test` → `bounce`), or null. */
 export function simulatorMailbox(address: string): string | null {
   const m = /^([^@+]+)(?:\+[^@]*)?@simulator\.test$/i.exec(address);
-  return m ? m[1]!.toLowerCase() : null;
+  return m?.[1]?.toLowerCase() ?? null;
 }

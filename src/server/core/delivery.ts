@@ -132,7 +132,7 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
           headers: m.headers,
           tracking: m.tracking,
           domain: {
-            name: domain?.name ?? m.from_email.split('@')[1]!,
+            name: domain?.name ?? m.from_email.split('@')[1] ?? '',
             mailFrom: domain?.mail_from_subdomain ?? 'bounces',
             trackingHost: domain?.tracking_host ?? null,
           },

@@ -102,7 +102,7 @@ function display(r: ExpectedRecord): string {
 /** For a mismatch, the published values a person would recognise as meant for this record (same tag). */
 function relevant(r: ExpectedRecord, values: string[]): string[] {
   if (r.type !== 'TXT') return values;
-  const first = r.value.split(/[;\s]/)[0]!;
+  const first = r.value.split(/[;\s]/)[0] ?? '';
   const prefix = first.startsWith('v=') ? first : first.slice(0, first.indexOf('=') + 1);
   const same = values.filter((v) => v.toLowerCase().startsWith(prefix.toLowerCase()));
   return same.length ? same : values;

@@ -45,7 +45,7 @@ function toApiKey(r: ApiKeyRecord): ApiKey {
 export function parseCidr(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
   try {
     // Only dotted-quad IPv4 or IPv6 text: ipaddr.js alone would also take legacy forms, where `010.0.0.0/8` is 8.0.0.0/8.
-    if (!isIP(entry.split('/')[0]!)) return null;
+    if (!isIP(entry.split('/')[0] ?? '')) return null;
     if (entry.includes('/')) return ipaddr.parseCIDR(entry);
     if (!ipaddr.isValid(entry)) return null;
     const a = ipaddr.parse(entry);

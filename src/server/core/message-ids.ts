@@ -19,8 +19,8 @@ export function systemMessageIdHeader(): string {
 export function readMessageIdHeader(
   header: string,
 ): { kind: 'message'; messageId: string } | { kind: 'system' } | null {
-  const m = MESSAGE.exec(header);
-  if (m) return { kind: 'message', messageId: m[1]! };
+  const messageId = MESSAGE.exec(header)?.[1];
+  if (messageId) return { kind: 'message', messageId };
   return SYSTEM.test(header) ? { kind: 'system' } : null;
 }
 

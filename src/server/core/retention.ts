@@ -57,9 +57,10 @@ export function createRetention(
     const found = store.agedCaught(policy.maxMessages, cut, CAUGHT_BATCH);
     let bytes = 0;
     let n = 0;
-    for (; n < found.length; n++) {
-      if (n > 0 && bytes + found[n]!.size > CAUGHT_BATCH_BYTES) break;
-      bytes += found[n]!.size;
+    for (const { size } of found) {
+      if (n > 0 && bytes + size > CAUGHT_BATCH_BYTES) break;
+      bytes += size;
+      n++;
     }
     const victims = found.slice(0, n);
     if (victims.length) store.deleteCaught(victims.map((v) => v.seq));

@@ -112,8 +112,9 @@ function unknownFieldMessage(field: string, known: readonly string[]): string {
 function matchedBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== 'invalid_union') return [issue];
   const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0));
-  if (typed.length !== 1) return [issue];
-  return typed[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue).flatMap(matchedBranch);
+  const [only] = typed;
+  if (!only || typed.length !== 1) return [issue];
+  return only.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue).flatMap(matchedBranch);
 }
 
 function pathOf(path: readonly PropertyKey[]): string {

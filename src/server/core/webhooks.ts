@@ -319,9 +319,10 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
         }
         return;
       }
-      if (delivery.attempt < WEBHOOK_ATTEMPT_OFFSETS.length) {
+      const offset = WEBHOOK_ATTEMPT_OFFSETS[delivery.attempt];
+      if (offset !== undefined) {
         return {
-          retryAt: first + WEBHOOK_ATTEMPT_OFFSETS[delivery.attempt]!,
+          retryAt: first + offset,
           payload: { ...delivery, attempt: delivery.attempt + 1, first_attempt_at: first },
         };
       }

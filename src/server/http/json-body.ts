@@ -63,7 +63,7 @@ function parseJsonBody(c: Context<Env>, text: string, schema: z.ZodType | undefi
   if (text.length === 0 && !schema) return undefined;
   // An operation whose body is wholly optional takes no body at all, with or without a Content-Type.
   if (text.length === 0 && schema?.safeParse({}).success) return validate(schema, {}, 'body');
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = ((c.req.header('content-type') ?? '').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'application/json') {
     throw new ServiceError(
       'unsupported_content_type',

@@ -18,7 +18,7 @@ export function incomingOf(c: Context<Env>): IncomingMessage | undefined {
 export function clientIp(c: Context<Env>, trustProxy: boolean): string {
   if (trustProxy) {
     const xff = c.req.header('x-forwarded-for');
-    if (xff) return xff.split(',')[0]!.trim();
+    if (xff) return (xff.split(',')[0] ?? '').trim();
   }
   return incomingOf(c)?.socket?.remoteAddress ?? '127.0.0.1';
 }
@@ -26,7 +26,7 @@ export function clientIp(c: Context<Env>, trustProxy: boolean): string {
 /** The path as the request sent it, when it has a `.` or `..` segment (also percent-encoded), which a URL resolves. */
 export function dotted(c: Context<Env>): string | undefined {
   const target = incomingOf(c)?.url ?? '';
-  const path = target.split('?')[0]!;
+  const path = target.split('?')[0] ?? '';
   return /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) ? path : undefined;
 }
 
@@ -35,7 +35,7 @@ export function bearerOf(c: Context<Env>): string | null {
   const h = c.req.header('authorization');
   if (!h) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1]! : '';
+  return m?.[1] ?? '';
 }
 
 /** The query as the endpoint's schema takes it: a parameter given once is a string, one repeated an array. */

@@ -30,7 +30,9 @@ export async function bundleInboxScript(esbuild: Esbuild, entry: string): Promis
   });
   const packages = Object.keys(result.metafile.inputs).filter((f) => f.includes('node_modules'));
   if (packages.length) throw new Error(`The inbox page's script bundles packages: ${packages.join(', ')}`);
-  return result.outputFiles[0]!.text;
+  const [script] = result.outputFiles;
+  if (!script) throw new Error("esbuild wrote no file for the inbox page's script");
+  return script.text;
 }
 
 let script: Promise<string> | undefined;

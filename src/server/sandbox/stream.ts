@@ -59,7 +59,7 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
     for (;;) {
       const rows = inbox.caughtAfter(lastSeq, BATCH);
       for (const r of rows) publish({ event: 'message', data: r.summary });
-      if (rows.length) lastSeq = rows[rows.length - 1]!.seq;
+      lastSeq = rows.at(-1)?.seq ?? lastSeq;
       if (rows.length < BATCH) return;
     }
   };
@@ -78,7 +78,7 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
     for (;;) {
       const rows = inbox.attemptedAfter(lastAttemptId, BATCH);
       for (const r of rows) eventIds.add(r.event_id);
-      if (rows.length) lastAttemptId = rows[rows.length - 1]!.id;
+      lastAttemptId = rows.at(-1)?.id ?? lastAttemptId;
       if (rows.length < BATCH) break;
     }
     publish({ event: 'webhooks', data: { event_ids: [...eventIds] } });

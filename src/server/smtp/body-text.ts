@@ -133,8 +133,8 @@ export function glanceBody(raw: Buffer, top: { name: string; value: string }[]):
 
   const walk = (start: number, end: number, f: Fields, depth: number) => {
     if (++parts > MAX_PARTS) return;
-    const type = (f.get('content-type') ?? 'text/plain').split(';')[0]!.trim().toLowerCase();
-    const disposition = (f.get('content-disposition') ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = ((f.get('content-type') ?? 'text/plain').split(';')[0] ?? '').trim().toLowerCase();
+    const disposition = ((f.get('content-disposition') ?? '').split(';')[0] ?? '').trim().toLowerCase();
     if (type.startsWith('multipart/')) {
       const boundary = param(f.get('content-type')!, 'boundary');
       if (!boundary || depth >= MAX_DEPTH) return;

@@ -167,10 +167,11 @@ export function dkimField(msg: Buffer, key: DkimKey, nowSeconds: number): string
   const canon: string[] = [];
   for (const name of SIGNED_HEADERS) {
     for (let i = fields.length - 1; i >= 0; i--) {
-      if (used.has(i) || fields[i]!.slice(0, fields[i]!.indexOf(':')).trim().toLowerCase() !== name) continue;
+      const field = fields[i]!;
+      if (used.has(i) || field.slice(0, field.indexOf(':')).trim().toLowerCase() !== name) continue;
       used.add(i);
       names.push(name);
-      canon.push(relaxedHeader(fields[i]!));
+      canon.push(relaxedHeader(field));
       break;
     }
   }

@@ -91,8 +91,8 @@ export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<S
     // Keep `cid:` references as they are: the inline image goes along as an attachment with its Content-ID.
     skipImageLinks: true,
   });
-  const from = addresses(parsed.from);
-  if (from.length === 0) {
+  const [from] = addresses(parsed.from);
+  if (!from) {
     throw new SubmittedMessageError('The message has no From address; set a From header with a verified domain.');
   }
   const envelope = rcptTo.map((r) => r.toLowerCase());
@@ -134,7 +134,7 @@ export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<S
   const text = parsed.text || (html === undefined ? '' : undefined);
   const replyTo = addresses(parsed.replyTo);
   const request: SendEmailRequest = {
-    from: from[0]!,
+    from,
     to,
     ...(cc.length ? { cc } : {}),
     ...(bcc.length ? { bcc } : {}),

@@ -139,10 +139,12 @@ export type WatchedCommit = GroupCommit & { readonly full: boolean };
 export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): WatchedCommit {
   // Plain statements rather than db.transaction() wrappers: building a wrapper per item was a visible cost.
   // IMMEDIATE: the write lock is taken before the first read, so a transaction never has to upgrade a read.
-  const [begin, commit, rollback] = ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'].map((sql) => db.prepare(sql));
-  const [savepoint, release, rollbackTo] = ['SAVEPOINT item', 'RELEASE item', 'ROLLBACK TO item'].map((sql) =>
-    db.prepare(sql),
-  );
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+  const savepoint = db.prepare('SAVEPOINT item');
+  const release = db.prepare('RELEASE item');
+  const rollbackTo = db.prepare('ROLLBACK TO item');
   type Item = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
   let queue: Item[] = [];
   let lastCommit = -Infinity;
@@ -152,7 +154,7 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
   // A transaction a failed commit or rollback left open is rolled back before the next one begins.
   const abandon = () => {
     try {
-      if (db.inTransaction) rollback!.run();
+      if (db.inTransaction) rollback.run();
     } catch {
       // Left open: the next flush tries again before it begins.
     }
@@ -176,8 +178,9 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
           for (const item of items) item.reject(outcome.error);
           return;
         }
-        items[outcome.culprit]!.reject(outcome.error);
-        items = items.filter((_, i) => i !== outcome.culprit);
+        const { culprit } = outcome;
+        culprit.reject(outcome.error);
+        items = items.filter((item) => item !== culprit);
         if (items.length === 0) return;
       }
     } finally {
@@ -188,27 +191,27 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
   /** One transaction of the items; when it could not commit, the error and the item that caused it (if one did). */
   const run = (
     items: Item[],
-  ): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: number } => {
+  ): { committed: true; results: Result[] } | { committed: false; error: unknown; culprit?: Item } => {
     const results: Result[] = [];
     const atEnd: (() => void)[] = [];
-    let current: number | undefined;
+    let current: Item | undefined;
     try {
       abandon();
-      begin!.run();
-      for (const [i, item] of items.entries()) {
-        current = i;
-        savepoint!.run();
+      begin.run();
+      for (const item of items) {
+        current = item;
+        savepoint.run();
         asked = [];
         try {
           const value = item.fn();
           if (value instanceof Promise) throw new TypeError('a group-commit function must not be async');
-          release!.run();
+          release.run();
           results.push({ ok: true, value });
           atEnd.push(...asked);
         } catch (error) {
           if (!db.inTransaction) throw error;
-          rollbackTo!.run();
-          release!.run();
+          rollbackTo.run();
+          release.run();
           results.push({ ok: false, error });
         } finally {
           asked = null;
@@ -216,7 +219,7 @@ export function groupCommit(db: Db, minIntervalMs = MIN_COMMIT_INTERVAL_MS): Wat
       }
       current = undefined;
       for (const fn of atEnd) fn();
-      commit!.run();
+      commit.run();
       return { committed: true, results };
     } catch (error) {
       // This runs from a timer: nothing may escape it, or the process ends. A rollback that fails too leaves the

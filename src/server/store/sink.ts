@@ -339,7 +339,7 @@ export function createSinkStore(db: Db) {
           latest.set(r.message_id, { message_id: r.message_id, status: r.status, event_type: r.type });
       }
       return {
-        through: rows.length ? rows[rows.length - 1]!.seq : seq,
+        through: rows.at(-1)?.seq ?? seq,
         more: rows.length === limit,
         changes: [...latest.values()],
       };

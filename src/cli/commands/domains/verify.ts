@@ -128,4 +128,4 @@ function summary(d: VerifiedDomain): string {
   return bad.length ? `${bad.length} required record${bad.length === 1 ? '' : 's'} missing or wrong` : d.status;
 }
 
-const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

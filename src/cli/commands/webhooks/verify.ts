@@ -14,12 +14,12 @@ export interface WebhooksVerifyOptions {
 /** `--header 'Service-Signature: t=…,v1=…'`, or the value alone. */
 export function signatureHeader(v: string): string {
   const m = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:(.*)$/s.exec(v);
-  if (m && m[1]!.toLowerCase() !== 'service-signature') {
+  if (m && m[1]?.toLowerCase() !== 'service-signature') {
     throw new InvalidArgumentError(
       `--header takes the Service-Signature header ('Service-Signature: t=…,v1=…') or its value; got a ${m[1]} header.`,
     );
   }
-  const value = (m ? m[2]! : v).trim();
+  const value = (m ? (m[2] ?? '') : v).trim();
   if (!value)
     throw new InvalidArgumentError("--header takes 'Service-Signature: t=…,v1=…' (or the value alone); it is empty.");
   return value;

@@ -8,6 +8,8 @@ const RAW_SHOWN = 2 * 1024 * 1024;
 
 /** Web addresses in text: http or https, up to a space, a quote or an angle bracket. */
 const WEB_ADDRESS = /\bhttps?:\/\/[^\s<>"'`]+/gi;
+/** The bracket a closing one pairs with. */
+const OPENING: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
 
 /**
  * A web address as it ends in running text: without the sentence's punctuation after it, nor a closing bracket it
@@ -16,9 +18,9 @@ const WEB_ADDRESS = /\bhttps?:\/\/[^\s<>"'`]+/gi;
 function trimAddress(url: string): string {
   for (;;) {
     const last = url.at(-1)!;
-    const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+    const opening = OPENING[last];
     if ('.,;:!?*'.includes(last)) url = url.slice(0, -1);
-    else if (pairs[last] && url.split(pairs[last]!).length <= url.split(last).length - 1) url = url.slice(0, -1);
+    else if (opening && url.split(opening).length <= url.split(last).length - 1) url = url.slice(0, -1);
     else return url;
   }
 }
@@ -88,7 +90,7 @@ export function decodeWords(value: string): string {
     } catch {
       continue; // bad base64: left as it is
     }
-    const cs = charset.split('*')[0]!.toLowerCase(); // RFC 2231 language tag dropped
+    const cs = (charset.split('*')[0] ?? '').toLowerCase(); // RFC 2231 language tag dropped
     if (prev && prev.charset === cs && /^\s*$/.test(value.slice(prev.end, m.index))) {
       prev.bytes.push(...bytes);
       prev.end = m.index + raw.length;

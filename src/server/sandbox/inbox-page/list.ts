@@ -159,11 +159,11 @@ export function markCurrent() {
 
 export function moveFocus(step: number) {
   const links = rowLinks();
-  if (!links.length) return;
   const at = links.findIndex(
     (a) => a === document.activeElement || (document.activeElement === document.body && a.dataset.id === state.openId),
   );
-  const next = links[Math.max(0, Math.min(links.length - 1, at < 0 ? 0 : at + step))]!;
+  const next = links[Math.max(0, Math.min(links.length - 1, at < 0 ? 0 : at + step))];
+  if (!next) return; // no rows
   next.focus();
   next.scrollIntoView({ block: 'nearest' });
 }
@@ -240,9 +240,10 @@ export function initList(hooks: ListHooks) {
   });
 
   older.addEventListener('click', () => {
-    if (!state.rows.length) return;
+    const last = state.rows.at(-1);
+    if (!last) return;
     state.history.push(state.after);
-    state.after = state.rows[state.rows.length - 1]!.id;
+    state.after = last.id;
     remember();
     void loadList().then(() => rowLinks()[0]?.focus());
   });

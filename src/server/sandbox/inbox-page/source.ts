@@ -62,23 +62,24 @@ export function tokenize(src: string): Token[] {
       i = lt + 1;
       continue;
     }
-    out.push(['punct', `<${open[1]}`], ['tag', open[2]!]);
-    i = lt + open[0].length;
+    const [whole, slash = '', tag = ''] = open;
+    out.push(['punct', `<${slash}`], ['tag', tag]);
+    i = lt + whole.length;
     ATTRIBUTE.lastIndex = i;
     for (let m = ATTRIBUTE.exec(src); m; m = ATTRIBUTE.exec(src)) {
       i = ATTRIBUTE.lastIndex;
       if (m[1]) out.push(['', m[1]]);
       else if (m[2]) {
         out.push(['attr', m[2]]);
-        if (m[3]) out.push(['punct', m[3]], ['val', m[4]!]);
+        if (m[3]) out.push(['punct', m[3]], ['val', m[4] ?? '']);
       } else if (m[5]) {
         out.push(['punct', m[5]]);
         break;
-      } else out.push(['punct', m[6]!]);
+      } else out.push(['punct', m[6] ?? '']);
     }
     // The text of a style or script element is not HTML: it runs to the element's end tag.
-    const name = open[2]!.toLowerCase();
-    if (!open[1] && (name === 'style' || name === 'script') && src[i - 1] === '>' && src[i - 2] !== '/') {
+    const name = tag.toLowerCase();
+    if (!slash && (name === 'style' || name === 'script') && src[i - 1] === '>' && src[i - 2] !== '/') {
       const close = src.slice(i).search(new RegExp(`</${name}\\b`, 'i'));
       const end = close < 0 ? src.length : i + close;
       const body = src.slice(i, end);

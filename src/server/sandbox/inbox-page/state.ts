@@ -56,7 +56,7 @@ export function readLocation() {
   state.workspace = url.searchParams.get('workspace') ?? '';
   state.after = url.searchParams.get('after');
   const m = /^\/messages\/([^/]+)$/.exec(url.pathname);
-  state.openId = m ? decodeURIComponent(m[1]!) : null;
+  state.openId = m ? decodeURIComponent(m[1] ?? '') : null;
   q.value = state.q;
   workspaceSelect.value = state.workspace;
 }

@@ -105,9 +105,10 @@ export function tabsOf(): HTMLElement[] {
   list.addEventListener('keydown', (e) => {
     const i = TABS.findIndex(({ id }) => id === state.tab);
     const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
-    if (to === undefined) return;
+    const tab = to === undefined ? undefined : TABS[(to + TABS.length) % TABS.length];
+    if (!tab) return;
     e.preventDefault();
-    void selectTab(TABS[(to + TABS.length) % TABS.length]!.id, true);
+    void selectTab(tab.id, true);
   });
   return [list, ...panels];
 }

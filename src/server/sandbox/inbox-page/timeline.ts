@@ -58,8 +58,8 @@ function deliveriesOf(e: CaughtMessageEvent): HTMLElement | null {
       h(
         'li',
         { 'data-endpoint-id': endpointId },
-        deliveries[0]!.url
-          ? h('code', { class: 'url' }, deliveries[0]!.url)
+        deliveries[0]?.url
+          ? h('code', { class: 'url' }, deliveries[0].url)
           : h('span', {}, `removed endpoint ${endpointId}`),
         ...deliveries.flatMap((d, n) => [
           deliveries.length > 1 ? h('span', { class: 'nth' }, `delivery ${n + 1} of ${deliveries.length}`) : null,
