@@ -1,12 +1,16 @@
 import { ERROR_HELP, type ErrorHelp, type Problem } from '../contract/common.js';
 import { INSTANCE_HEADER, isSandbox } from '../contract/sandbox-headers.js';
 
+/** fetch's Headers (a header's value in node:http's record is a string or an array, never a function). */
+const isFetchHeaders = (raw: object): raw is Headers => typeof (raw as Headers).entries === 'function';
+
 /** Response headers, looked up case-insensitively; repeated headers are joined with `, `. */
 export class ResponseHeaders {
   readonly #map: Map<string, string>;
   constructor(raw: Record<string, string | string[] | undefined> | Headers) {
     this.#map = new Map();
-    const entries = raw instanceof Headers ? raw.entries() : Object.entries(raw);
+    // Not `instanceof Headers`: reading the global Headers loads Node's bundled undici, a tenth of a command's run.
+    const entries = isFetchHeaders(raw) ? raw.entries() : Object.entries(raw);
     for (const [k, v] of entries) {
       if (v === undefined) continue;
       const key = k.toLowerCase();
