@@ -5,9 +5,10 @@
 import { SCOPES } from '../contract/keys.js';
 import type { ReadySeed, Seed } from '../contract/sandbox.js';
 import { createChanges, type Changes } from '../lib/changes.js';
-import { manualClock, realClock, type Clock, type TimeSources } from '../lib/clock.js';
+import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
+import type { ServeOptions } from './options.js';
 import { createCore, type Core } from './core/index.js';
 import { jobsFor, type ServiceConfig } from './core/deps.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
@@ -25,22 +26,15 @@ import { groupCommit, logShare, openDb } from './store/db.js';
 import { createJobStore, DEFAULT_QUEUE } from './store/jobs.js';
 import { createSchedulers, type Schedulers } from './workers/scheduler.js';
 
-/** What the backend is opened from: the server's options that concern it (ServeOptions names them the same). */
-export interface BackendOptions {
+/** What the backend is opened from: the server's options that concern it, as ServeOptions has them, and what it derives. */
+export interface BackendOptions
+  extends Pick<
+    ServeOptions,
+    'clock' | 'time' | 'dns' | 'dnsServer' | 'dnsTimeoutMs' | 'openSignup' | 'sendRate' | 'blockPattern' | 'maxDbSize'
+  > {
   /** The data directory; null for an in-memory database, with secrets made afresh. */
   dataDir: string | null;
-  /** The largest the database may grow, in bytes. */
-  maxDbSize?: number;
   log: Logger;
-  clock?: 'real' | 'manual';
-  /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
-  time?: TimeSources;
-  dns?: 'sandbox' | 'system';
-  dnsServer?: string[];
-  dnsTimeoutMs?: number;
-  openSignup?: boolean;
-  sendRate?: number;
-  blockPattern?: string[];
   retention: RetentionPolicy;
   /** Make the demo account of a fresh data directory, and report the one an earlier start kept (false: neither). */
   seed: boolean;

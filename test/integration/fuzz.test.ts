@@ -10,6 +10,7 @@ import { endpoints, type Endpoint } from '../../src/contract/endpoints.js';
 import { sandboxEndpoints } from '../../src/contract/sandbox.js';
 import { REQUEST_ID, SERVICE_VERSION } from '../helpers/problems.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { prng } from '../helpers/prng.js';
 
 /** The seed of this run; `FUZZ_SEED=n` replays another. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20260801);
@@ -57,23 +58,6 @@ const CODES: Record<string, number> = {
   content_blocked: 451,
   internal_error: 500,
 };
-
-/** mulberry32: a small seeded PRNG, so a run can be replayed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    chance: (p: number) => next() < p,
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    int: (n: number) => Math.floor(next() * n),
-  };
-}
 
 type Auth = Endpoint['auth'] | 'admin';
 interface Route {

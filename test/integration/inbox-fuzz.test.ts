@@ -10,31 +10,12 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { manyParts, bigHeaderBlock, bigPartHeader, bigText } from '../helpers/mime.js';
+import { prng } from '../helpers/prng.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20260801);
 const SMTP_MESSAGES = 40;
 const API_SENDS = 30;
 
-/** mulberry32: a small seeded PRNG, so a run can be replayed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return {
-    chance: (p: number) => next() < p,
-    pick: <T>(items: readonly T[]): T => items[int(items.length)]!,
-    int,
-    /** A length, mostly small: up to `max`, each tenfold step as likely as the last. */
-    size: (max: number) => Math.floor(10 ** (next() * Math.log10(max + 1))) - 1,
-    bytes: (n: number) => Buffer.from(Array.from({ length: n }, () => int(256))),
-  };
-}
 type Random = ReturnType<typeof prng>;
 
 const WORDS = ['order', 'café', 'naïve', '日本語', 'Grüße', '€', 'line', '=3D', '=', '.', '..', '\t', ' ', '🙂'];

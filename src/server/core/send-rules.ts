@@ -17,7 +17,8 @@ const detectMimeType = (filename: string): string =>
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
 const EICAR_BYTES = Buffer.from(EICAR, 'latin1');
-const RESERVED_HEADERS = new Set([
+/** Header fields the service sets itself: a send's custom headers may not name them. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'from',
   'to',
   'cc',

@@ -3,6 +3,7 @@
 // at delivery like any other (docs/smtp.md, "What happens to the message").
 import type { AddressObject, EmailAddress } from 'mailparser';
 import { IDEMPOTENCY_HEADER, type SendEmailRequest } from '../../contract/emails.js';
+import { RESERVED_HEADERS } from '../core/send-rules.js';
 
 /** A submitted message as a send request, with the Idempotency-Key its header carried. */
 export interface Submitted {
@@ -15,35 +16,23 @@ export interface Submitted {
 export class SubmittedMessageError extends Error {}
 
 /**
- * Header fields the service sets itself or takes from fields of their own; the rest of the client's header fields
+ * Header fields the service sets itself (core's reserved ones) or takes from fields of their own; the rest of the client's header fields
  * travel as the request's custom headers. Transport fields (Received, Return-Path, a signature the service would
  * invalidate) stay behind.
  */
 const NOT_CUSTOM = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
+  ...RESERVED_HEADERS,
   'reply-to',
-  'subject',
-  'date',
-  'message-id',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
   'content-disposition',
   'content-id',
-  'dkim-signature',
   'domainkey-signature',
   'arc-seal',
   'arc-message-signature',
   'arc-authentication-results',
   'authentication-results',
   'received',
-  'return-path',
   'delivered-to',
   'sender',
-  'x-svc-tags',
   IDEMPOTENCY_HEADER.toLowerCase(),
 ]);
 
