@@ -3,6 +3,7 @@
 // budget waits for the others and then goes alone; while it waits it is still queued, and can be cancelled. A message
 // stored before attachments' bytes were kept apart from its row is delivered with its attachment.
 import Database from 'better-sqlite3';
+import { simpleParser } from 'mailparser';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -54,6 +55,42 @@ describe('big messages', () => {
       { filename: 'export.bin', content_type: 'application/octet-stream', size: big.content.length, content_id: null },
     ]);
     expect((await caughtAttachment(big.id)).equals(big.content)).toBe(true);
+  });
+
+  it('a 2 MB text and HTML, every JSON escape and characters past Latin-1 in them, are stored and arrive as sent; sent again they replay, changed they conflict', async () => {
+    // Strings this long are read from the request as their UTF-8 bytes, never as strings (docs/api.md).
+    const line = 'quote " backslash \\ tab \t ctrl \u0001 café € 🙂 \u2028 <b>&amp;</b>\n';
+    const text = line.repeat(Math.ceil((2 * 1024 * 1024) / line.length));
+    const html = `<p>${text.replaceAll('\n', '<br>')}</p>`;
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-long-text-'));
+    const own = await startTestServer({ dataDir });
+    try {
+      const body = mail({ text, html });
+      const headers = { 'Idempotency-Key': `long-text-${rcpt()}` };
+      const first = await sendOk(own, body, { headers });
+      const again = await send(own, body, { headers });
+      expect(again.status, again.text).toBe(202);
+      expect(again.body.id).toBe(first.id);
+      const changed = await send(own, { ...body, text: `${text}.` }, { headers });
+      expect(changed.status, changed.text).toBe(409);
+      // Stored as text, as a short one is.
+      const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true });
+      const stored = db.prepare('SELECT typeof(text) AS t, text, typeof(html) AS h, html FROM messages WHERE id = ?');
+      expect(stored.get(first.id)).toEqual({ t: 'text', text, h: 'text', html });
+      db.close();
+      await own.settle();
+      expect((await getMessage(own, first.id)).status).toBe('delivered');
+      const [caught] = await caughtOf(own, first.id);
+      const res = await fetch(`${own.origin}/sandbox/messages/${caught.id}/raw`, {
+        headers: { authorization: `Bearer ${own.adminToken}` },
+      });
+      const parsed = await simpleParser(Buffer.from(await res.arrayBuffer()));
+      expect(parsed.text === text, 'the text arrived as sent').toBe(true);
+      expect(parsed.html === html, 'the HTML arrived as sent').toBe(true);
+    } finally {
+      await own.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('six 2 MB messages sent at once all arrive whole: none is failed or left behind by the budget they share', async () => {

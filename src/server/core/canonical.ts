@@ -8,7 +8,8 @@ const SLICE = 1024 * 1024;
  * The sha256 (hex) of a value's canonical JSON: JSON.stringify's text with object keys sorted at every depth (an
  * undefined value written `null`), so equal bodies hash equal whatever their key order. The text is fed to the hash
  * as it is walked rather than built: a send's body holds up to 40 MiB of base64, and building the text copied it
- * several times over (each string escaped, each array and object joined) before it was hashed.
+ * several times over (each string escaped, each array and object joined) before it was hashed. A Buffer stands for the
+ * string it is the UTF-8 of (a long text as the API reads it), and hashes as that string does.
  */
 export function canonicalSha256(value: unknown): string {
   const hash = createHash('sha256');
@@ -17,7 +18,9 @@ export function canonicalSha256(value: unknown): string {
 }
 
 function feed(hash: Hash, value: unknown): void {
-  if (Array.isArray(value)) {
+  if (Buffer.isBuffer(value)) {
+    feedUtf8(hash, value);
+  } else if (Array.isArray(value)) {
     hash.update('[');
     value.forEach((v, i) => {
       if (i) hash.update(',');
@@ -50,4 +53,18 @@ function feed(hash: Hash, value: unknown): void {
   } else {
     hash.update(JSON.stringify(value) ?? 'null');
   }
+}
+
+/** The UTF-8 bytes of a string, hashed as the string is: a slice at a time, each cut where a character begins. */
+function feedUtf8(hash: Hash, bytes: Buffer): void {
+  hash.update('"');
+  for (let i = 0; i < bytes.length; ) {
+    let j = Math.min(i + SLICE, bytes.length);
+    // A byte 10xxxxxx continues the character before it.
+    while (j < bytes.length && ((bytes[j] ?? 0) & 0xc0) === 0x80) j--;
+    const slice = bytes.toString('utf8', i, j);
+    hash.update(PLAIN.test(slice) ? slice : JSON.stringify(slice).slice(1, -1));
+    i = j;
+  }
+  hash.update('"');
 }

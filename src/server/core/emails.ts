@@ -12,7 +12,7 @@ import type { Events } from './events.js';
 import { createIdempotency } from './idempotency.js';
 import type { KeyPrincipal } from './keys.js';
 import { problemBody } from './problem.js';
-import { abuseFilter, checkFields, type StoredAttachment } from './send-rules.js';
+import { abuseFilter, checkFields, type SendInput, type StoredAttachment } from './send-rules.js';
 import { validate } from './validate.js';
 
 export type { StoredAttachment } from './send-rules.js';
@@ -65,7 +65,7 @@ export function createEmails(
   }
 
   /** Accepts one message: validates, then writes it, its `email.queued` event and its delivery job in one transaction. */
-  function accept(key: KeyPrincipal, input: SendEmailRequest): MessageAccepted {
+  function accept(key: KeyPrincipal, input: SendInput): MessageAccepted {
     const now = clock.now();
     const f = checkFields(input, now);
     abuseFilter(input, f.attachments, deps.blockPatterns);
@@ -163,7 +163,7 @@ export function createEmails(
      */
     send(
       key: KeyPrincipal,
-      input: SendEmailRequest,
+      input: SendInput,
       idempotencyKey: string | undefined,
     ): Promise<Extract<SendResult, { kind: 'accepted' }>> {
       return deps.commit(() => {

@@ -17,6 +17,12 @@ const detectMimeType = (filename: string): string =>
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
 const EICAR_BYTES = Buffer.from(EICAR, 'latin1');
+/**
+ * A send request as core takes it: a long text or HTML may come as its UTF-8 bytes, as the API reads it from the
+ * request body (http/long-strings.ts), and is stored from them without ever being a string.
+ */
+export type SendInput = Omit<SendEmailRequest, 'text' | 'html'> & { text?: string | Buffer; html?: string | Buffer };
+
 /** Header fields the service sets itself: a send's custom headers may not name them. */
 export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'from',
@@ -54,7 +60,7 @@ export interface StoredAttachment {
  * Every rule of a send request that does not need the database; 422 naming each bad field. Answers the request's
  * addresses parsed, its attachments as they are stored, and when it is scheduled.
  */
-export function checkFields(input: SendEmailRequest, now: number) {
+export function checkFields(input: SendInput, now: number) {
   const errors: FieldError[] = [];
   const bad = (path: string, message: string, code = 'invalid') => errors.push({ path, code, message });
   const addr = (value: string, path: string): ParsedAddress | null => {
@@ -142,7 +148,8 @@ export function checkFields(input: SendEmailRequest, now: number) {
 }
 
 /** GTUBE in subject/text/html, EICAR in an attachment, or an operator pattern → 451; nothing is stored. */
-export function abuseFilter(input: SendEmailRequest, attachments: StoredAttachment[], blockPatterns: RegExp[]): void {
+export function abuseFilter(input: SendInput, attachments: StoredAttachment[], blockPatterns: RegExp[]): void {
+  // GTUBE is ASCII: found in a text's UTF-8 as in the text.
   const texts = [input.subject ?? '', input.text ?? '', input.html ?? ''];
   const blocked = (why: string) =>
     fail('content_blocked', `The message was refused by the abuse filter: ${why}. Remove it and send again.`);
@@ -152,6 +159,6 @@ export function abuseFilter(input: SendEmailRequest, attachments: StoredAttachme
       blocked(`attachment ${a.filename} contains the EICAR test virus`);
   }
   for (const p of blockPatterns) {
-    if (texts.some((t) => p.test(t))) blocked('it matches a blocked pattern of this server');
+    if (texts.some((t) => p.test(t.toString()))) blocked('it matches a blocked pattern of this server');
   }
 }

@@ -147,6 +147,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   /** Registers one endpoint-table entry: its route, and the wrapper that authorizes, reads and answers it. */
   function register<E extends RouteEntry>(
+    name: string,
     fullPath: string,
     e: E,
     authorize: (c: Context<Env>, ip: string) => Promise<CallerOf<E>>,
@@ -160,7 +161,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       // Before authentication: a declared length over the limit is refused without reading a byte.
       if (Number(c.req.header('content-length') ?? '0') > limit) throw tooLarge(limit);
       const caller = await authorize(c, ip);
-      const read = jsonBody(c, e.body, limit, budget, limits);
+      const read = jsonBody(c, name, e.body, limit, budget, limits);
       try {
         const body = (await read.body) as BodyOf<E>;
         const query = (e.query ? validate(e.query, queryOf(c), 'query') : {}) as QueryOf<E>;
@@ -188,10 +189,17 @@ export function createApp(deps: AppDeps): Hono<Env> {
   }
 
   for (const [name, e] of Object.entries(endpoints) as [EndpointName, Endpoint][]) {
-    register(`/v1${e.path}`, e, (c, ip) => deps.authorize(e, bearerOf(c), ip), deps.v1[name] as Handler<Endpoint>);
+    register(
+      name,
+      `/v1${e.path}`,
+      e,
+      (c, ip) => deps.authorize(e, bearerOf(c), ip),
+      deps.v1[name] as Handler<Endpoint>,
+    );
   }
   for (const [name, e] of Object.entries(sandboxEndpoints) as [SandboxEndpointName, RouteEntry][]) {
     register(
+      name,
       e.path,
       e,
       async (c): Promise<AnonymousCaller> => {

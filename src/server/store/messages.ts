@@ -38,10 +38,13 @@ export interface MessageRow {
   updated_at: number;
 }
 
-/** What a message says, stored with its row and read apart from it. */
+/**
+ * What a message says, stored with its row and read apart from it: each a string, or its UTF-8 bytes (a long text as
+ * the API reads it), stored as text all the same.
+ */
 export interface MessageContent {
-  html: string | null;
-  text: string | null;
+  html: string | Buffer | null;
+  text: string | Buffer | null;
 }
 
 /** The result kept for an Idempotency-Key, decoded: what the first request under it came to. */
@@ -83,8 +86,8 @@ export function createMessageStore(db: Db) {
     `INSERT INTO messages (id, workspace_id, key_id, mode, domain_id, status, from_header, from_email, to_addrs, cc_addrs,
        bcc_addrs, reply_to, subject, html, text, attachments, headers, tags, tracking, scheduled_at, created_at, updated_at)
      VALUES (@id, @workspace_id, @key_id, @mode, @domain_id, @status, @from_header, @from_email, @to_addrs, @cc_addrs,
-       @bcc_addrs, @reply_to, @subject, @html, @text, @attachments, @headers, @tags, @tracking, @scheduled_at, @created_at,
-       @updated_at)`,
+       @bcc_addrs, @reply_to, @subject, CAST(@html AS TEXT), CAST(@text AS TEXT), @attachments, @headers, @tags,
+       @tracking, @scheduled_at, @created_at, @updated_at)`,
   );
   const move = db.prepare('UPDATE messages SET status = @to, updated_at = @at WHERE id = @id AND status = @from');
   const byId = db.prepare(

@@ -69,6 +69,7 @@ export function emailRoutes(
   }
 
   return {
+    // A long text or HTML comes as its UTF-8 bytes (http/json-body.ts), which core takes as they are (SendInput).
     sendEmail: (ctx) => limited(ctx, (key, idem) => emails.send(key, ctx.body, idem)),
     sendBatch: (ctx) => limited(ctx, (key, idem) => emails.batch(key, ctx.body, idem, ctx.requestId)),
     getEmail: ({ caller, params }) => ({ body: emails.get(caller.workspace.id, params.id) }),
