@@ -227,6 +227,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       outbound: { sender, relay, composer, webhookAgent },
       webhookTimeoutMs: opts.webhookTimeoutMs,
       deliveryBudgetBytes: opts.deliveryBudgetBytes,
+      collect,
       origin,
     });
     // The workers start once the API listens, but stop right after it: their stop goes below the API's close.

@@ -35,6 +35,8 @@ export interface JobHandlerDeps {
   deliveryBudgetBytes?: number;
   /** The API's origin, for tracking links without a tracking host. */
   origin: () => string;
+  /** Starts a full collection after a big message (`svc serve` exposes V8's collector; absent elsewhere). */
+  collect?: () => void;
 }
 
 /** A handler for every job kind. */
@@ -57,7 +59,7 @@ export function jobHandlers(deps: JobHandlerDeps): JobHandlers {
       relay,
       composer,
       budget: createByteBudget(deps.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
-      collect: globalThis.gc && (() => void globalThis.gc!({ type: 'major', execution: 'async' })),
+      collect: deps.collect,
       origin: deps.origin,
     }),
     outcome: outcomeWorker(core.delivery),

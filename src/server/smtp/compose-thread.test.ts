@@ -2,7 +2,14 @@
 // when it stops under a message.
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type LogFields, type Logger } from '../../lib/log.js';
-import { ComposeThreadDied, composeSigned, createComposer, type Composer, type ComposeRequest } from './compose.js';
+import {
+  ComposeThreadDied,
+  composeSigned,
+  createComposer,
+  RETIRE_AFTER_BYTES,
+  type Composer,
+  type ComposeRequest,
+} from './compose.js';
 import { stockForced } from './seams/choose.js';
 
 const request = (mail: ComposeRequest['mail']): ComposeRequest => ({
@@ -115,6 +122,21 @@ describe('compose thread', () => {
     expect(got.equals(expected)).toBe(true);
     // Its memory went to the thread.
     expect(bytes.buffer.byteLength).toBe(0);
+  });
+
+  it('ends a thread once it has built a big message and has nothing more to build; the next message starts a new one', async () => {
+    const c = composer();
+    const big = () => request({ text: Buffer.from('A line of the nightly export, café €12.50\n'.repeat(220_000)) });
+    // A big message with another behind it: the thread carries on with that one, and then has built a small one.
+    const [first, behind] = await Promise.all([c.compose(big()), c.compose(request({ text: 'behind it' }))]);
+    expect(first.length).toBeGreaterThan(RETIRE_AFTER_BYTES);
+    expect(behind.toString()).toContain('behind it');
+    expect((await c.compose(request({ text: 'small' }))).toString()).toContain('small');
+    expect(c.threads).toBe(1);
+    // Alone, the thread that built it is ended, and the next message is built on a new one.
+    expect((await c.compose(big())).length).toBeGreaterThan(RETIRE_AFTER_BYTES);
+    expect((await c.compose(request({ text: 'after' }))).toString()).toContain('after');
+    expect(c.threads).toBe(2);
   });
 
   it('an error building a message is that message’s own error, and the thread carries on', async () => {
