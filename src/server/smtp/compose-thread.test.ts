@@ -6,7 +6,7 @@ import {
   ComposeThreadDied,
   composeSigned,
   createComposer,
-  RETIRE_AFTER_BYTES,
+  BIG_MESSAGE_BYTES,
   type Composer,
   type ComposeRequest,
 } from './compose.js';
@@ -124,17 +124,30 @@ describe('compose thread', () => {
     expect(bytes.buffer.byteLength).toBe(0);
   });
 
+  it('gives a big message to the thread alone: a thread that dies under it takes no other message with it', async () => {
+    // Too small a heap for 13 MB of HTML (but enough to start): the thread dies of the big message.
+    const c = composer({ resourceLimits: { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 4 } });
+    const html = `<p>${'Hello there, '.repeat(1_000_000)}</p>`;
+    const before = c.compose(request({ text: 'asked for before it' }));
+    const big = c.compose(request({ text: 'big', html }));
+    const after = c.compose(request({ text: 'asked for after it' }));
+    await expect(big).rejects.toBeInstanceOf(ComposeThreadDied);
+    expect((await before).toString()).toContain('asked for before it');
+    expect((await after).toString()).toContain('asked for after it');
+    expect(c.threads).toBe(2);
+  });
+
   it('ends a thread once it has built a big message and has nothing more to build; the next message starts a new one', async () => {
     const c = composer();
     const big = () => request({ text: Buffer.from('A line of the nightly export, café €12.50\n'.repeat(220_000)) });
     // A big message with another behind it: the thread carries on with that one, and then has built a small one.
     const [first, behind] = await Promise.all([c.compose(big()), c.compose(request({ text: 'behind it' }))]);
-    expect(first.length).toBeGreaterThan(RETIRE_AFTER_BYTES);
+    expect(first.length).toBeGreaterThan(BIG_MESSAGE_BYTES);
     expect(behind.toString()).toContain('behind it');
     expect((await c.compose(request({ text: 'small' }))).toString()).toContain('small');
     expect(c.threads).toBe(1);
     // Alone, the thread that built it is ended, and the next message is built on a new one.
-    expect((await c.compose(big())).length).toBeGreaterThan(RETIRE_AFTER_BYTES);
+    expect((await c.compose(big())).length).toBeGreaterThan(BIG_MESSAGE_BYTES);
     expect((await c.compose(request({ text: 'after' }))).toString()).toContain('after');
     expect(c.threads).toBe(2);
   });

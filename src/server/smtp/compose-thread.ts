@@ -1,9 +1,14 @@
 // The compose thread of `svc serve` (see compose.ts).
 import { parentPort } from 'node:worker_threads';
 import type { LogFields, LogLevel, Logger } from '../../lib/log.js';
-import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest, type ThreadLogLine } from './compose.js';
-
-const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
+import {
+  BIG_MESSAGE_BYTES,
+  composeSigned,
+  ownsMemory,
+  reviveBuffers,
+  type ComposeRequest,
+  type ThreadLogLine,
+} from './compose.js';
 
 /** This thread's log: each line goes to the thread that started it, which logs it (compose.ts). */
 const line = (level: LogLevel) => (msg: string, fields?: LogFields) =>

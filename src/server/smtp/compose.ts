@@ -100,28 +100,39 @@ export interface ComposerOptions {
 }
 
 /**
- * A thread that has built a message this big, and has nothing more to build, is ended; the next message starts a new
- * one. However it is collected, a thread that built a 30 MB text held about that much of it resident until it built
- * another; ended, the thread gives back everything it held. bench:big-mail, text bodies: 306–322 MB resident a minute
- * after the last message, 201 MB with this. A new thread costs the next message about 50 ms, once per big message at
- * most.
+ * A big message, for the compose thread. One goes to the thread alone: posted once the thread has nothing else to
+ * build, with nothing posted behind it until it is built, so a thread that dies under it (out of memory, say) took no
+ * other message with it. And the thread that built one, if it has nothing more to build, is ended; the next message
+ * starts a new one. However it is collected, a thread that built a 30 MB text held about that much of it resident
+ * until it built another; ended, it gives back everything it held. bench:big-mail, text bodies: 306–322 MB resident a
+ * minute after the last message, 201 MB with this. A new thread costs the next message about 50 ms, once per big
+ * message at most.
  */
-export const RETIRE_AFTER_BYTES = 8 * 1024 * 1024;
+export const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+/** About how many bytes a request's message will be: its attachments' pieces and content, its text and HTML. */
+function sizeOf(req: ComposeRequest): number {
+  const length = (v: unknown) => (typeof v === 'string' || v instanceof Uint8Array ? v.length : 0);
+  let n = length(req.mail.text) + length(req.mail.html);
+  for (const a of req.mail.attachments ?? []) n += length(a.content);
+  for (const list of req.pieces ?? []) for (const b of list ?? []) n += b.length;
+  return n;
+}
 
 export function createComposer(opts: ComposerOptions): Composer {
   if (!opts.thread) return { compose: (req) => composeSigned(req, opts.log), close: async () => {} };
-  // In the order posted, which is the order the thread works through them. `handedOver`: the request's pieces went to
-  // the thread, so they cannot be posted again.
-  const pending = new Map<
-    number,
-    {
-      thread: Worker;
-      req: ComposeRequest;
-      handedOver: boolean;
-      resolve: (b: Buffer) => void;
-      reject: (e: Error) => void;
-    }
-  >();
+  interface Request {
+    req: ComposeRequest;
+    /** BIG_MESSAGE_BYTES or more, about: it goes to the thread alone. */
+    big: boolean;
+    resolve: (b: Buffer) => void;
+    reject: (e: Error) => void;
+  }
+  // Posted to a thread, in the order posted, which is the order the thread works through them. `handedOver`: the
+  // request's pieces went to the thread, so they cannot be posted again.
+  const pending = new Map<number, Request & { thread: Worker; handedOver: boolean }>();
+  // Not posted yet, oldest first: those behind a big one, and a big one until the thread has nothing else.
+  const waiting: Request[] = [];
   let thread: Worker | null = null;
   let next = 0;
   let starts = 0;
@@ -135,6 +146,8 @@ export function createComposer(opts: ComposerOptions): Composer {
     retiring.add(gone);
     void gone.finally(() => retiring.delete(gone));
   }
+
+  const onThread = (t: Worker | null) => [...pending.values()].filter((p) => p.thread === t);
 
   function start(): Worker {
     const t = startThread(new URL('./compose-thread.js', import.meta.url), {
@@ -150,49 +163,68 @@ export function createComposer(opts: ComposerOptions): Composer {
       pending.delete(m.id);
       if (m.raw) p.resolve(Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength));
       else p.reject(new Error(m.error || 'the message could not be composed'));
-      const idle = ![...pending.values()].some((q) => q.thread === t);
-      if (m.raw && m.raw.byteLength >= RETIRE_AFTER_BYTES && idle && thread === t) retire(t);
+      const idle = onThread(t).length === 0 && waiting.length === 0;
+      if (m.raw && m.raw.byteLength >= BIG_MESSAGE_BYTES && idle && thread === t) retire(t);
+      pump();
     });
     t.on('error', (err) => opts.log.error('compose thread failed', { error: err.stack ?? err.message }));
     t.on('exit', (code) => {
       if (thread === t) thread = null;
-      // The thread builds one message at a time, oldest first: the first one still pending is the one it was on.
-      // That one goes back to the queue; those waiting behind it move to a new thread as they are, unless their
-      // attachments' memory went with the dead thread (then they go back to the queue too, and are read again).
-      const [first, ...waiting] = [...pending].filter(([, p]) => p.thread === t);
+      // The thread builds one message at a time, oldest first: the first one still pending is the one it was on (a
+      // big one is always alone on it). That one goes back to the queue; those posted behind it move to a new thread
+      // as they are, unless their attachments' memory went with the dead thread (then they go back to the queue too,
+      // and are read again).
+      const [first, ...behind] = onThread(t);
       if (!first) return void opts.log.warn('compose thread exited', { exit_code: code });
-      pending.delete(first[0]);
-      first[1].reject(new ComposeThreadDied(code));
-      for (const [id, p] of waiting) {
-        pending.delete(id);
-        if (p.handedOver) p.reject(new ComposeThreadDied(code));
-        else post(p.req, p.resolve, p.reject);
-      }
+      for (const [id, p] of pending) if (p.thread === t) pending.delete(id);
+      first.reject(new ComposeThreadDied(code));
+      const moved = behind.filter((p) => !p.handedOver);
+      for (const p of behind) if (p.handedOver) p.reject(new ComposeThreadDied(code));
+      waiting.unshift(...moved);
       opts.log.warn(
         'compose thread exited while building a message; its delivery will be tried again on a new thread',
         {
           exit_code: code,
-          moved_to_new_thread: waiting.length,
+          moved_to_new_thread: moved.length,
         },
       );
+      pump();
     });
     return t;
   }
 
-  function post(req: ComposeRequest, resolve: (b: Buffer) => void, reject: (e: Error) => void): void {
+  /**
+   * Posts what waits, in order: a big message only to a thread with nothing else to build, and nothing behind it
+   * until it is built. A thread that dies under a big message so died of it, and took no other message with it.
+   */
+  function pump(): void {
+    while (waiting.length) {
+      const posted = onThread(thread);
+      const first = waiting[0]!;
+      if (posted.some((p) => p.big) || (first.big && posted.length)) return;
+      waiting.shift();
+      post(first);
+    }
+  }
+
+  function post(r: Request): void {
     const t = (thread ??= start());
     const id = next++;
     // The pieces, and a text given as bytes, move to the thread without a copy (a structured clone would hold them
     // twice until the next collection on each side); anything else is copied.
     const transfer = new Set<ArrayBuffer>();
-    for (const b of [...(req.pieces ?? []).flatMap((list) => list ?? []), req.mail.text])
+    for (const b of [...(r.req.pieces ?? []).flatMap((list) => list ?? []), r.req.mail.text])
       if (b instanceof Uint8Array && ownsMemory(b)) transfer.add(b.buffer as ArrayBuffer);
-    pending.set(id, { thread: t, req, handedOver: transfer.size > 0, resolve, reject });
-    t.postMessage({ id, req }, [...transfer]);
+    pending.set(id, { ...r, thread: t, handedOver: transfer.size > 0 });
+    t.postMessage({ id, req: r.req }, [...transfer]);
   }
 
   return {
-    compose: (req) => new Promise((resolve, reject) => post(req, resolve, reject)),
+    compose: (req) =>
+      new Promise((resolve, reject) => {
+        waiting.push({ req, big: sizeOf(req) >= BIG_MESSAGE_BYTES, resolve, reject });
+        pump();
+      }),
     get threads() {
       return starts;
     },
