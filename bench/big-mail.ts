@@ -260,12 +260,18 @@ console.log(
 
 // Every message arrived whole: its attachment, or its text, as stored by the sink, is what was sent.
 const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true, fileMustExist: true });
-const rawOf = db
-  .prepare('SELECT c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.svc_message_id = ?')
-  .pluck();
+// A raw source's first MiB is in sink_content, the rest in sink_raw_pieces.
+const headOf = db.prepare(
+  'SELECT c.seq, c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.svc_message_id = ?',
+);
+const piecesOf = db.prepare('SELECT bytes FROM sink_raw_pieces WHERE seq = ? ORDER BY n').pluck();
+const rawOf = (id: string): Buffer | undefined => {
+  const head = headOf.get(id) as { seq: number; raw: Buffer } | undefined;
+  return head && Buffer.concat([head.raw, ...(piecesOf.all(head.seq) as Buffer[])]);
+};
 let intact = 0;
 for (const s of all) {
-  const raw = rawOf.get(s.id) as Buffer | undefined;
+  const raw = rawOf(s.id);
   const bytes = raw ? (s.kind === 'attachment' ? attachmentOf(raw, s.filename) : await textOf(raw)) : null;
   if (bytes && bytes.length === s.bytes && sha256(bytes) === s.sha256) intact++;
   else

@@ -399,4 +399,19 @@ ALTER TABLE sink_messages ADD COLUMN client_ip TEXT;
 ALTER TABLE sink_messages ADD COLUMN helo TEXT;
 `,
   },
+  {
+    version: 10,
+    name: 'raw source in pieces',
+    sql: `
+-- A caught message's raw source past its first MiB, a MiB a piece, in order (store/sink.ts): written a piece at a time,
+-- a big message costs SQLite a MiB of copies at once instead of twice its size. Mail caught before this version has
+-- its whole source in sink_content.raw and no pieces. The foreign key takes the pieces with their message.
+CREATE TABLE sink_raw_pieces (
+  seq INTEGER NOT NULL REFERENCES sink_messages(seq) ON DELETE CASCADE,
+  n INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (seq, n)
+);
+`,
+  },
 ];

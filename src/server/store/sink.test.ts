@@ -49,6 +49,35 @@ describe('the sink store', () => {
     expect(count()).toBe(4);
   });
 
+  it('stores a big raw source a MiB at a time, reads it back whole, and takes its pieces with it', () => {
+    const { db, store } = setup();
+    const raw = Buffer.from(Array.from({ length: 2.5 * 1024 * 1024 }, (_, i) => (i * 31 + (i >> 12)) % 256));
+    const big = { ...row('<big@app.test>', 0), raw, size: raw.length };
+    const small = row('<small@app.test>', 0);
+    expect(store.add(big)).not.toBeNull();
+    expect(store.add(small)).not.toBeNull();
+    const pieces = () => db.prepare('SELECT count(*) AS n, coalesce(max(length(bytes)), 0) AS most FROM sink_raw_pieces');
+    // The first MiB with the message's content, then two pieces: a MiB and the half left.
+    expect(pieces().get()).toEqual({ n: 2, most: 1024 * 1024 });
+    expect(store.raw(big.id)?.equals(raw)).toBe(true);
+    expect(store.raw(small.id)?.toString()).toBe('Hello');
+    expect(store.remove(big.id)).toBe(true);
+    expect(pieces().get()).toEqual({ n: 0, most: 0 });
+    expect(store.add({ ...big, id: timeOrderedId('eml') })).not.toBeNull();
+    expect(store.clear()).toBe(2);
+    expect(pieces().get()).toEqual({ n: 0, most: 0 });
+  });
+
+  it('reads the raw source of a message caught before the pieces, whole in its content row', () => {
+    const { db, store } = setup();
+    const raw = Buffer.alloc(3 * 1024 * 1024, 'x');
+    const old = { ...row('<old@app.test>', 0), raw, size: raw.length };
+    const seq = store.add(old)!;
+    db.prepare('DELETE FROM sink_raw_pieces WHERE seq = ?').run(seq);
+    db.prepare('UPDATE sink_content SET raw = ? WHERE seq = ?').run(raw, seq);
+    expect(store.raw(old.id)?.equals(raw)).toBe(true);
+  });
+
   it('finds the Message-ID of service mail through its own index', () => {
     const { db } = setup();
     const plan = db

@@ -159,6 +159,9 @@ function filterSql(f: SinkFilter): { sql: string; args: unknown[] } {
   }
 }
 
+/** A caught message's raw source is stored a MiB at a time (migration 10). */
+const RAW_PIECE_BYTES = 1024 * 1024;
+
 export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
@@ -172,6 +175,12 @@ export function createSinkStore(db: Db) {
   const insertContent = db.prepare(
     'INSERT INTO sink_content (seq, parsed, headers, text, html, attachments, raw) VALUES (?, 0, ?, ?, ?, ?, ?)',
   );
+  const insertPiece = db.prepare('INSERT INTO sink_raw_pieces (seq, n, bytes) VALUES (?, ?, ?)');
+  const rawHead = db.prepare(
+    'SELECT c.seq, c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?',
+  );
+  const piecesLength = db.prepare('SELECT coalesce(sum(length(bytes)), 0) FROM sink_raw_pieces WHERE seq = ?').pluck();
+  const pieces = db.prepare('SELECT bytes FROM sink_raw_pieces WHERE seq = ? ORDER BY n').pluck();
   const index = db.prepare('INSERT INTO sink_search (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)');
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
 
@@ -186,14 +195,17 @@ export function createSinkStore(db: Db) {
       cc_addrs: JSON.stringify(row.cc_addrs),
     });
     if (r.changes !== 1) return null;
+    // The raw source's first MiB with the content, the rest in pieces (views of it, not copies; migration 10).
     insertContent.run(
       r.lastInsertRowid,
       JSON.stringify(row.headers),
       row.text,
       row.html,
       JSON.stringify(row.attachments),
-      row.raw,
+      row.raw.subarray(0, RAW_PIECE_BYTES),
     );
+    for (let at = RAW_PIECE_BYTES, n = 1; at < row.raw.length; at += RAW_PIECE_BYTES, n++)
+      insertPiece.run(r.lastInsertRowid, n, row.raw.subarray(at, at + RAW_PIECE_BYTES));
     return Number(r.lastInsertRowid);
   };
   const addToIndex = (seq: number, row: SinkRow, text: SinkIndexText): void => {
@@ -297,12 +309,17 @@ export function createSinkStore(db: Db) {
         .get(id) as Stored<SinkRow> | undefined;
       return r && decodeRow(r);
     },
-    /** A message's raw source, as caught. */
-    raw: (id: string): Buffer | undefined =>
-      db
-        .prepare('SELECT c.raw FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?')
-        .pluck()
-        .get(id) as Buffer | undefined,
+    /** A message's raw source, as caught: its first MiB and its pieces, read a piece at a time into one Buffer. */
+    raw(id: string): Buffer | undefined {
+      const head = rawHead.get(id) as { seq: number; raw: Buffer } | undefined;
+      if (!head) return undefined;
+      const rest = piecesLength.get(head.seq) as number;
+      if (rest === 0) return head.raw;
+      const out = Buffer.allocUnsafe(head.raw.length + rest);
+      let at = head.raw.copy(out, 0);
+      for (const piece of pieces.iterate(head.seq) as Iterable<Buffer>) at += piece.copy(out, at);
+      return out;
+    },
     /** One message as the listing shows it. */
     summary(id: string): SinkSummaryRow | undefined {
       const r = summaryById.get(id) as Stored<SinkSummaryRow> | undefined;
