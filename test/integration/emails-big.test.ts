@@ -4,6 +4,7 @@
 // stored before attachments' bytes were kept apart from its row is delivered with its attachment.
 import Database from 'better-sqlite3';
 import { simpleParser } from 'mailparser';
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -73,10 +74,22 @@ describe('big messages', () => {
       expect(again.body.id).toBe(first.id);
       const changed = await send(own, { ...body, text: `${text}.` }, { headers });
       expect(changed.status, changed.text).toBe(409);
-      // Stored as text, as a short one is.
+      // Stored as text, its first MiB in its column and the rest in pieces, each cut where a character begins.
       const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true });
-      const stored = db.prepare('SELECT typeof(text) AS t, text, typeof(html) AS h, html FROM messages WHERE id = ?');
-      expect(stored.get(first.id)).toEqual({ t: 'text', text, h: 'text', html });
+      const types = db.prepare('SELECT typeof(text) AS t, typeof(html) AS h FROM messages WHERE id = ?');
+      expect(types.get(first.id)).toEqual({ t: 'text', h: 'text' });
+      const whole = (part: 'text' | 'html') => {
+        const head = db.prepare(`SELECT CAST(${part} AS BLOB) FROM messages WHERE id = ?`).pluck().get(first.id);
+        const pieces = db
+          .prepare('SELECT bytes FROM message_text_pieces WHERE message_id = ? AND part = ? ORDER BY n')
+          .pluck()
+          .all(first.id, part) as Buffer[];
+        expect(pieces.length, part).toBeGreaterThan(0);
+        for (const p of [head as Buffer, ...pieces]) expect(isUtf8(p), `a piece of the ${part}`).toBe(true);
+        return Buffer.concat([head as Buffer, ...pieces]).toString('utf8');
+      };
+      expect(whole('text') === text, 'the stored text').toBe(true);
+      expect(whole('html') === html, 'the stored HTML').toBe(true);
       db.close();
       await own.settle();
       expect((await getMessage(own, first.id)).status).toBe('delivered');

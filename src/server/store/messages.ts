@@ -81,6 +81,22 @@ function decode(r: StoredMessage | undefined): MessageRow | undefined {
   return out;
 }
 
+/** A text or HTML given as bytes is stored a MiB at a time (migration 11). */
+const TEXT_PIECE_BYTES = 1024 * 1024;
+
+/** UTF-8 bytes in pieces of about TEXT_PIECE_BYTES, each cut where a character begins; one piece at least. */
+function piecesOf(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length || out.length === 0; ) {
+    let j = Math.min(i + TEXT_PIECE_BYTES, bytes.length);
+    // A byte 10xxxxxx continues the character before it.
+    while (j < bytes.length && ((bytes[j] ?? 0) & 0xc0) === 0x80) j--;
+    out.push(bytes.subarray(i, j));
+    i = j;
+  }
+  return out;
+}
+
 export function createMessageStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO messages (id, workspace_id, key_id, mode, domain_id, status, from_header, from_email, to_addrs, cc_addrs,
@@ -96,7 +112,31 @@ export function createMessageStore(db: Db) {
      FROM messages WHERE id = ?`,
   );
   // The text as its UTF-8 bytes (a TEXT value cast to BLOB is its bytes as stored): never a string on this thread.
-  const contentOf = db.prepare('SELECT html, CAST(text AS BLOB) AS text FROM messages WHERE id = ?');
+  const contentOf = db.prepare(
+    `SELECT html, CAST(text AS BLOB) AS text,
+       EXISTS (SELECT 1 FROM message_text_pieces WHERE message_id = m.id) AS pieced
+     FROM messages m WHERE id = ?`,
+  );
+  const putPiece = db.prepare('INSERT INTO message_text_pieces (message_id, part, n, bytes) VALUES (?, ?, ?, ?)');
+  const headOf = {
+    text: db.prepare('SELECT CAST(text AS BLOB) FROM messages WHERE id = ?').pluck(),
+    html: db.prepare('SELECT CAST(html AS BLOB) FROM messages WHERE id = ?').pluck(),
+  };
+  const piecesLength = db
+    .prepare('SELECT coalesce(sum(length(bytes)), 0) FROM message_text_pieces WHERE message_id = ? AND part = ?')
+    .pluck();
+  const pieces = db
+    .prepare('SELECT bytes FROM message_text_pieces WHERE message_id = ? AND part = ? ORDER BY n')
+    .pluck();
+  /** A text or HTML stored in pieces, read a piece at a time into one Buffer; null when the message has none. */
+  const joined = (id: string, part: 'text' | 'html'): Buffer | null => {
+    const head = headOf[part].get(id) as Buffer | null;
+    if (head === null) return null;
+    const out = Buffer.allocUnsafe(head.length + (piecesLength.get(id, part) as number));
+    let at = head.copy(out, 0);
+    for (const piece of pieces.iterate(id, part) as Iterable<Buffer>) at += piece.copy(out, at);
+    return out;
+  };
   const getIdem = db.prepare(
     'SELECT workspace_id, key, request_hash, body, created_at FROM idempotency_keys WHERE workspace_id = ? AND key = ?',
   );
@@ -118,6 +158,7 @@ export function createMessageStore(db: Db) {
   const sizeOf = db
     .prepare(
       `SELECT coalesce(octet_length(html), 0) + coalesce(octet_length(text), 0) + octet_length(attachments)
+         + coalesce((SELECT sum(length(bytes)) FROM message_text_pieces WHERE message_id = m.id), 0)
          + coalesce((SELECT sum(length(bytes)) FROM attachment_chunks WHERE message_id = m.id), 0) * 4 / 3
        FROM messages m WHERE id = ?`,
     )
@@ -127,12 +168,24 @@ export function createMessageStore(db: Db) {
     'INSERT INTO suppressions (workspace_id, email, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   return {
-    insert: (m: MessageRow & MessageContent) => void insert.run(encode(m)),
+    /** Stores a message; a text or HTML given as bytes goes in pieces past its first MiB (migration 11). */
+    insert(m: MessageRow & MessageContent): void {
+      const [text, ...moreText] = Buffer.isBuffer(m.text) ? piecesOf(m.text) : [m.text];
+      const [html, ...moreHtml] = Buffer.isBuffer(m.html) ? piecesOf(m.html) : [m.html];
+      insert.run(encode({ ...m, text: text ?? null, html: html ?? null }));
+      for (const [i, b] of moreText.entries()) putPiece.run(m.id, 'text', i + 1, b);
+      for (const [i, b] of moreHtml.entries()) putPiece.run(m.id, 'html', i + 1, b);
+    },
     /**
      * A message's HTML, and its text as UTF-8 bytes: a long text goes to the compose thread as it is stored, without
      * ever being a string on the main thread (nor copied again to cross to the thread).
      */
-    content: (id: string) => contentOf.get(id) as { html: string | null; text: Buffer | null } | undefined,
+    content(id: string): { html: string | null; text: Buffer | null } | undefined {
+      const row = contentOf.get(id) as { html: string | null; text: Buffer | null; pieced: number } | undefined;
+      if (!row) return undefined;
+      if (!row.pieced) return { html: row.html, text: row.text };
+      return { html: joined(id, 'html')?.toString('utf8') ?? null, text: joined(id, 'text') };
+    },
     /** Stores one piece of attachment `attachment` (its index in the row's attachments) of a message. */
     insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) =>
       void putChunk.run(id, attachment, chunk, bytes),

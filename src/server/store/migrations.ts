@@ -414,4 +414,21 @@ CREATE TABLE sink_raw_pieces (
 );
 `,
   },
+  {
+    version: 11,
+    name: 'long text and HTML in pieces',
+    sql: `
+-- A send's text or HTML over a MiB as the API read it (its UTF-8 bytes) past its first MiB, a MiB a piece, each cut
+-- where a character begins, in order (store/messages.ts): stored a piece at a time, a big text costs SQLite a MiB of
+-- copies at once instead of twice its size. The first MiB stays in messages.text or messages.html. The foreign key
+-- takes the pieces with their message.
+CREATE TABLE message_text_pieces (
+  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  part TEXT NOT NULL CHECK (part IN ('text', 'html')),
+  n INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (message_id, part, n)
+);
+`,
+  },
 ];

@@ -56,7 +56,8 @@ describe('the sink store', () => {
     const small = row('<small@app.test>', 0);
     expect(store.add(big)).not.toBeNull();
     expect(store.add(small)).not.toBeNull();
-    const pieces = () => db.prepare('SELECT count(*) AS n, coalesce(max(length(bytes)), 0) AS most FROM sink_raw_pieces');
+    const pieces = () =>
+      db.prepare('SELECT count(*) AS n, coalesce(max(length(bytes)), 0) AS most FROM sink_raw_pieces');
     // The first MiB with the message's content, then two pieces: a MiB and the half left.
     expect(pieces().get()).toEqual({ n: 2, most: 1024 * 1024 });
     expect(store.raw(big.id)?.equals(raw)).toBe(true);
