@@ -159,14 +159,14 @@ function decodeInPlace(body: Buffer, start: number, end: number): Buffer {
   const stop = end - 1;
   let w = start + 1;
   for (let r = start + 1; r < stop; ) {
-    const b = body[r]!;
+    const b = body[r] ?? 0;
     if (b !== BACKSLASH) {
       if (b < 0x20) throw new SyntaxError(`Bad control character in string literal in JSON at position ${r}`);
       body[w++] = b;
       r++;
       continue;
     }
-    const e = body[r + 1]!;
+    const e = body[r + 1] ?? 0;
     const simple = SIMPLE_ESCAPES[e];
     if (simple !== undefined) {
       body[w++] = simple;

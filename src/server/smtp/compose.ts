@@ -198,9 +198,8 @@ export function createComposer(opts: ComposerOptions): Composer {
    * until it is built. A thread that dies under a big message so died of it, and took no other message with it.
    */
   function pump(): void {
-    while (waiting.length) {
+    for (let first = waiting[0]; first; first = waiting[0]) {
       const posted = onThread(thread);
-      const first = waiting[0]!;
       if (posted.some((p) => p.big) || (first.big && posted.length)) return;
       waiting.shift();
       post(first);
