@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { cutPieces } from '../../lib/pieces.js';
 
 /** Printable ASCII other than `"` and `\`: a string of only these is its own JSON, between quotes. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -58,13 +59,9 @@ function feed(hash: Hash, value: unknown): void {
 /** The UTF-8 bytes of a string, hashed as the string is: a slice at a time, each cut where a character begins. */
 function feedUtf8(hash: Hash, bytes: Buffer): void {
   hash.update('"');
-  for (let i = 0; i < bytes.length; ) {
-    let j = Math.min(i + SLICE, bytes.length);
-    // A byte 10xxxxxx continues the character before it.
-    while (j < bytes.length && ((bytes[j] ?? 0) & 0xc0) === 0x80) j--;
-    const slice = bytes.toString('utf8', i, j);
+  for (const piece of cutPieces(bytes, SLICE, true)) {
+    const slice = piece.toString('utf8');
     hash.update(PLAIN.test(slice) ? slice : JSON.stringify(slice).slice(1, -1));
-    i = j;
   }
   hash.update('"');
 }

@@ -1,3 +1,4 @@
+import { cutPieces, joinPieces, PIECE_BYTES } from '../../lib/pieces.js';
 import type { Db } from './db.js';
 
 /** An attachment as a message's row describes it (its bytes are stored apart, in attachment_chunks). */
@@ -81,22 +82,6 @@ function decode(r: StoredMessage | undefined): MessageRow | undefined {
   return out;
 }
 
-/** A text or HTML given as bytes is stored a MiB at a time (migration 11). */
-const TEXT_PIECE_BYTES = 1024 * 1024;
-
-/** UTF-8 bytes in pieces of about TEXT_PIECE_BYTES, each cut where a character begins; one piece at least. */
-function piecesOf(bytes: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  for (let i = 0; i < bytes.length || out.length === 0; ) {
-    let j = Math.min(i + TEXT_PIECE_BYTES, bytes.length);
-    // A byte 10xxxxxx continues the character before it.
-    while (j < bytes.length && ((bytes[j] ?? 0) & 0xc0) === 0x80) j--;
-    out.push(bytes.subarray(i, j));
-    i = j;
-  }
-  return out;
-}
-
 export function createMessageStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO messages (id, workspace_id, key_id, mode, domain_id, status, from_header, from_email, to_addrs, cc_addrs,
@@ -118,25 +103,15 @@ export function createMessageStore(db: Db) {
      FROM messages m WHERE id = ?`,
   );
   const putPiece = db.prepare('INSERT INTO message_text_pieces (message_id, part, n, bytes) VALUES (?, ?, ?, ?)');
-  const headOf = {
-    text: db.prepare('SELECT CAST(text AS BLOB) FROM messages WHERE id = ?').pluck(),
-    html: db.prepare('SELECT CAST(html AS BLOB) FROM messages WHERE id = ?').pluck(),
-  };
   const piecesLength = db
     .prepare('SELECT coalesce(sum(length(bytes)), 0) FROM message_text_pieces WHERE message_id = ? AND part = ?')
     .pluck();
   const pieces = db
     .prepare('SELECT bytes FROM message_text_pieces WHERE message_id = ? AND part = ? ORDER BY n')
     .pluck();
-  /** A text or HTML stored in pieces, read a piece at a time into one Buffer; null when the message has none. */
-  const joined = (id: string, part: 'text' | 'html'): Buffer | null => {
-    const head = headOf[part].get(id) as Buffer | null;
-    if (head === null) return null;
-    const out = Buffer.allocUnsafe(head.length + (piecesLength.get(id, part) as number));
-    let at = head.copy(out, 0);
-    for (const piece of pieces.iterate(id, part) as Iterable<Buffer>) at += piece.copy(out, at);
-    return out;
-  };
+  /** A text or HTML, its first MiB `head` and then its pieces, read a piece at a time into one Buffer. */
+  const joined = (id: string, part: 'text' | 'html', head: Buffer): Buffer =>
+    joinPieces(head, piecesLength.get(id, part) as number, pieces.iterate(id, part) as Iterable<Buffer>);
   const getIdem = db.prepare(
     'SELECT workspace_id, key, request_hash, body, created_at FROM idempotency_keys WHERE workspace_id = ? AND key = ?',
   );
@@ -170,8 +145,8 @@ export function createMessageStore(db: Db) {
   return {
     /** Stores a message; a text or HTML given as bytes goes in pieces past its first MiB (migration 11). */
     insert(m: MessageRow & MessageContent): void {
-      const [text, ...moreText] = Buffer.isBuffer(m.text) ? piecesOf(m.text) : [m.text];
-      const [html, ...moreHtml] = Buffer.isBuffer(m.html) ? piecesOf(m.html) : [m.html];
+      const [text, ...moreText] = Buffer.isBuffer(m.text) ? cutPieces(m.text, PIECE_BYTES, true) : [m.text];
+      const [html, ...moreHtml] = Buffer.isBuffer(m.html) ? cutPieces(m.html, PIECE_BYTES, true) : [m.html];
       insert.run(encode({ ...m, text: text ?? null, html: html ?? null }));
       for (const [i, b] of moreText.entries()) putPiece.run(m.id, 'text', i + 1, b);
       for (const [i, b] of moreHtml.entries()) putPiece.run(m.id, 'html', i + 1, b);
@@ -184,7 +159,10 @@ export function createMessageStore(db: Db) {
       const row = contentOf.get(id) as { html: string | null; text: Buffer | null; pieced: number } | undefined;
       if (!row) return undefined;
       if (!row.pieced) return { html: row.html, text: row.text };
-      return { html: joined(id, 'html')?.toString('utf8') ?? null, text: joined(id, 'text') };
+      return {
+        html: row.html === null ? null : joined(id, 'html', Buffer.from(row.html)).toString('utf8'),
+        text: row.text && joined(id, 'text', row.text),
+      };
     },
     /** Stores one piece of attachment `attachment` (its index in the row's attachments) of a message. */
     insertChunk: (id: string, attachment: number, chunk: number, bytes: Buffer) =>

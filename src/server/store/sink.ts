@@ -1,3 +1,4 @@
+import { cutPieces, joinPieces } from '../../lib/pieces.js';
 import type { Db } from './db.js';
 
 /** An attachment of a caught message, as described once its body is parsed. */
@@ -159,9 +160,6 @@ function filterSql(f: SinkFilter): { sql: string; args: unknown[] } {
   }
 }
 
-/** A caught message's raw source is stored a MiB at a time (migration 10). */
-const RAW_PIECE_BYTES = 1024 * 1024;
-
 export function createSinkStore(db: Db) {
   // One statement: a second copy of the service's own mail (same Message-ID) is not inserted.
   const insert = db.prepare(
@@ -196,16 +194,16 @@ export function createSinkStore(db: Db) {
     });
     if (r.changes !== 1) return null;
     // The raw source's first MiB with the content, the rest in pieces (views of it, not copies; migration 10).
+    const [head, ...rest] = cutPieces(row.raw);
     insertContent.run(
       r.lastInsertRowid,
       JSON.stringify(row.headers),
       row.text,
       row.html,
       JSON.stringify(row.attachments),
-      row.raw.subarray(0, RAW_PIECE_BYTES),
+      head,
     );
-    for (let at = RAW_PIECE_BYTES, n = 1; at < row.raw.length; at += RAW_PIECE_BYTES, n++)
-      insertPiece.run(r.lastInsertRowid, n, row.raw.subarray(at, at + RAW_PIECE_BYTES));
+    for (const [i, piece] of rest.entries()) insertPiece.run(r.lastInsertRowid, i + 1, piece);
     return Number(r.lastInsertRowid);
   };
   const addToIndex = (seq: number, row: SinkRow, text: SinkIndexText): void => {
@@ -315,10 +313,7 @@ export function createSinkStore(db: Db) {
       if (!head) return undefined;
       const rest = piecesLength.get(head.seq) as number;
       if (rest === 0) return head.raw;
-      const out = Buffer.allocUnsafe(head.raw.length + rest);
-      let at = head.raw.copy(out, 0);
-      for (const piece of pieces.iterate(head.seq) as Iterable<Buffer>) at += piece.copy(out, at);
-      return out;
+      return joinPieces(head.raw, rest, pieces.iterate(head.seq) as Iterable<Buffer>);
     },
     /** One message as the listing shows it. */
     summary(id: string): SinkSummaryRow | undefined {
