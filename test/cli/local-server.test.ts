@@ -10,7 +10,7 @@ import pty from '@lydell/node-pty';
 import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
+import { ANY_PORTS, BIN, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
@@ -148,30 +148,13 @@ describe("svc serve's summary on a terminal", { timeout: 60_000 }, () => {
     const bin = join(m.home, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
-    const term = pty.spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--port',
-        '0',
-        '--smtp-port',
-        '0',
-        '--submission-port',
-        '0',
-        '--submissions-port',
-        '0',
-        '--data-dir',
-        join(m.home, 'data'),
-      ],
-      {
-        name: 'xterm-256color',
-        cols: 400,
-        rows: 50,
-        cwd: ROOT,
-        env: m.env({ NO_COLOR: '1' }),
-      },
-    );
+    const term = pty.spawn(process.execPath, [BIN, 'serve', ...ANY_PORTS, '--data-dir', join(m.home, 'data')], {
+      name: 'xterm-256color',
+      cols: 400,
+      rows: 50,
+      cwd: ROOT,
+      env: m.env({ NO_COLOR: '1' }),
+    });
     let screen = '';
     const exited = new Promise<number>((r) => term.onExit(({ exitCode }) => r(exitCode)));
     const next = await new Promise<{ send: string; inbox: string }>((resolve, reject) => {

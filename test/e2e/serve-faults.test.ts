@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, killAll, launch, serve, stop, within } from '../helpers/binary.js';
+import { ANY_MAIL_PORTS, ANY_PORTS, ensureBuilt, killAll, launch, serve, stop, within } from '../helpers/binary.js';
 
 const dirs: string[] = [];
 const dataDir = () => {
@@ -34,18 +34,7 @@ describe('svc serve on a real machine', () => {
   it('refuses a second server on the same data directory, naming the first; the lock goes with the first (even killed)', async () => {
     const dir = dataDir();
     const first = await serve(['--data-dir', dir]);
-    const second = launch([
-      '--port',
-      '0',
-      '--smtp-port',
-      '0',
-      '--submission-port',
-      '0',
-      '--submissions-port',
-      '0',
-      '--data-dir',
-      dir,
-    ]);
+    const second = launch([...ANY_PORTS, '--data-dir', dir]);
     expect((await within(10_000, second.exited, 'exit of the second server')).code).toBe(1);
     expect(second.stderr()).toContain(
       `another svc serve (pid ${first.proc.pid}, ${first.ready.api}) is running on the data directory ${dir}`,
@@ -75,18 +64,7 @@ describe('svc serve on a real machine', () => {
     /** The answers of one server started on a port picked free; null when another program took that port first. */
     const hammer = async (): Promise<{ statuses: number[]; afterReady: number; stderr: string } | null> => {
       const port = await freePort();
-      const started = launch([
-        '--port',
-        String(port),
-        '--smtp-port',
-        '0',
-        '--submission-port',
-        '0',
-        '--submissions-port',
-        '0',
-        '--data-dir',
-        dataDir(),
-      ]);
+      const started = launch(['--port', String(port), ...ANY_MAIL_PORTS, '--data-dir', dataDir()]);
       let exited = false;
       void started.exited.then(() => (exited = true));
       const statuses: number[] = [];
@@ -163,20 +141,7 @@ describe('svc serve on a real machine', () => {
     smtp.close();
     expect(await stop(s)).toEqual({ code: 0, signal: null });
 
-    const full = launch([
-      '--port',
-      '0',
-      '--smtp-port',
-      '0',
-      '--submission-port',
-      '0',
-      '--submissions-port',
-      '0',
-      '--data-dir',
-      dir,
-      '--max-db-size',
-      '1MB',
-    ]);
+    const full = launch([...ANY_PORTS, '--data-dir', dir, '--max-db-size', '1MB']);
     expect((await within(10_000, full.exited, 'exit of a server with no room')).code).toBe(1);
     expect(full.stderr()).toContain(
       `svc serve cannot start: the database in ${dir} has reached its size limit (--max-db-size), or the disk holding it is full`,

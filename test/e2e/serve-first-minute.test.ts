@@ -18,7 +18,18 @@ import pty from '@lydell/node-pty';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadyLine, Seed } from '../../src/contract/sandbox.js';
-import { BIN, ensureBuilt, killAll, launch, ROOT, serve, stop, within, type Served } from '../helpers/binary.js';
+import {
+  ANY_PORTS,
+  BIN,
+  ensureBuilt,
+  killAll,
+  launch,
+  ROOT,
+  serve,
+  stop,
+  within,
+  type Served,
+} from '../helpers/binary.js';
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const SVC_FILES = ['admin-token', 'secrets.json', 'seed.json', 'svc.sqlite'];
@@ -234,19 +245,7 @@ describe('svc serve, the first minute', () => {
     expect(await stop(first)).toEqual({ code: 0, signal: null });
     const before = readdirSync(dataDir).sort();
 
-    const unasked = launch([
-      '--port',
-      '0',
-      '--smtp-port',
-      '0',
-      '--submission-port',
-      '0',
-      '--submissions-port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--reset',
-    ]);
+    const unasked = launch([...ANY_PORTS, '--data-dir', dataDir, '--reset']);
     expect((await within(10_000, unasked.exited, 'exit of --reset without --yes')).code).toBe(2);
     expect(unasked.stderr()).toBe(
       `error: svc serve: --reset asks before it empties ${dataDir}, and there is no terminal to ask on; hint: add --yes to reset without asking\n`,
@@ -254,20 +253,7 @@ describe('svc serve, the first minute', () => {
     expect(readdirSync(dataDir).sort()).toEqual(before);
 
     const running = await serve(['--data-dir', dataDir]);
-    const underIt = launch([
-      '--port',
-      '0',
-      '--smtp-port',
-      '0',
-      '--submission-port',
-      '0',
-      '--submissions-port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--reset',
-      '--yes',
-    ]);
+    const underIt = launch([...ANY_PORTS, '--data-dir', dataDir, '--reset', '--yes']);
     expect((await within(10_000, underIt.exited, 'exit of --reset under a running server')).code).toBe(1);
     // It names the running server: its pid and API address.
     expect(underIt.stderr()).toContain(

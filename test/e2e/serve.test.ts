@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, killAll, launch, serve, stop, within, type Served } from '../helpers/binary.js';
+import { ANY_PORTS, ensureBuilt, killAll, launch, serve, stop, within, type Served } from '../helpers/binary.js';
 
 const PASSWORD = 'plum-quartz-harbor-1987';
 
@@ -166,20 +166,7 @@ describe('svc serve (the real binary)', () => {
 
   it('refuses plain HTTP on a non-loopback host with exit code 2 and says how to fix it', async () => {
     const dataDir = join(tmp('svc-e2e-'), 'data');
-    const l = launch([
-      '--host',
-      '0.0.0.0',
-      '--port',
-      '0',
-      '--smtp-port',
-      '0',
-      '--submission-port',
-      '0',
-      '--submissions-port',
-      '0',
-      '--data-dir',
-      dataDir,
-    ]);
+    const l = launch(['--host', '0.0.0.0', ...ANY_PORTS, '--data-dir', dataDir]);
     let stdout = '';
     l.proc.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exit = await within(10_000, l.exited, 'exit of a refused start');

@@ -71,12 +71,14 @@ export function launch(args: string[], env: Record<string, string> = {}): Launch
   return { proc, exited, stderr: () => stderr };
 }
 
+/** `svc serve`'s mail ports, each any free one. */
+export const ANY_MAIL_PORTS = ['--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'];
+/** All of `svc serve`'s ports, each any free one. */
+export const ANY_PORTS = ['--port', '0', ...ANY_MAIL_PORTS];
+
 /** Starts `svc serve` on free ports and resolves with its parsed first stdout line. */
 export async function serve(args: string[], env?: Record<string, string>): Promise<Served> {
-  const l = launch(
-    ['--port', '0', '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0', ...args],
-    env,
-  );
+  const l = launch([...ANY_PORTS, ...args], env);
   const lines = createInterface({ input: l.proc.stdout! });
   const first = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`no ready line within 20 s; stderr:\n${l.stderr()}`)), 20_000);
