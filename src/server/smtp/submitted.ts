@@ -16,9 +16,9 @@ export interface Submitted {
 export class SubmittedMessageError extends Error {}
 
 /**
- * Header fields the service sets itself (core's reserved ones) or takes from fields of their own; the rest of the client's header fields
- * travel as the request's custom headers. Transport fields (Received, Return-Path, a signature the service would
- * invalidate) stay behind.
+ * Header fields the service sets itself (core's reserved ones) or takes from fields of their own; the rest of the
+ * client's header fields travel as the request's custom headers. Transport fields (Received, Return-Path, a signature
+ * the service would invalidate) stay behind.
  */
 const NOT_CUSTOM = new Set([
   ...RESERVED_HEADERS,
