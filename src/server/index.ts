@@ -203,7 +203,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       DEFAULT_SUBMISSIONS_PORT,
       '--submissions-port',
     );
-    const sender = createPoolSender({ host: isLoopbackHost(host) ? host : '127.0.0.1', port: smtpPort });
+    // The service's own deliveries reach the sink on its local socket, outside --smtp-max-connections.
+    const sender = createPoolSender({ path: sink.ownPath() });
     const relay = opts.relay ? createRelaySender(opts.relay) : null;
     const composer = createComposer({
       thread: opts.composeThread ?? true,

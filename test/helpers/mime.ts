@@ -57,3 +57,12 @@ export function bigText(bytes: number, subject = 'big text'): Buffer {
       `--${b}--\r\n`,
   );
 }
+
+/** A message of multiparts nested `depth` deep, each the only part of the one above, a text part at the bottom. */
+export function nestedParts(depth: number, subject = 'nested parts'): Buffer {
+  let out = `${head(subject)}Content-Type: multipart/mixed; boundary="b0"\r\n\r\n`;
+  for (let i = 1; i < depth; i++) out += `--b${i - 1}\r\nContent-Type: multipart/mixed; boundary="b${i}"\r\n\r\n`;
+  out += `--b${depth - 1}\r\nContent-Type: text/plain\r\n\r\nThe bottom of ${depth}.\r\n`;
+  for (let i = depth - 1; i >= 0; i--) out += `--b${i}--\r\n`;
+  return Buffer.from(out);
+}

@@ -1,6 +1,7 @@
 // A raw SMTP conversation over a real socket, for tests that need what a mail library hides: the greeting, pipelined
 // commands, a message that stops midway, a refused connection. Replies are read as they arrive (no polling).
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 
 export interface SmtpTalk {
   socket: Socket;
@@ -63,4 +64,15 @@ export function smtpTalkOn(socket: Socket): SmtpTalk {
     closed,
     destroy: () => socket.destroy(),
   };
+}
+
+/** The same conversation over implicit TLS (SMTP submission's second port), trusting `ca`. */
+export function smtpsTalk(port: number, ca: Buffer | string, host = '127.0.0.1'): Promise<SmtpTalk> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host, port, ca, servername: 'localhost' }, () => {
+      socket.off('error', reject);
+      resolve(smtpTalkOn(socket));
+    });
+    socket.once('error', reject);
+  });
 }

@@ -1,5 +1,7 @@
-// The SMTP sink's side of a conversation, over real sockets: its greeting, and its limits — the largest message
-// (--max-message-size), the connections open at once (--smtp-max-connections) and the time a whole DATA phase may take.
+// The SMTP sink's side of a conversation, over real sockets: its greeting, whole messages pipelined, messages no mail
+// reader shows whole (caught all the same), and its limits — the largest message (--max-message-size), the connections
+// open at once (--smtp-max-connections: the service's own deliveries come in outside them) and the time a whole DATA
+// phase may take.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -8,6 +10,7 @@ import { connectionsPath } from '../../src/server/smtp/seams/smtp-server.js';
 import { createSink, type Sink, type SinkLimits } from '../../src/server/smtp/sink.js';
 import { openDb, type Db } from '../../src/server/store/db.js';
 import { createSinkStore, type SinkStore } from '../../src/server/store/sink.js';
+import { manyParts, nestedParts } from '../helpers/mime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { smtpTalk, type SmtpTalk } from '../helpers/smtp.js';
 
@@ -132,6 +135,21 @@ describe('the sink on its own', () => {
     expect(store.count()).toBe(1);
   });
 
+  it('answers whole messages pipelined in one write (RFC 2920) each in order, and catches each', async () => {
+    const port = await start({});
+    const client = await talk(port);
+    expect(await client.reply()).toMatch(/^220 /);
+    client.write('EHLO client.example.test\r\n');
+    await client.reply();
+    const message = (i: number) =>
+      `MAIL FROM:<alice@example.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n${messageOf(500, `pipelined ${i}`)}.\r\n`;
+    client.write(`${[1, 2, 3, 4].map(message).join('')}QUIT\r\n`);
+    const codes: string[] = [];
+    for (let i = 0; i < 17; i++) codes.push((await client.reply()).slice(0, 3));
+    expect(codes).toEqual([...Array(4).fill(['250', '250', '354', '250']).flat(), '221']);
+    expect(store.count()).toBe(4);
+  });
+
   it('refuses a connection beyond --smtp-max-connections with 421 and closes it; a freed place is taken again', async () => {
     const port = await start({ maxConnections: 2 });
     const [first, second] = [await talk(port), await talk(port)];
@@ -174,5 +192,74 @@ describe('the sink on its own', () => {
     next.write(`${messageOf(500, 'after the cut')}.\r\n`);
     expect(await next.reply()).toMatch(/^250 /);
     expect(store.count()).toBe(1);
+  });
+});
+
+describe("the service's own deliveries", () => {
+  let s: TestServer;
+  const talks: SmtpTalk[] = [];
+  beforeAll(async () => {
+    s = await startTestServer({ smtpMaxConnections: 3 });
+  });
+  afterAll(async () => {
+    for (const t of talks) t.destroy();
+    await s?.close();
+  });
+
+  it('are caught while outside clients hold every connection --smtp-max-connections allows', async () => {
+    for (let i = 0; i < 3; i++) {
+      const idle = await smtpTalk(s.smtpPort);
+      talks.push(idle);
+      expect(await idle.reply()).toMatch(/^220 /);
+    }
+    const beyond = await smtpTalk(s.smtpPort);
+    talks.push(beyond);
+    expect(await beyond.reply()).toMatch(/^421 .*Too many connected clients/);
+
+    const token = s.seed!.api_key_test!;
+    const sent = await s.call('POST', '/v1/emails', {
+      token,
+      body: { from: 'orders@example.test', to: 'ada@example.org', subject: 'Through', text: 'Hello' },
+    });
+    expect(sent.status).toBe(202);
+    await s.settle();
+    expect((await s.call('GET', `/v1/emails/${sent.body.id}`, { token })).body.status).toBe('delivered');
+    const caught = await s.admin('GET', '/sandbox/messages');
+    expect(caught.body.data.map((m: { message_id: string }) => m.message_id)).toEqual([sent.body.id]);
+    // The outside clients keep their connections.
+    talks[0]!.write('NOOP\r\n');
+    expect(await talks[0]!.reply()).toMatch(/^250 /);
+  });
+});
+
+describe('a message no mail reader shows whole', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s?.close());
+
+  it('is caught all the same (1,001 parts, 2,000 nested), and its view opens, saying what it leaves out', async () => {
+    for (const raw of [manyParts(1_001), nestedParts(2_000)]) {
+      const client = await smtpTalk(s.smtpPort);
+      try {
+        expect(await client.reply()).toMatch(/^220 /);
+        client.write(
+          'EHLO client.example.test\r\nMAIL FROM:<exports@example.test>\r\nRCPT TO:<ops@example.test>\r\nDATA\r\n',
+        );
+        for (const code of ['250', '250', '250', '354']) expect((await client.reply()).slice(0, 3)).toBe(code);
+        client.write(Buffer.concat([raw, Buffer.from('.\r\n')]));
+        expect(await client.reply()).toMatch(/^250 /);
+      } finally {
+        client.destroy();
+      }
+    }
+    const { data } = (await s.admin('GET', '/sandbox/messages')).body;
+    expect(data).toHaveLength(2);
+    for (const { id } of data) {
+      const view = await s.admin('GET', `/sandbox/messages/${id}`);
+      expect(view.status).toBe(200);
+      expect(view.body.truncated).toBe(true);
+    }
   });
 });

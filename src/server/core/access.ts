@@ -1,10 +1,12 @@
 import type { Endpoint } from '../../contract/endpoints.js';
 import type { Role } from '../../contract/auth.js';
+import { statusOf } from '../../contract/common.js';
 import { ADMIN_TOKEN_PREFIX } from '../../contract/sandbox.js';
 import type { AccountStore, WorkspaceRow } from '../store/accounts.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import { ipAllowed, type KeyPrincipal, type Keys } from './keys.js';
+import { FAILED_LOGINS_PER_ADDRESS, type RateLimits } from './rate-limits.js';
 import { verifyAccessToken } from './tokens.js';
 
 export interface SessionPrincipal {
@@ -55,8 +57,8 @@ const TAKES: Record<Endpoint['auth'], string> = {
  * Authenticates a bearer credential and checks it against an operation: 401 for a missing or bad credential,
  * 403 for the wrong kind, a disallowed IP, a suspended workspace, a missing scope or a role too low.
  */
-export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }) {
-  const { accounts, keys, secrets, clock } = deps;
+export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys; rateLimits: RateLimits }) {
+  const { accounts, keys, secrets, clock, rateLimits } = deps;
 
   async function principalOf(req: Requirement, bearer: string | null): Promise<Principal & { ipAllowlist?: string[] }> {
     if (!bearer) fail('missing_credentials', `This operation takes ${TAKES[req.auth]}, as "Authorization: Bearer …".`);
@@ -75,6 +77,25 @@ export function createAccess(deps: Deps & { accounts: AccountStore; keys: Keys }
     /** The caller of an operation of `req`'s requirements, typed by them (CallerOf), or the refusal that says why not. */
     async authorize<E extends Requirement>(req: E, bearer: string | null, ip: string): Promise<CallerOf<E>> {
       return (await resolve(req, bearer, ip)) as CallerOf<E>;
+    },
+
+    /**
+     * A login with a credential as its password (SMTP submission's AUTH): authorize's answer, with the failed logins
+     * of a client address throttled as sign-in's are — 30 in any 15 minutes, then 429 `rate_limited` with the wait,
+     * before the credential is looked at. A failure is a password that is no credential (401); a key refused for what
+     * it may do (its scope, its allowlist, a suspended workspace) is no failed login. A login that succeeds clears them.
+     */
+    async login<E extends Requirement>(req: E, password: string, ip: string): Promise<CallerOf<E>> {
+      const bucket = `login-smtp-ip:${ip}`;
+      rateLimits.check({ bucket, ...FAILED_LOGINS_PER_ADDRESS });
+      try {
+        const caller = (await resolve(req, password, ip)) as CallerOf<E>;
+        rateLimits.clear(bucket);
+        return caller;
+      } catch (err) {
+        if (err instanceof ServiceError && statusOf(err.code) === 401) rateLimits.hit(bucket);
+        throw err;
+      }
     },
   };
 

@@ -8,7 +8,7 @@ import { keyedHash, type Deps } from './deps.js';
 import { ServiceError, fail, invalidField } from './errors.js';
 import { checkPasswordRules, hashMadePassword, hashPassword, verifyPassword } from './passwords.js';
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './tokens.js';
-import type { RateLimits } from './rate-limits.js';
+import { FAILED_LOGINS_PER_ADDRESS, type RateLimits } from './rate-limits.js';
 
 const REFRESH_TTL = 30 * DAY;
 const VERIFICATION_TTL = DAY;
@@ -210,7 +210,7 @@ export function createAccounts(deps: Deps & { store: AccountStore; rateLimits: R
       const accountBucket = `login-account:${input.email.toLowerCase()}`;
       // Throttled attempts are refused before the password is looked at.
       rateLimits.check(
-        { bucket: ipBucket, limit: 30, windowMs: LOGIN_WINDOW },
+        { bucket: ipBucket, ...FAILED_LOGINS_PER_ADDRESS },
         { bucket: accountBucket, limit: 10, windowMs: LOGIN_WINDOW },
       );
       const user = store.userByEmail(input.email);

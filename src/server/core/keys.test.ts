@@ -7,13 +7,14 @@ import { API_KEY_PATTERN } from '../../contract/keys.js';
 import { manualClock, type ManualClock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { silentLogger } from '../../lib/log.js';
-import { createAccountStore } from '../store/accounts.js';
+import { createAccountStore, createRateStore } from '../store/accounts.js';
 import { openDb, type Db } from '../store/db.js';
 import { createKeyStore } from '../store/keys.js';
 import { createAccess, type Access } from './access.js';
 import type { Deps } from './deps.js';
 import { ServiceError } from './errors.js';
 import { createKeys, ipAllowed, parseCidr, type Keys } from './keys.js';
+import { createRateLimits } from './rate-limits.js';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -50,7 +51,7 @@ beforeEach(() => {
   } as unknown as Deps;
   accounts = createAccountStore(db);
   keys = createKeys({ ...deps, store: createKeyStore(db) });
-  access = createAccess({ ...deps, accounts, keys });
+  access = createAccess({ ...deps, accounts, keys, rateLimits: createRateLimits(createRateStore(db), clock) });
   ws = addWorkspace();
 });
 afterEach(() => db.close());

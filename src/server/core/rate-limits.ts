@@ -1,8 +1,8 @@
-// The service's rate limits on attempts (the sending bucket is send-rate.ts's): signup, login, verification resends and
-// domain verifications, each a sliding window of counted attempts.
+// The service's rate limits on attempts (the sending bucket is send-rate.ts's): signup, login, SMTP AUTH, verification
+// resends and domain verifications, each a sliding window of counted attempts.
 import { ServiceError } from './errors.js';
 import type { RateStore } from '../store/accounts.js';
-import type { Clock } from '../../lib/clock.js';
+import { type Clock, MINUTE } from '../../lib/clock.js';
 
 /** At most `limit` attempts counted in `bucket` within `windowMs`. */
 export interface RateLimit {
@@ -10,6 +10,9 @@ export interface RateLimit {
   limit: number;
   windowMs: number;
 }
+
+/** The failed logins of one client address that are let through in any 15 minutes: sign-in's, and SMTP AUTH's. */
+export const FAILED_LOGINS_PER_ADDRESS = { limit: 30, windowMs: 15 * MINUTE };
 
 /**
  * Sliding windows on the service clock's monotonic reading (a wall clock stepped back does not hold them full):

@@ -2,10 +2,12 @@
 // bytes: an envelope and the raw message.
 //
 // To the sink: a small pool of nodemailer SMTP connections kept open and reused (a new connection costs a greeting
-// and an EHLO before its first message), driven directly rather than through nodemailer's mailer, which would wrap every
+// and an EHLO before its first message), over the sink's local socket for the service's own deliveries (outside its
+// connection limit: smtp/sink.ts), driven directly rather than through nodemailer's mailer, which would wrap every
 // raw message in a MIME node and a stream pipeline again. To a relay (`--relay`): nodemailer's pooled transport,
 // which also handles the URL's TLS and credentials.
 import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Transporter } from 'nodemailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
@@ -49,12 +51,15 @@ interface Conn {
 }
 
 /**
- * A pool of up to `maxConnections` reused SMTP connections to a host without TLS or auth (the sink). Eight, not
- * four: each message waits for the sink to store it before its connection is free, and with four the sends queued
- * behind them (bench/README.md, bench:drain).
+ * A pool of up to `maxConnections` reused SMTP connections to a server without TLS or auth (the sink), at a host and
+ * port or on a local socket (`path`). Eight, not four: each message waits for the sink to store it before its
+ * connection is free, and with four the sends queued behind them (bench/README.md, bench:drain).
  */
-export function createPoolSender(opts: { host: string; port: number; maxConnections?: number }): Sender {
+export function createPoolSender(
+  opts: ({ host: string; port: number } | { path: string }) & { maxConnections?: number },
+): Sender {
   const max = opts.maxConnections ?? 8;
+  const where = 'path' in opts ? opts.path : `${opts.host}:${opts.port}`;
   const conns = new Set<Conn>();
   const queue: Pending[] = [];
   let closed = false;
@@ -67,8 +72,8 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
   function open(): void {
     const conn: Conn = {
       smtp: new (require('nodemailer/lib/smtp-connection') as typeof SMTPConnection)({
-        host: opts.host,
-        port: opts.port,
+        // nodemailer connects to a host and port; a local socket it is handed connected (or connecting).
+        ...('path' in opts ? { connection: connect(opts.path) } : { host: opts.host, port: opts.port }),
         secure: false,
         ignoreTLS: true,
         connectionTimeout: CONNECT_TIMEOUT_MS,
@@ -91,7 +96,7 @@ export function createPoolSender(opts: { host: string; port: number; maxConnecti
     conn.smtp.on('error', (err: Error) => {
       if (!(conn.ready && conn.busy)) lost(err);
     });
-    conn.smtp.once('end', () => lost(new Error(`the connection to ${opts.host}:${opts.port} closed`)));
+    conn.smtp.once('end', () => lost(new Error(`the connection to ${where} closed`)));
     conn.smtp.connect((err?: Error) => {
       if (err) return lost(err);
       conn.ready = true;

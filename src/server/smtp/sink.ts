@@ -1,8 +1,12 @@
 // The SMTP sink: catches every message handed to it (by the service or any other program), parses its header block
 // and stores it with its raw source through core's inbox before answering 250, so an accepted message is already
 // readable.
-import { SMTPServer, type SMTPServerAddress, type SMTPServerOptions } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo, ListenOptions } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
@@ -144,6 +148,46 @@ export interface Sink {
   close(): Promise<void>;
 }
 
+/** The sink, with the way in of the service's own deliveries. */
+export interface CatchingSink extends Sink {
+  /**
+   * The local socket (a named pipe on Windows) the service's own deliveries come in on, once the sink listens: outside
+   * the connection limit, which counts the clients on the port alone, and in a directory only this user may enter.
+   */
+  ownPath(): string;
+}
+
+/**
+ * Keeps smtp-server's parser from losing its place in whole messages a client pipelines one after another (RFC 2920:
+ * MAIL, RCPT, DATA, the message, MAIL, … in one write). The parser takes up what follows a message from inside the call
+ * that answers it (onData's callback, through SMTPStream#continue), and once that call returns it forgets the place it
+ * is to go on from after the next message: when the next message also ended within the call (its MAIL and RCPT
+ * answered at once, its bytes already read), that place is lost and the session stalls. So a MAIL that comes while a
+ * message is being answered is answered a microtask later, once the call has returned; any other MAIL at once (the
+ * replies of one read leave in one write: seams/smtp-server-fast.ts).
+ */
+export function pipelining() {
+  let answering = false;
+  return {
+    /** onData's callback, called so that a MAIL answered within it waits until it returns. */
+    answer<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void {
+      return (...args) => {
+        answering = true;
+        try {
+          callback(...args);
+        } finally {
+          answering = false;
+        }
+      };
+    },
+    /** Answers a MAIL FROM: at once, or a microtask later when a message is being answered. */
+    mail(callback: (err?: Error | null) => void, err?: Error | null): void {
+      if (answering) queueMicrotask(() => callback(err));
+      else callback(err);
+    },
+  };
+}
+
 export interface SinkLimits {
   /** The largest message taken, in bytes: advertised with SIZE, and a larger one is refused with 552 (default 50 MB). */
   maxMessageBytes?: number;
@@ -178,13 +222,30 @@ export function sinkServerOptions(limits: SinkLimits = {}, tls?: { key: Buffer; 
   };
 }
 
-/** The sink; `tls` is the certificate its STARTTLS presents (none: no STARTTLS). */
-export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key: Buffer; cert: Buffer }): Sink {
+/**
+ * Where the service's own deliveries reach the sink: a Unix socket in a directory of its own (0700, made by mkdtemp),
+ * so that no other user of the machine can connect; a named pipe on Windows.
+ */
+function ownSocket(): { path: string; remove(): void } {
+  if (process.platform === 'win32') return { path: `\\\\.\\pipe\\svc-sink-${randomUUID()}`, remove: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sink-'));
+  return { path: join(dir, 'own.sock'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The address the sink records for the service's own deliveries, which come from this machine over a local socket. */
+const OWN_CLIENT_IP = '127.0.0.1';
+
+/**
+ * The sink; `tls` is the certificate its STARTTLS presents (none: no STARTTLS). Two listeners take mail alike: the port,
+ * where `--smtp-max-connections` counts the connections, and a local socket for the service's own deliveries
+ * (`ownPath`), so outside clients holding every connection the port allows never hold up the service's mail.
+ */
+export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key: Buffer; cert: Buffer }): CatchingSink {
   const maxBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const dataTimeoutMs = limits.dataTimeoutMs ?? DATA_TIMEOUT_MS;
   const chaos = chaosReplies(deps);
-  const server: SMTPServer = new SMTPServer({
-    ...sinkServerOptions(limits, tls),
+  const flow = pipelining();
+  const handlers: Partial<SMTPServerOptions> = {
     // Every session, sender and recipient is welcome. The library's own handlers say so a turn of the event loop
     // later; answering at once sends the greeting before anything is read from the socket (seams/smtp-server-fast.ts)
     // and saves two turns a message.
@@ -195,9 +256,10 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
       const password = auth.password ?? auth.accessToken ?? '';
       callback(null, { user: { name: auth.username ?? '', workspaceId: deps.workspaceOf?.(password) ?? null } });
     },
-    onMailFrom: (_address, _session, callback) => callback(chaos.answer('mail')),
+    onMailFrom: (_address, _session, callback) => flow.mail(callback, chaos.answer('mail')),
     onRcptTo: (_address, session, callback) => callback(chaos.answer('rcpt', session.envelope)),
-    onData(stream, session, callback) {
+    onData(stream, session, done) {
+      const callback = flow.answer(done);
       // Decided as the message begins, answered once it is all read (the reply to DATA comes after the final dot).
       const refusal = chaos.answer('data', session.envelope);
       if (refusal) {
@@ -211,7 +273,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
         mailFrom: session.envelope.mailFrom ? (session.envelope.mailFrom as SMTPServerAddress).address : null,
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
         // Who handed it over, as a receiver's SPF check judges it.
-        clientIp: session.remoteAddress || null,
+        clientIp: session.remoteAddress || OWN_CLIENT_IP,
         helo: session.hostNameAppearsAs || null,
       };
       // A client that declared the message's size (SIZE, RFC 1870; the service's own sender does) has it gathered in
@@ -225,7 +287,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
         timedOut = true;
         raw = gather(0);
         // A 421 closes the connection (smtp-server); the message's stream then ends in an error, ignored below.
-        const connection = [...server.connections].find((c) => c.session === session);
+        const connection = connectionOf(session);
         connection?.send(421, `The message did not arrive within ${dataTimeoutMs / 1000} s; closing the connection`);
       }, dataTimeoutMs);
       deadline.unref();
@@ -263,26 +325,65 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
         );
       });
     },
-  });
-  server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
-  return listener(server, deps.log);
+  };
+  const onPort = new SMTPServer({ ...sinkServerOptions(limits, tls), ...handlers });
+  // The service's own deliveries: no connection limit, and no STARTTLS (its sender never asks for it).
+  const onSocket = new SMTPServer({ ...sinkServerOptions(limits), maxClients: undefined, ...handlers });
+  const connectionOf = (session: SMTPServerSession) =>
+    [...onPort.connections, ...onSocket.connections].find((c) => c.session === session);
+  for (const server of [onPort, onSocket]) {
+    server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
+  }
+  const outside = listener(onPort, deps.log);
+  const inside = listener(onSocket, deps.log);
+  let socket: ReturnType<typeof ownSocket> | undefined;
+  return {
+    async listen(port, host) {
+      const got = await outside.listen(port, host);
+      socket = ownSocket();
+      try {
+        await inside.listen({ path: socket.path });
+      } catch (err) {
+        await outside.close();
+        socket.remove();
+        throw err;
+      }
+      return got;
+    },
+    listening: () => outside.listening() && inside.listening(),
+    ownPath() {
+      if (!socket) throw new Error('the sink is not listening');
+      return socket.path;
+    },
+    async close() {
+      // Its name goes at once: the listener is already bound, and the close may wait for connections to end.
+      socket?.remove();
+      await Promise.all([outside.close(), inside.close()]);
+    },
+  };
+}
+
+/** A Sink that also listens on a local socket (`{path}`: it resolves with 0 then). */
+export interface Listener extends Sink {
+  listen(where: number | ListenOptions, host?: string): Promise<number>;
 }
 
 /**
  * An smtp-server's listening side: listen (resolving with the port it got), whether it listens, close. Its connections
  * are settled before it first listens: the sink's own, greeted at once, or the library's (seams/smtp-server.ts).
  */
-export function listener(server: SMTPServer, log: Logger): Sink {
+export function listener(server: SMTPServer, log: Logger): Listener {
   let connections: Promise<unknown> | undefined;
   return {
-    async listen(port, host) {
+    async listen(where, host) {
       await (connections ??= useConnections(server, log));
-      return new Promise((resolve, reject) => {
+      return new Promise<number>((resolve, reject) => {
         const onError = (err: Error) => reject(err);
         server.server.once('error', onError);
-        server.listen(port, host, () => {
+        server.listen(typeof where === 'number' ? { port: where, host } : where, () => {
           server.server.off('error', onError);
-          resolve((server.server.address() as AddressInfo).port);
+          const address = server.server.address();
+          resolve(typeof address === 'string' ? 0 : (address as AddressInfo).port);
         });
       });
     },

@@ -1,8 +1,9 @@
 // SMTP submission: the service's own SMTP interface, for applications that send by SMTP rather than through the API
-// (docs/smtp.md). Two listeners, STARTTLS and implicit TLS, with AUTH required: any username, an API key as the
-// password. A submitted message is a send by that key: its MIME is made into a send request (submitted.ts) and goes
-// through core's send as `POST /v1/emails` does, rate limit included, so its events, webhooks and DKIM-signed delivery
-// into the sink follow as for the API.
+// (docs/smtp.md). Two listeners, STARTTLS and implicit TLS, with AUTH required and taken only over TLS: any username,
+// an API key as the password, the failed logins of a client address throttled as sign-in's are. A submitted message
+// is a send by that key: its MIME is made into a send request (submitted.ts) and goes through core's send as
+// `POST /v1/emails` does, rate limit included, so its events, webhooks and DKIM-signed delivery into the sink follow
+// as for the API.
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { ErrorCode } from '../../contract/common.js';
 import { endpoints } from '../../contract/endpoints.js';
@@ -12,7 +13,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Core } from '../core/index.js';
 import { ServiceError } from '../core/errors.js';
 import { validate } from '../core/validate.js';
-import { listener, MAX_CONNECTIONS, type Sink } from './sink.js';
+import { listener, MAX_CONNECTIONS, pipelining, type Sink } from './sink.js';
 import { SubmittedMessageError, submittedRequest } from './submitted.js';
 
 export interface SubmissionDeps {
@@ -33,6 +34,16 @@ interface Login {
   key: string;
   workspaceId: string;
 }
+
+/**
+ * The user of a session on the STARTTLS port until it has upgraded. smtp-server offers AUTH in its EHLO reply to a
+ * session without a user only, so a client that never upgrades is not invited to send its key in the clear (RFC 4954
+ * section 4); an AUTH sent anyway is refused with 538 before its credential is read, as the library refuses AUTH
+ * before STARTTLS, and STARTTLS leaves the session with no user (RFC 3207 section 4.2), so AUTH is offered after it.
+ */
+const BEFORE_TLS = Symbol('before STARTTLS');
+
+const MiB = 1024 * 1024;
 
 /** A refusal as smtp-server sends it: the reply code, and the text after our own enhanced status code (RFC 3463). */
 function refusal(code: number, enhanced: string, text: string): Error {
@@ -58,7 +69,7 @@ const REPLIES: Partial<Record<ErrorCode, [number, string]>> = {
 
 /** A failed send as an SMTP reply; a fault of ours is a temporary 451, logged, so the client tries again. */
 function replyTo(err: unknown, log: Logger): Error {
-  if (err instanceof SubmittedMessageError) return refusal(550, '5.6.0', err.message);
+  if (err instanceof SubmittedMessageError) return refusal(...err.reply, err.message);
   if (err instanceof ServiceError) {
     const [code, enhanced] = REPLIES[err.code] ?? [550, '5.6.0'];
     return refusal(code, enhanced, err.detail ?? err.code);
@@ -72,18 +83,31 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
   const { core, log } = deps;
   const requirement = endpoints.sendEmail;
   const loginOf = (session: SMTPServerSession) => session.user as unknown as Login;
+  const flow = pipelining();
 
-  /** AUTH PLAIN or LOGIN: the password must be an API key allowed to send (`535 5.7.8` with the reason otherwise). */
+  /**
+   * AUTH PLAIN or LOGIN: the password must be an API key allowed to send (`535 5.7.8` with the reason otherwise); a
+   * client address past its failed logins is refused with `454 4.7.0` and the wait, before the password is looked at.
+   */
   function onAuth(
     auth: SMTPServerAuthentication,
     session: SMTPServerSession,
     callback: (err: Error | null | undefined, response?: { user: unknown }) => void,
   ): void {
     const key = auth.password ?? '';
-    core.access.authorize(requirement, key, session.remoteAddress).then(
+    core.access.login(requirement, key, session.remoteAddress).then(
       (caller) => callback(null, { user: { name: auth.username ?? '', key, workspaceId: caller.workspace.id } }),
       (err: unknown) => {
         if (!(err instanceof ServiceError)) return callback(replyTo(err, log));
+        if (err.code === 'rate_limited') {
+          return callback(
+            refusal(
+              454,
+              '4.7.0',
+              `Too many failed logins from ${session.remoteAddress}; try again in ${err.extra.retryAfterSeconds} seconds.`,
+            ),
+          );
+        }
         // Whatever makes the key unfit to send with is said in the one reply RFC 4954 has for it.
         const detail =
           err.code === 'invalid_token' || err.code === 'api_key_required'
@@ -97,8 +121,9 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
   function onData(
     stream: NodeJS.ReadableStream & { sizeExceeded?: boolean },
     session: SMTPServerSession,
-    done: (err?: Error | null, message?: string) => void,
+    answered: (err?: Error | null, message?: string) => void,
   ) {
+    const done = flow.answer(answered);
     const login = loginOf(session);
     const rcptTo = session.envelope.rcptTo.map((r) => r.address);
     const args = session.envelope.mailFrom ? session.envelope.mailFrom.args : false;
@@ -111,8 +136,16 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
     });
     stream.on('error', () => {});
     stream.on('end', () => {
-      // Over the limit: smtp-server answers 552 itself, whatever is answered here.
-      if (stream.sizeExceeded || size > opts.maxMessageBytes) return done();
+      if (stream.sizeExceeded || size > opts.maxMessageBytes) {
+        const limit = opts.maxMessageBytes;
+        return done(
+          refusal(
+            552,
+            '5.3.4',
+            `The message is over the ${limit}-byte (${limit / MiB} MiB) limit of SMTP submission; send it with smaller attachments.`,
+          ),
+        );
+      }
       send(login, raw.bytes(), rcptTo, session.remoteAddress).then(
         (id) => done(null, `2.0.0 OK ${id}`),
         (err: unknown) => done(replyTo(err, log)),
@@ -151,14 +184,27 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
       maxClients: opts.maxConnections ?? MAX_CONNECTIONS,
       closeTimeout: 5_000,
       logger: false,
-      onConnect: (_session, callback) => callback(),
+      onConnect(session, callback) {
+        if (!secure) session.user = BEFORE_TLS;
+        callback();
+      },
       onAuth,
       // Each message takes a token from the workspace's sending bucket, as each API send does; refused here, before
       // the client sends the message.
       onMailFrom(_address, session, callback) {
+        if (session.user === BEFORE_TLS) {
+          return callback(
+            refusal(
+              530,
+              '5.7.0',
+              'Must issue a STARTTLS command first: this port takes AUTH and mail only over TLS (or use the implicit TLS port).',
+            ),
+          );
+        }
         const state = core.sendRate.take(loginOf(session).workspaceId);
-        if (state.allowed) return callback();
-        callback(
+        if (state.allowed) return flow.mail(callback);
+        flow.mail(
+          callback,
           refusal(
             451,
             '4.7.1',

@@ -12,8 +12,38 @@ export interface Submitted {
   idempotencyKey: string | undefined;
 }
 
-/** A message the submission cannot make a send request of, in words for the client. */
-export class SubmittedMessageError extends Error {}
+/** A message the submission cannot make a send request of, in words for the client, with its reply (550 5.6.0). */
+export class SubmittedMessageError extends Error {
+  constructor(
+    message: string,
+    readonly reply: [code: number, enhanced: string] = [550, '5.6.0'],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A message past mailparser's limits (mailsplit's: 1000 MIME parts, the nested ones counted, and 1 MiB for the header
+ * block of the message or of a part) is no better the next time it is sent: refused for good, saying which limit.
+ */
+function pastLimits(err: unknown): SubmittedMessageError | null {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code !== 'EMAXLEN') return null;
+  const what = String(message);
+  if (/child nodes/i.test(what)) {
+    return new SubmittedMessageError(
+      'The message has more than 1000 MIME parts (nested parts count too), the most this service reads; send fewer attachments, or one archive of them.',
+      [554, '5.6.0'],
+    );
+  }
+  if (/header/i.test(what)) {
+    return new SubmittedMessageError(
+      'A header block of the message is over 1 MiB, the most this service reads of one; shorten its header fields.',
+      [552, '5.3.4'],
+    );
+  }
+  return new SubmittedMessageError(`The message is past what this service reads (${what}).`, [554, '5.6.0']);
+}
 
 /**
  * Header fields the service sets itself (core's reserved ones) or takes from fields of their own; the rest of the
@@ -79,6 +109,8 @@ export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<S
     skipTextToHtml: true,
     // Keep `cid:` references as they are: the inline image goes along as an attachment with its Content-ID.
     skipImageLinks: true,
+  }).catch((err: unknown) => {
+    throw pastLimits(err) ?? err;
   });
   const [from] = addresses(parsed.from);
   if (!from) {
