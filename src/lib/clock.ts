@@ -1,16 +1,17 @@
 /**
  * The service clock. Every rule of the service reads it (core never calls Date.now()), so `--clock manual` moves all
- * of them; only transport concerns use the wall clock: job leases, timeouts, a webhook signature's `t`.
+ * of them; only transport concerns use the wall clock (a webhook signature's `t`) or the process's own time (job
+ * leases, timeouts).
  */
 export interface Clock {
   readonly mode: 'real' | 'manual';
   /** Milliseconds since the epoch on the service clock. */
   now(): number;
   /**
-   * Milliseconds on a reading that never goes back, for intervals (rate limits and their windows): under the real clock
-   * it starts at the wall clock's time and then moves by a monotonic source, so a wall clock stepped back (an NTP
-   * correction, a restored VM) leaves every interval as long as it was; under a manual clock it is the service clock,
-   * which only moves forward.
+   * Milliseconds on a reading that never goes back, for intervals (rate limits and their windows, a job's delay):
+   * under the real clock it starts at the wall clock's time and then moves by a monotonic source, so a wall clock
+   * stepped (an NTP correction, a restored VM) leaves every interval as long as it was; under a manual clock it is the
+   * service clock, which only moves forward.
    */
   monotonic(): number;
 }
@@ -53,6 +54,14 @@ export function manualClock(start = Date.now()): ManualClock {
       t += ms;
     },
   };
+}
+
+/**
+ * A time on the service clock (`now() + delay`) as the same delay from now on the monotonic reading, where a later step
+ * of the wall clock does not move it. The same time under a manual clock.
+ */
+export function onMonotonic(clock: Clock, at: number): number {
+  return clock.monotonic() + (at - clock.now());
 }
 
 /** UTC ISO 8601 with `Z` and millisecond precision. */

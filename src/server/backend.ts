@@ -99,6 +99,10 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
     jobStore.probe();
     const released = jobStore.releaseAll();
     if (released) log.info('resuming jobs claimed before a restart', { jobs: released });
+    // Work whose delay was set on a clock later than this one (the machine's clock ran ahead, a manual clock was moved
+    // on) is due the same delay from now, not once the clock catches up.
+    const rebased = jobStore.rebase(clock.monotonic());
+    if (rebased) log.info('jobs set on a clock ahead of this one are due from now', { jobs: rebased });
 
     const commit = groupCommit(db);
     // The schedulers are built from what they run on, before core (whose enqueuer kicks them); they get their

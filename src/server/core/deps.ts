@@ -2,7 +2,7 @@
 // Tests and the manual clock drive core through these; nothing in core calls Date.now().
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Changes } from '../../lib/changes.js';
-import type { Clock } from '../../lib/clock.js';
+import { onMonotonic, type Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
 import type { ExpectedRecord } from '../store/domains.js';
@@ -45,8 +45,17 @@ export interface ProviderHosts {
 }
 
 export interface Jobs {
-  /** Adds a durable job (to the default queue unless one is named); call inside the transaction of the change that caused it. */
+  /**
+   * Adds a durable job (to the default queue unless one is named); call inside the transaction of the change that caused
+   * it. `runAt` (service clock, now by default) is kept as the same delay from now: a later step of the wall clock
+   * neither holds it back nor brings it forward.
+   */
   enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], runAt?: number, queue?: string): void;
+  /**
+   * Adds a durable job due at an instant its sender chose (a scheduled send), in the default queue: it runs when the
+   * service clock reaches it, however the wall clock steps meanwhile, and through a restart.
+   */
+  enqueueAt<K extends JobKind>(kind: K, payload: JobPayloads[K], at: number): void;
   /** Drops every job of a queue (call inside a transaction). */
   dropQueue(queue: string): void;
   /** The id of the queue's job of this kind, added (due now) if there is none: a recurring job. */
@@ -84,22 +93,26 @@ export interface QueueSchedulers {
 export function jobsFor(store: JobStore, clock: Clock, scheduler: QueueSchedulers): Jobs {
   return {
     enqueue(kind, payload, runAt, queue = DEFAULT_QUEUE) {
-      const now = clock.now();
-      store.enqueue(kind, payload, runAt ?? now, now, queue);
+      const now = clock.monotonic();
+      store.enqueue(kind, payload, runAt === undefined ? now : onMonotonic(clock, runAt), now, queue);
       scheduler.kick(queue);
+    },
+    enqueueAt(kind, payload, at) {
+      store.enqueue(kind, payload, at, clock.monotonic(), DEFAULT_QUEUE, true);
+      scheduler.kick(DEFAULT_QUEUE);
     },
     dropQueue(queue) {
       store.dropQueue(queue);
       scheduler.retire(queue);
     },
     ensure(kind, payload, queue = DEFAULT_QUEUE) {
-      const now = clock.now();
+      const now = clock.monotonic();
       const id = store.ensure(kind, payload, now, now, queue);
       scheduler.kick(queue);
       return id;
     },
     hasten(id, queue = DEFAULT_QUEUE) {
-      if (store.hasten(id, clock.now())) scheduler.kick(queue);
+      if (store.hasten(id, clock.monotonic())) scheduler.kick(queue);
     },
   };
 }

@@ -116,23 +116,25 @@ export function createEmails(
       created_at: now,
       updated_at: now,
     };
-    storeMessage(row, f.attachments, now);
+    storeMessage(row, f.attachments);
     return { id: row.id, status, created_at: iso(now) };
   }
 
   // Transaction functions are built once (building one per call was a visible cost on the sending path).
-  const storeMessage = deps.db.transaction(
-    (row: MessageRow & MessageContent, attachments: StoredAttachment[], now: number) => {
-      store.insert(row);
-      attachments.forEach((a, i) => {
-        if (a.content === undefined) return;
-        let chunk = 0;
-        for (const bytes of decodePieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
-      });
-      if (row.status === 'queued') emit(row, 'email.queued');
-      jobs.enqueue('deliver', { message_id: row.id }, row.status === 'queued' ? now : row.scheduled_at!);
-    },
-  );
+  const storeMessage = deps.db.transaction((row: MessageRow & MessageContent, attachments: StoredAttachment[]) => {
+    store.insert(row);
+    attachments.forEach((a, i) => {
+      if (a.content === undefined) return;
+      let chunk = 0;
+      for (const bytes of decodePieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
+    });
+    if (row.status === 'queued') {
+      emit(row, 'email.queued');
+      jobs.enqueue('deliver', { message_id: row.id });
+    } else {
+      jobs.enqueueAt('deliver', { message_id: row.id }, row.scheduled_at!);
+    }
+  });
 
   function toMessage(m: MessageRow): Message {
     const timeline = events.timeline(m.id).map(({ id: _id, ...entry }) => entry);

@@ -29,7 +29,10 @@ export interface Delivery {
   endpoint_id: string;
   /** The attempt this run makes, from 1. */
   attempt: number;
-  /** When the first attempt was made (service clock); null before it. The schedule counts from it. */
+  /**
+   * When the first attempt was made, on the service clock's monotonic reading (a step of the wall clock does not move
+   * it); null before it. The schedule counts from it.
+   */
   first_attempt_at: number | null;
 }
 
@@ -46,6 +49,8 @@ export interface AttemptPlan {
   secrets: string[];
   /** When the attempt started, service clock. */
   at: number;
+  /** The same, on the service clock's monotonic reading: what the schedule counts with. */
+  started: number;
 }
 
 /** What one attempt came to (lib/post-event.ts makes it). */
@@ -282,7 +287,16 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       const secrets = [e.secret];
       if (e.previous_secret && e.previous_secret_expires_at != null && e.previous_secret_expires_at > now)
         secrets.push(e.previous_secret);
-      return { deliveryId, delivery, url: e.url, eventType: event.type, body: event.body, secrets, at: now };
+      return {
+        deliveryId,
+        delivery,
+        url: e.url,
+        eventType: event.type,
+        body: event.body,
+        secrets,
+        at: now,
+        started: clock.monotonic(),
+      };
     },
 
     /**
@@ -309,20 +323,23 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
       deps.changes.notify('webhooks');
       const e = endpoints().get(delivery.endpoint_id);
       if (e?.status !== 'active') return;
-      const first = delivery.first_attempt_at ?? plan.at;
+      // The schedule and the last success are on the monotonic reading: a step of the wall clock between two attempts
+      // neither holds the next one back nor brings it forward.
+      const first = delivery.first_attempt_at ?? plan.started;
       const now = clock.now();
+      const elapsed = clock.monotonic();
       if (ok) {
-        if (now - (successWritten.get(e.id) ?? -Infinity) >= SUCCESS_WRITE_INTERVAL) {
-          store.succeeded(e.id, now);
-          e.last_success_at = now;
-          successWritten.set(e.id, now);
+        if (elapsed - (successWritten.get(e.id) ?? -Infinity) >= SUCCESS_WRITE_INTERVAL) {
+          store.succeeded(e.id, elapsed);
+          e.last_success_at = elapsed;
+          successWritten.set(e.id, elapsed);
         }
         return;
       }
       const offset = WEBHOOK_ATTEMPT_OFFSETS[delivery.attempt];
       if (offset !== undefined) {
         return {
-          retryAt: first + offset,
+          retryAt: now + (first + offset - elapsed),
           payload: { ...delivery, attempt: delivery.attempt + 1, first_attempt_at: first },
         };
       }

@@ -2,12 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MINUTE } from '../../lib/clock.js';
+import { HOUR, MINUTE } from '../../lib/clock.js';
 import { openDb, type Db } from './db.js';
-import { createJobStore } from './jobs.js';
+import { createJobStore, DEFAULT_QUEUE } from './jobs.js';
 
 const T0 = Date.UTC(2026, 7, 1, 12, 0, 0);
-const WALL = 1_000_000;
+const HELD = 1_000_000;
+/** The same time on both readings: the monotonic one (delays) and the service clock (fixed instants). */
+const at = (t: number) => ({ monotonic: t, service: t });
 const LEASE = 5 * MINUTE;
 
 describe('job store', () => {
@@ -26,16 +28,16 @@ describe('job store', () => {
   it('claims each due job once: a second claim gets only what the first left', () => {
     const jobs = memoryStore();
     const ids = [1, 2, 3, 4, 5].map((n) => jobs.enqueue('k', { n }, T0, T0));
-    const first = jobs.claimDue(T0, WALL, LEASE, 3);
-    const second = jobs.claimDue(T0, WALL, LEASE, 10);
+    const first = jobs.claimDue(at(T0), HELD, LEASE, 3);
+    const second = jobs.claimDue(at(T0), HELD, LEASE, 10);
     expect(first).toHaveLength(3);
     expect(second).toHaveLength(2);
     const claimed = [...first, ...second].map((j) => j.id);
     expect(new Set(claimed).size).toBe(5);
     expect(claimed.sort((a, b) => a - b)).toEqual(ids);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
-    // Claiming counts an attempt and sets the wall-clock lease; the payload comes back as stored.
-    expect(first[0]).toMatchObject({ kind: 'k', attempts: 1, claimed_until: WALL + LEASE, run_at: T0 });
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10)).toEqual([]);
+    // Claiming counts an attempt and sets the lease on the process's own time; the payload comes back as stored.
+    expect(first[0]).toMatchObject({ kind: 'k', attempts: 1, claimed_until: HELD + LEASE, run_at: T0 });
     expect(first[0]!.payload).toEqual({ n: 1 });
   });
 
@@ -44,10 +46,10 @@ describe('job store', () => {
     const late = jobs.enqueue('k', {}, T0 + 60_000, T0);
     const b = jobs.enqueue('k', {}, T0 - 1000, T0);
     const a = jobs.enqueue('k', {}, T0 - 5000, T0);
-    expect(jobs.claimDue(T0, WALL, LEASE, 1).map((j) => j.id)).toEqual([a]);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10).map((j) => j.id)).toEqual([b]);
-    expect(jobs.claimDue(T0 + 59_999, WALL, LEASE, 10)).toEqual([]);
-    expect(jobs.claimDue(T0 + 60_000, WALL, LEASE, 10).map((j) => j.id)).toEqual([late]);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 1).map((j) => j.id)).toEqual([a]);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10).map((j) => j.id)).toEqual([b]);
+    expect(jobs.claimDue(at(T0 + 59_999), HELD, LEASE, 10)).toEqual([]);
+    expect(jobs.claimDue(at(T0 + 60_000), HELD, LEASE, 10).map((j) => j.id)).toEqual([late]);
   });
 
   it('two connections to one database file never claim the same job', () => {
@@ -61,33 +63,33 @@ describe('job store', () => {
     for (let i = 0; i < 20; i++) storeA.enqueue('k', { i }, T0, T0);
     const seen: number[] = [];
     for (let round = 0; round < 10; round++) {
-      seen.push(...storeA.claimDue(T0, WALL, LEASE, 1).map((j) => j.id));
-      seen.push(...storeB.claimDue(T0, WALL, LEASE, 1).map((j) => j.id));
+      seen.push(...storeA.claimDue(at(T0), HELD, LEASE, 1).map((j) => j.id));
+      seen.push(...storeB.claimDue(at(T0), HELD, LEASE, 1).map((j) => j.id));
     }
     expect(seen).toHaveLength(20);
     expect(new Set(seen).size).toBe(20);
   });
 
-  it('a claim whose wall-clock lease ran out can be claimed again, with the attempt counted', () => {
+  it('a claim whose lease ran out can be claimed again, with the attempt counted', () => {
     const jobs = memoryStore();
     const id = jobs.enqueue('k', {}, T0, T0);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toHaveLength(1);
-    expect(jobs.claimDue(T0, WALL + LEASE - 1, LEASE, 10)).toEqual([]);
-    const again = jobs.claimDue(T0, WALL + LEASE + 1, LEASE, 10);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10)).toHaveLength(1);
+    expect(jobs.claimDue(at(T0), HELD + LEASE - 1, LEASE, 10)).toEqual([]);
+    const again = jobs.claimDue(at(T0), HELD + LEASE + 1, LEASE, 10);
     expect(again.map((j) => [j.id, j.attempts])).toEqual([[id, 2]]);
   });
 
-  it('nextRunAt ignores claimed jobs; reschedule releases the claim; complete removes the job', () => {
+  it('dueIn ignores claimed jobs; reschedule releases the claim; complete removes the job', () => {
     const jobs = memoryStore();
-    expect(jobs.nextRunAt()).toBeNull();
+    expect(jobs.dueIn(at(T0))).toBeNull();
     const id = jobs.enqueue('k', {}, T0, T0);
     jobs.enqueue('other', {}, T0 + 5000, T0);
-    expect(jobs.nextRunAt()).toBe(T0);
-    jobs.claimDue(T0, WALL, LEASE, 1);
-    expect(jobs.nextRunAt()).toBe(T0 + 5000);
-    jobs.reschedule(id, T0 + 1000);
-    expect(jobs.nextRunAt()).toBe(T0 + 1000);
-    expect(jobs.claimDue(T0 + 1000, WALL, LEASE, 1).map((j) => j.id)).toEqual([id]);
+    expect(jobs.dueIn(at(T0))).toBe(0);
+    jobs.claimDue(at(T0), HELD, LEASE, 1);
+    expect(jobs.dueIn(at(T0))).toBe(5000);
+    jobs.reschedule(id, T0 + 1000, T0);
+    expect(jobs.dueIn(at(T0))).toBe(1000);
+    expect(jobs.claimDue(at(T0 + 1000), HELD, LEASE, 1).map((j) => j.id)).toEqual([id]);
     jobs.complete(id);
     expect(jobs.count()).toBe(1);
     expect(jobs.count('k')).toBe(0);
@@ -97,12 +99,12 @@ describe('job store', () => {
   it('reschedule keeps the attempt count (a failure); defer resets it (a planned rerun)', () => {
     const jobs = memoryStore();
     const id = jobs.enqueue('k', {}, T0, T0);
-    jobs.claimDue(T0, WALL, LEASE, 1);
-    jobs.reschedule(id, T0 + 1000);
-    expect(jobs.claimDue(T0 + 1000, WALL, LEASE, 1).map((j) => j.attempts)).toEqual([2]);
-    jobs.defer(id, T0 + 2000);
-    expect(jobs.claimDue(T0 + 1999, WALL, LEASE, 1)).toEqual([]);
-    expect(jobs.claimDue(T0 + 2000, WALL, LEASE, 1).map((j) => j.attempts)).toEqual([1]);
+    jobs.claimDue(at(T0), HELD, LEASE, 1);
+    jobs.reschedule(id, T0 + 1000, T0);
+    expect(jobs.claimDue(at(T0 + 1000), HELD, LEASE, 1).map((j) => j.attempts)).toEqual([2]);
+    jobs.defer(id, T0 + 2000, T0 + 1000);
+    expect(jobs.claimDue(at(T0 + 1999), HELD, LEASE, 1)).toEqual([]);
+    expect(jobs.claimDue(at(T0 + 2000), HELD, LEASE, 1).map((j) => j.attempts)).toEqual([1]);
   });
 
   it('ensure writes a recurring job once, whatever the restarts; hasten makes it due now, never later', () => {
@@ -110,14 +112,14 @@ describe('job store', () => {
     const id = jobs.ensure('every-minute', {}, T0 + MINUTE, T0);
     expect(jobs.ensure('every-minute', {}, T0, T0)).toBe(id);
     expect(jobs.count('every-minute')).toBe(1);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10)).toEqual([]);
     expect(jobs.hasten(id, T0)).toBe(true);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10).map((j) => j.id)).toEqual([id]);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10).map((j) => j.id)).toEqual([id]);
     // Claimed (its run_at already past): hastening changes nothing.
     expect(jobs.hasten(id, T0 + 1000)).toBe(false);
-    jobs.defer(id, T0 + MINUTE);
+    jobs.defer(id, T0 + MINUTE, T0 + 1000);
     expect(jobs.hasten(id, T0 + 2000)).toBe(true);
-    expect(jobs.nextRunAt()).toBe(T0 + 2000);
+    expect(jobs.dueIn(at(T0 + 2000))).toBe(0);
   });
 
   it('releaseAll frees every claim and says how many', () => {
@@ -126,9 +128,47 @@ describe('job store', () => {
     jobs.enqueue('k', {}, T0, T0);
     jobs.enqueue('k', {}, T0 + 60_000, T0);
     expect(jobs.releaseAll()).toBe(0);
-    jobs.claimDue(T0, WALL, LEASE, 10);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10)).toEqual([]);
+    jobs.claimDue(at(T0), HELD, LEASE, 10);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10)).toEqual([]);
     expect(jobs.releaseAll()).toBe(2);
-    expect(jobs.claimDue(T0, WALL, LEASE, 10).map((j) => j.attempts)).toEqual([2, 2]);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10).map((j) => j.attempts)).toEqual([2, 2]);
+  });
+
+  it('a fixed instant is due on the service clock, a delay on the monotonic reading', () => {
+    const jobs = memoryStore();
+    // The wall clock was stepped back an hour: the service clock reads an hour less than the monotonic reading.
+    const now = { monotonic: T0, service: T0 - HOUR };
+    const delay = jobs.enqueue('k', {}, T0 + 2000, T0);
+    const instant = jobs.enqueue('k', {}, T0 - HOUR + 30 * MINUTE, T0, DEFAULT_QUEUE, true);
+    expect(jobs.dueIn(now)).toBe(2000);
+    expect(
+      jobs.claimDue({ monotonic: T0 + 2000, service: T0 - HOUR + 2000 }, HELD, LEASE, 10).map((j) => j.id),
+    ).toEqual([delay]);
+    expect(jobs.dueIn(now)).toBe(30 * MINUTE);
+    expect(
+      jobs.claimDue({ monotonic: T0 + 30 * MINUTE - 1, service: T0 - HOUR + 30 * MINUTE - 1 }, HELD, LEASE, 10),
+    ).toEqual([]);
+    const later = { monotonic: T0 + 30 * MINUTE, service: T0 - HOUR + 30 * MINUTE };
+    const [claimed] = jobs.claimDue(later, HELD, LEASE, 10);
+    expect(claimed).toMatchObject({ id: instant, fixed: 1 });
+    // Its retry is a delay: due on the monotonic reading.
+    jobs.reschedule(instant, later.monotonic + 2000, later.monotonic);
+    expect(jobs.dueIn(later)).toBe(2000);
+  });
+
+  it('rebase makes a delay set after now the same delay from now, and leaves fixed instants and earlier delays', () => {
+    const jobs = memoryStore();
+    // Set while the clock ran two hours ahead: due at once, and 2 s on; then one set before, and a scheduled send.
+    const ahead = T0 + 2 * HOUR;
+    const atOnce = jobs.enqueue('k', {}, ahead, ahead);
+    const retry = jobs.enqueue('k', {}, ahead + 2000, ahead);
+    const earlier = jobs.enqueue('k', {}, T0 + MINUTE, T0 - MINUTE);
+    const instant = jobs.enqueue('k', {}, ahead + HOUR, ahead, DEFAULT_QUEUE, true);
+    expect(jobs.rebase(T0)).toBe(2);
+    expect(jobs.claimDue(at(T0), HELD, LEASE, 10).map((j) => j.id)).toEqual([atOnce]);
+    expect(jobs.claimDue(at(T0 + 2000), HELD, LEASE, 10).map((j) => j.id)).toEqual([retry]);
+    expect(jobs.claimDue(at(T0 + MINUTE), HELD, LEASE, 10).map((j) => j.id)).toEqual([earlier]);
+    expect(jobs.claimDue(at(ahead + HOUR - 1), HELD, LEASE, 10)).toEqual([]);
+    expect(jobs.claimDue(at(ahead + HOUR), HELD, LEASE, 10).map((j) => j.id)).toEqual([instant]);
   });
 });

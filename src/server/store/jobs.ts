@@ -8,8 +8,21 @@ export interface JobRow {
   run_at: number;
   attempts: number;
   claimed_until: number | null;
-  created_at: number;
+  /** When run_at was set. */
+  set_at: number;
+  /** 1: run_at is an instant on the service clock; 0: on its monotonic reading (DueNow). */
+  fixed: number;
   queue: string;
+}
+
+/**
+ * Now, as a job's due time reads it. A due time set as a delay (a retry, a deferral, work due at once) is on the service
+ * clock's monotonic reading, which a step of the wall clock does not move; a fixed one, an instant its sender chose (a
+ * scheduled send), is on the service clock itself.
+ */
+export interface DueNow {
+  monotonic: number;
+  service: number;
 }
 
 /** The queue of every job that names none. */
@@ -19,47 +32,66 @@ export const DEFAULT_QUEUE = 'default';
 const PROBE_QUEUE = '-probe';
 
 export function createJobStore(db: Db) {
-  const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, created_at, queue) VALUES (?, ?, ?, ?, ?)');
-  const claim = db.prepare(`
+  const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, set_at, queue, fixed) VALUES (?, ?, ?, ?, ?, ?)');
+  // One statement per kind of due time, each walking the (queue, fixed, run_at) index; fixed instants are claimed
+  // first (a scheduled send whose time has come), then delays.
+  const claim = [1, 0].map((fixed) =>
+    db.prepare(`
     UPDATE jobs SET claimed_until = @lease, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM jobs
-      WHERE queue = @queue AND run_at <= @now AND (claimed_until IS NULL OR claimed_until < @wall)
+      WHERE queue = @queue AND fixed = ${fixed} AND run_at <= @${fixed ? 'service' : 'monotonic'}
+        AND (claimed_until IS NULL OR claimed_until < @held)
       ORDER BY run_at, id LIMIT @limit
     )
-    RETURNING *`);
+    RETURNING *`),
+  );
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
-  const reschedule = db.prepare('UPDATE jobs SET run_at = ?, claimed_until = NULL WHERE id = ?');
+  const reschedule = db.prepare('UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL WHERE id = ?');
   const postpone = db.prepare(
-    'UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE id = ?',
+    'UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL, attempts = max(attempts - 1, 0) WHERE id = ?',
   );
   // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
   const defer = db.prepare(
-    'UPDATE jobs SET run_at = ?, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?',
+    'UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?',
   );
-  // ORDER BY + LIMIT walks the (queue, run_at) index to the first unclaimed job instead of scanning the table.
-  const next = db.prepare(
-    'SELECT run_at AS t FROM jobs WHERE queue = ? AND claimed_until IS NULL ORDER BY run_at LIMIT 1',
+  // ORDER BY + LIMIT walks the (queue, fixed, run_at) index to the first unclaimed job instead of scanning the table.
+  const next = [0, 1].map((fixed) =>
+    db.prepare(
+      `SELECT run_at AS t FROM jobs WHERE queue = ? AND fixed = ${fixed} AND claimed_until IS NULL ORDER BY run_at LIMIT 1`,
+    ),
   );
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
+  const rebase = db.prepare(
+    'UPDATE jobs SET run_at = @now + (run_at - set_at), set_at = @now WHERE fixed = 0 AND set_at > @now',
+  );
   return {
-    /** Adds a job; call inside the transaction of the change that caused it. */
-    enqueue(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE): number {
-      return Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue).lastInsertRowid);
+    /**
+     * Adds a job due at `runAt`, set at `now`, both on the monotonic reading (DueNow), or, `fixed`, at an instant on
+     * the service clock; call inside the transaction of the change that caused it.
+     */
+    enqueue(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE, fixed = false): number {
+      return Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, fixed ? 1 : 0).lastInsertRowid);
     },
     /**
-     * Atomically claims up to `limit` jobs due at `now` (service clock). The lease is on the wall clock
-     * (`wall`, `lease`), so a manual service clock never strands a claim.
+     * Atomically claims up to `limit` jobs due `now`. A claim is held until `held + leaseMs`, on a time of the claiming
+     * process's own that never goes back (`held`: every claim is released when a process starts, so no other reads it).
      */
-    claimDue(now: number, wall: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
-      const rows = claim.all({ now, wall, lease: wall + leaseMs, limit, queue }) as (JobRow & { payload: string })[];
+    claimDue(now: DueNow, held: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
+      const rows: (JobRow & { payload: string })[] = [];
+      for (const stmt of claim) {
+        if (rows.length === limit) break;
+        const args = { ...now, held, lease: held + leaseMs, limit: limit - rows.length, queue };
+        rows.push(...(stmt.all(args) as (JobRow & { payload: string })[]));
+      }
       return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
     },
     complete(id: number): void {
       del.run(id);
     },
-    reschedule(id: number, runAt: number): void {
-      reschedule.run(runAt, id);
+    /** Runs a job again at `runAt`, set at `now` (both on the monotonic reading); its claim is given back. */
+    reschedule(id: number, runAt: number, now: number): void {
+      reschedule.run(runAt, now, id);
     },
     /**
      * Whether a write of a typical size (64 KiB) finds room: a row that size is added and the transaction rolled
@@ -69,39 +101,55 @@ export function createJobStore(db: Db) {
     probe(): void {
       db.prepare('BEGIN IMMEDIATE').run();
       try {
-        insert.run('probe', JSON.stringify('x'.repeat(64 * 1024)), Number.MAX_SAFE_INTEGER, 0, PROBE_QUEUE);
+        insert.run('probe', JSON.stringify('x'.repeat(64 * 1024)), Number.MAX_SAFE_INTEGER, 0, PROBE_QUEUE, 0);
       } finally {
         if (db.inTransaction) db.prepare('ROLLBACK').run();
       }
     },
     /** Reschedules a job whose attempt did not count (it could not write to a full disk): its claim is given back. */
-    postpone(id: number, runAt: number): void {
-      postpone.run(runAt, id);
+    postpone(id: number, runAt: number, now: number): void {
+      postpone.run(runAt, now, id);
     },
     /** Reschedules a job that asked to run again later (not a failure), with a new payload if given: its attempt count is reset. */
-    defer(id: number, runAt: number, payload?: unknown): void {
-      defer.run(runAt, payload === undefined ? null : JSON.stringify(payload), id);
+    defer(id: number, runAt: number, now: number, payload?: unknown): void {
+      defer.run(runAt, now, payload === undefined ? null : JSON.stringify(payload), id);
     },
     /** The id of the job of this kind in the queue, added first if there is none (a recurring job, written once). */
     ensure(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE): number {
       const found = db
         .prepare('SELECT id FROM jobs WHERE kind = ? AND queue = ? ORDER BY id LIMIT 1')
         .get(kind, queue) as { id: number } | undefined;
-      return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue).lastInsertRowid);
+      return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, 0).lastInsertRowid);
     },
-    /** Makes a job that waits for a later time due at `now`; true when it did. */
+    /** Makes a job that waits for a later time due at `now` (monotonic reading); true when it did. */
     hasten: (id: number, now: number): boolean =>
-      db.prepare('UPDATE jobs SET run_at = ? WHERE id = ? AND run_at > ?').run(now, id, now).changes === 1,
-    nextRunAt(queue = DEFAULT_QUEUE): number | null {
-      return (next.get(queue) as { t: number } | undefined)?.t ?? null;
+      db
+        .prepare('UPDATE jobs SET run_at = @now, set_at = @now WHERE id = @id AND fixed = 0 AND run_at > @now')
+        .run({ id, now }).changes === 1,
+    /** How long until the queue's next unclaimed job is due (0 or less: due now); null when it has none. */
+    dueIn(now: DueNow, queue = DEFAULT_QUEUE): number | null {
+      const [delay, fixed] = next.map((stmt) => (stmt.get(queue) as { t: number } | undefined)?.t);
+      const wait = Math.min(
+        delay === undefined ? Infinity : delay - now.monotonic,
+        fixed === undefined ? Infinity : fixed - now.service,
+      );
+      return wait === Infinity ? null : wait;
     },
     /** The queues that have jobs. */
     queues: () => (db.prepare('SELECT DISTINCT queue FROM jobs').all() as { queue: string }[]).map((r) => r.queue),
     /** Drops every job of a queue (a webhook endpoint deleted or disabled); returns how many. */
     dropQueue: (queue: string): number => db.prepare('DELETE FROM jobs WHERE queue = ?').run(queue).changes,
-    /** At start: every claim belongs to a process that is gone. */
+    /** At start: every claim belongs to a process that is gone, whatever its lease says. */
     releaseAll(): number {
       return release.run().changes;
+    },
+    /**
+     * At start, `now` on the monotonic reading: a delay set at a later time (on a clock that has since gone back: a
+     * machine's clock corrected, a manual clock moved on) becomes the same delay from now, so it is not held back until
+     * the clock catches up. Fixed instants keep theirs. Answers how many moved.
+     */
+    rebase(now: number): number {
+      return rebase.run({ now }).changes;
     },
     count(kind?: string): number {
       const row = kind

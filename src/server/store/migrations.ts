@@ -431,4 +431,19 @@ CREATE TABLE message_text_pieces (
 );
 `,
   },
+  {
+    version: 12,
+    name: 'job due times on a clock that does not step',
+    sql: `
+-- A job's run_at and set_at (when run_at was set) are on the service clock's monotonic reading, which a step of the
+-- wall clock does not move; or, with fixed = 1, run_at is an instant on the service clock that the sender chose (a
+-- scheduled send). A start makes a delay set at a time later than its own the same delay from now (store/jobs.ts).
+ALTER TABLE jobs RENAME COLUMN created_at TO set_at;
+ALTER TABLE jobs ADD COLUMN fixed INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET fixed = 1
+WHERE kind = 'deliver' AND json_extract(payload, '$.message_id') IN (SELECT id FROM messages WHERE status = 'scheduled');
+DROP INDEX jobs_queue_due;
+CREATE INDEX jobs_queue_due ON jobs(queue, fixed, run_at);
+`,
+  },
 ];

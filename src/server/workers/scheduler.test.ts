@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HOUR, MINUTE, SECOND, manualClock, type ManualClock } from '../../lib/clock.js';
+import { HOUR, MINUTE, SECOND, manualClock, realClock, type ManualClock } from '../../lib/clock.js';
+import { steppableTime } from '../../../test/helpers/clock.js';
 import { silentLogger } from '../../lib/log.js';
 import { openDb, type Db } from '../store/db.js';
-import { createJobStore, DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
+import { createJobStore, DEFAULT_QUEUE, type DueNow, type JobRow, type JobStore } from '../store/jobs.js';
 import { createScheduler, createSchedulers, type JobHandler, type JobHandlers, type Scheduler } from './scheduler.js';
 
 const T0 = Date.UTC(2026, 7, 1, 12, 0, 0);
@@ -16,6 +17,8 @@ interface Rig {
   clock: ManualClock;
   scheduler: Scheduler;
   enqueue(kind: string, payload: unknown, runAt?: number): number;
+  /** Now, as the jobs' due times read it. */
+  due(): DueNow;
 }
 
 describe('scheduler', () => {
@@ -37,6 +40,7 @@ describe('scheduler', () => {
       clock,
       scheduler,
       enqueue: (kind, payload, runAt) => jobs.enqueue(kind, payload, runAt ?? clock.now(), clock.now()),
+      due: () => ({ monotonic: clock.now(), service: clock.now() }),
     };
   }
 
@@ -116,7 +120,7 @@ describe('scheduler', () => {
     const id = r.enqueue('poll', { domain: 'example.test' });
     expect(await r.scheduler.runDue()).toBe(1);
     expect(r.jobs.count()).toBe(1);
-    expect(r.jobs.nextRunAt()).toBe(T0 + 10 * MINUTE);
+    expect(r.jobs.dueIn(r.due())).toBe(10 * MINUTE);
     r.clock.advance(10 * MINUTE - 1);
     expect(await r.scheduler.runDue()).toBe(0);
     r.clock.advance(1);
@@ -140,13 +144,13 @@ describe('scheduler', () => {
     r.enqueue('flaky', {});
     expect(await r.scheduler.runDue()).toBe(1);
     // First failure: retried 2 s later, not before.
-    expect(r.jobs.nextRunAt()).toBe(T0 + 2 * SECOND);
+    expect(r.jobs.dueIn(r.due())).toBe(2 * SECOND);
     r.clock.advance(2 * SECOND - 1);
     expect(await r.scheduler.runDue()).toBe(0);
     r.clock.advance(1);
     expect(await r.scheduler.runDue()).toBe(1);
     // Second failure: the delay doubles.
-    expect(r.jobs.nextRunAt()).toBe(r.clock.now() + 4 * SECOND);
+    expect(r.jobs.dueIn(r.due())).toBe(4 * SECOND);
     r.clock.advance(4 * SECOND - 1);
     expect(await r.scheduler.runDue()).toBe(0);
     r.clock.advance(1);
@@ -219,7 +223,7 @@ describe('scheduler', () => {
     expect(runs.at(-1)).toBe('threw');
     // Not dropped: retried after the first step of the backoff, as a job that never failed before.
     expect(r.jobs.count()).toBe(1);
-    expect(r.jobs.nextRunAt()).toBe(r.clock.now() + 2 * SECOND);
+    expect(r.jobs.dueIn(r.due())).toBe(2 * SECOND);
     r.clock.advance(2 * SECOND);
     expect(await r.scheduler.runDue()).toBe(1);
     expect(runs.at(-1)).toBe('done');
@@ -256,7 +260,7 @@ describe('scheduler', () => {
     const before = createJobStore(first);
     before.enqueue('mail', { n: 1 }, T0, T0);
     before.enqueue('mail', { n: 2 }, T0 + HOUR, T0);
-    expect(before.claimDue(T0, Date.now(), 5 * MINUTE, 10)).toHaveLength(1);
+    expect(before.claimDue({ monotonic: T0, service: T0 }, performance.now(), 5 * MINUTE, 10)).toHaveLength(1);
     first.close();
 
     // The new process opens the same file.
@@ -265,7 +269,7 @@ describe('scheduler', () => {
     expect(fresh).toBe(false);
     const seen: unknown[] = [];
     const r = rig({ mail: (p) => void seen.push(p) }, { db });
-    // Without the release, the dead process's lease (5 min of wall time) would hold the job back.
+    // Without the release, the dead process's lease would hold the job back.
     expect(await r.scheduler.runDue()).toBe(0);
     expect(r.jobs.releaseAll()).toBe(1);
     expect(await r.scheduler.runDue()).toBe(1);
@@ -275,6 +279,57 @@ describe('scheduler', () => {
     expect(await r.scheduler.runDue()).toBe(1);
     expect(seen).toEqual([{ n: 1 }, { n: 2 }]);
     expect(r.jobs.count()).toBe(0);
+  });
+
+  it('a step of the wall clock neither holds a retry back nor runs it early; a fixed instant keeps to the wall clock', async () => {
+    const db = openDb({ memory: true }).db;
+    cleanups.push(() => db.close());
+    const jobs = createJobStore(db);
+    const time = steppableTime(T0);
+    const clock = realClock(time.sources);
+    const runs: string[] = [];
+    const scheduler = createScheduler({
+      jobs,
+      clock,
+      log: silentLogger,
+      handlers: {
+        flaky: (_p: unknown, job: JobRow) => {
+          runs.push(`flaky ${job.attempts}`);
+          if (job.attempts < 3) throw new Error('the sink answered 451');
+        },
+        scheduled: () => void runs.push('scheduled'),
+      },
+    });
+    cleanups.push(() => scheduler.stop());
+    jobs.enqueue('flaky', {}, clock.monotonic(), clock.monotonic());
+    expect(await scheduler.runDue()).toBe(1);
+
+    // Back an hour: the retry is still due 2 s after the failure.
+    time.step(-HOUR);
+    time.pass(2 * SECOND - 1);
+    expect(await scheduler.runDue()).toBe(0);
+    time.pass(1);
+    expect(await scheduler.runDue()).toBe(1);
+    // Forward an hour: the next one still waits its 4 s.
+    time.step(HOUR);
+    time.pass(4 * SECOND - 1);
+    expect(await scheduler.runDue()).toBe(0);
+    time.pass(1);
+    expect(await scheduler.runDue()).toBe(1);
+    expect(runs).toEqual(['flaky 1', 'flaky 2', 'flaky 3']);
+
+    // Scheduled for 30 min on: the wall clock stepped back an hour takes an hour and a half; stepped forward, none.
+    const at = clock.now() + 30 * MINUTE;
+    jobs.enqueue('scheduled', {}, at, clock.monotonic(), DEFAULT_QUEUE, true);
+    time.step(-HOUR);
+    time.pass(HOUR + 30 * MINUTE - 1);
+    expect(await scheduler.runDue()).toBe(0);
+    time.pass(1);
+    expect(await scheduler.runDue()).toBe(1);
+    jobs.enqueue('scheduled', {}, clock.now() + 30 * MINUTE, clock.monotonic(), DEFAULT_QUEUE, true);
+    time.step(HOUR);
+    expect(await scheduler.runDue()).toBe(1);
+    expect(runs.slice(3)).toEqual(['scheduled', 'scheduled']);
   });
 
   it('stop() waits for the jobs in flight', async () => {

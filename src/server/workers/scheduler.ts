@@ -1,15 +1,18 @@
 // The scheduler: the one place that decides when jobs run. Workers are handlers of job kinds; the manual clock and
 // the scheduler's own timer both drive them through the same step().
 import type { Clock } from '../../lib/clock.js';
-import { MINUTE, SECOND } from '../../lib/clock.js';
+import { MINUTE, SECOND, onMonotonic } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import { isDiskFull } from '../../lib/disk-full.js';
-import { DEFAULT_QUEUE, type JobRow, type JobStore } from '../store/jobs.js';
+import { DEFAULT_QUEUE, type DueNow, type JobRow, type JobStore } from '../store/jobs.js';
 import type { JobPayloads } from '../core/job-kinds.js';
 import { DISK_FULL_WAIT_MS, jobRetryDelay } from '../core/retry-policy.js';
 import type { GroupCommit } from '../store/db.js';
 
-/** Run again at `retryAt` (service clock), with a new payload if given; the attempt count starts again. */
+/**
+ * Run again at `retryAt` (service clock: kept as the same delay from now, which a later step of the wall clock does not
+ * move), with a new payload if given; the attempt count starts again.
+ */
 export type Later = { retryAt: number; payload?: unknown };
 /**
  * What a handler answers: nothing (done), `Later`, or `finish`: writes to make in the same transaction that completes
@@ -28,6 +31,11 @@ export type JobHandler<P = unknown> =
 /** A handler for every kind of job (core/job-kinds.ts), each taking its kind's payload. */
 export type JobHandlers<P = JobPayloads> = { [K in keyof P]: JobHandler<P[K]> };
 
+/**
+ * How long a claim holds a job that its process has not finished (a finishing write that failed), on the process's own
+ * time (performance.now()): neither a step of the wall clock nor a move of the manual clock ends one early or holds one
+ * back, and a start releases every claim, whatever it says (store/jobs.ts releaseAll).
+ */
 const LEASE_MS = 5 * MINUTE;
 const IDLE_POLL_MS = 5 * SECOND;
 
@@ -65,6 +73,7 @@ export function createScheduler<P = JobPayloads>(
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let kicked = false;
+  const now = (): DueNow => ({ monotonic: clock.monotonic(), service: clock.now() });
 
   const write = deps.commit ?? (async <T>(fn: () => T) => fn());
 
@@ -98,7 +107,8 @@ export function createScheduler<P = JobPayloads>(
         await write(() => jobs.complete(job.id));
       } else {
         log.warn('job failed, will retry', { job: job.id, kind: job.kind, attempts: job.attempts, error: String(err) });
-        await write(() => jobs.reschedule(job.id, clock.now() + delay));
+        const at = clock.monotonic();
+        await write(() => jobs.reschedule(job.id, at + delay, at));
       }
       return;
     }
@@ -107,7 +117,7 @@ export function createScheduler<P = JobPayloads>(
     try {
       await write(() => {
         const then = result && 'finish' in result ? result.finish() : result;
-        if (then) jobs.defer(job.id, then.retryAt, then.payload);
+        if (then) jobs.defer(job.id, onMonotonic(clock, then.retryAt), clock.monotonic(), then.payload);
         else jobs.complete(job.id);
       });
     } catch (err) {
@@ -121,12 +131,13 @@ export function createScheduler<P = JobPayloads>(
 
   /**
    * Jobs met a full disk and their postponing could not be written either: their claims are given back as soon as a
-   * write fits again (each step tries), rather than after the lease, which runs on the wall clock.
+   * write fits again (each step tries), rather than after the lease.
    */
   const stranded = new Set<number>();
   async function postpone(id: number): Promise<void> {
     try {
-      await write(() => jobs.postpone(id, clock.now() + DISK_FULL_WAIT_MS));
+      const at = clock.monotonic();
+      await write(() => jobs.postpone(id, at + DISK_FULL_WAIT_MS, at));
       stranded.delete(id);
     } catch {
       stranded.add(id);
@@ -139,7 +150,7 @@ export function createScheduler<P = JobPayloads>(
     if (stranded.size) await Promise.all([...stranded].map(postpone));
     if (!canClaim()) return 0;
     const free = concurrency - inflight.size;
-    const due = jobs.claimDue(clock.now(), Date.now(), LEASE_MS, free, queue);
+    const due = jobs.claimDue(now(), performance.now(), LEASE_MS, free, queue);
     for (const job of due) {
       const p = runJob(job).finally(() => {
         inflight.delete(p);
@@ -165,9 +176,8 @@ export function createScheduler<P = JobPayloads>(
     } catch (err) {
       log.error('scheduler step failed', { error: String(err) });
     }
-    const next = jobs.nextRunAt(queue);
-    if (next == null) return arm(IDLE_POLL_MS);
-    const wait = next - clock.now();
+    const wait = jobs.dueIn(now(), queue);
+    if (wait == null) return arm(IDLE_POLL_MS);
     // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock.
     if (wait <= 0) return arm(canClaim() ? 0 : 50);
     arm(clock.mode === 'manual' ? IDLE_POLL_MS : Math.min(wait, IDLE_POLL_MS));
@@ -195,8 +205,8 @@ export function createScheduler<P = JobPayloads>(
       for (;;) {
         ran += await step();
         if (inflight.size === 0) {
-          const next = jobs.nextRunAt(queue);
-          if (next == null || next > clock.now()) return ran;
+          const wait = jobs.dueIn(now(), queue);
+          if (wait == null || wait > 0) return ran;
           continue;
         }
         await Promise.race(inflight);
