@@ -235,8 +235,17 @@ export const MessagesQuery = lazySchema(() =>
  * whatever the browser prefers), or `inverted` (its light styles with colours inverted, images kept, as some
  * dark-mode clients force). Without it, the HTML is left to the browser's preference.
  */
+/**
+ * A view token (`view_…`): what the inbox page gives the views it opens by address alone (a message's HTML in its
+ * frame, a download link, an image) instead of its session, which it sends only in a header. One opens that one
+ * message's views for as long as the page's session lasts (docs/local-server.md#who-can-open-the-inbox).
+ */
+const viewToken = () => z.string().max(200).optional();
+export const ViewQuery = lazySchema(() => z.strictObject({ view: viewToken() }));
+
 export const MessageHtmlQuery = lazySchema(() =>
   z.strictObject({
+    view: viewToken(),
     remote_images: z.enum(['allow']).optional(),
     appearance: z.enum(['light', 'dark', 'inverted']).optional(),
   }),
@@ -499,11 +508,29 @@ export const sandboxEndpoints = {
     success: [200, lazySchema(() => listOf(CaughtMessageSummary))],
   },
   getMessage: { method: 'GET', path: '/sandbox/messages/:id', success: [200, CaughtMessage] },
-  getRawMessage: { method: 'GET', path: '/sandbox/messages/:id/raw', success: [200, null] },
+  getRawMessage: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/raw',
+    query: ViewQuery,
+    views: true,
+    success: [200, null],
+  },
   deleteMessages: { method: 'DELETE', path: '/sandbox/messages', success: [204, null] },
   deleteMessage: { method: 'DELETE', path: '/sandbox/messages/:id', success: [204, null] },
-  getMessageHtml: { method: 'GET', path: '/sandbox/messages/:id/html', query: MessageHtmlQuery, success: [200, null] },
-  getAttachment: { method: 'GET', path: '/sandbox/messages/:id/attachments/:n', success: [200, null] },
+  getMessageHtml: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/html',
+    query: MessageHtmlQuery,
+    views: true,
+    success: [200, null],
+  },
+  getAttachment: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/attachments/:n',
+    query: ViewQuery,
+    views: true,
+    success: [200, null],
+  },
   getMessageChecks: {
     method: 'GET',
     path: '/sandbox/messages/:id/checks',
@@ -557,6 +584,8 @@ export const sandboxEndpoints = {
     body?: z.ZodType;
     maxBody?: number;
     query?: z.ZodType;
+    /** A view of a caught message the inbox page opens by address: also admitted with its view token (`?view=`). */
+    views?: true;
     success: readonly [number, z.ZodType | null];
   }
 >;

@@ -30,7 +30,16 @@ import { createSchedulers, type Schedulers } from './workers/scheduler.js';
 export interface BackendOptions
   extends Pick<
     ServeOptions,
-    'clock' | 'time' | 'dns' | 'dnsServer' | 'dnsTimeoutMs' | 'openSignup' | 'sendRate' | 'blockPattern' | 'maxDbSize'
+    | 'clock'
+    | 'time'
+    | 'dns'
+    | 'dnsServer'
+    | 'dnsTimeoutMs'
+    | 'openSignup'
+    | 'sendRate'
+    | 'blockPattern'
+    | 'maxDbSize'
+    | 'rotateAdminToken'
   > {
   /** The data directory; null for an in-memory database, with secrets made afresh. */
   dataDir: string | null;
@@ -92,7 +101,8 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
     stack.push(() => void db.close());
     const checkpointer = startCheckpointer(db, log, o.maxDbSize ? logShare(o.maxDbSize) : undefined);
     stack.push(() => checkpointer.close());
-    const { secrets, adminToken } = loadSecrets(dataDir);
+    const { secrets, adminToken } = loadSecrets(dataDir, o.rotateAdminToken);
+    if (o.rotateAdminToken && dataDir) log.info('a new admin token: every inbox session made with the last one ended');
     const clock: Clock = o.clock === 'manual' ? manualClock() : realClock(o.time);
     const jobStore = createJobStore(db);
     // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.

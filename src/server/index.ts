@@ -123,6 +123,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     ]);
     const backend = await openBackend({
       dataDir,
+      rotateAdminToken: opts.rotateAdminToken,
       maxDbSize: opts.maxDbSize,
       log,
       clock: opts.clock,
@@ -253,7 +254,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       instance: backend.instance,
       origin,
       authorize: (req, bearer, ip) => core.access.authorize(req, bearer, ip),
-      isAdmin: (bearer, req) => admin.admits(bearer, req),
+      isAdmin: (bearer, view) =>
+        admin.admits(bearer) || (view !== null && admin.viewOf(view.token, view.scope) !== null),
       v1: {
         ...authRoutes(core),
         ...keyRoutes(core),

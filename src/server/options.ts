@@ -31,6 +31,8 @@ export interface ServeOptions {
   smtpTlsKey?: string;
   dataDir?: string;
   memory?: boolean;
+  /** Make the data directory a new admin token, ending every inbox session signed in with the last one. */
+  rotateAdminToken?: boolean;
   clock?: 'real' | 'manual';
   /** Where the real clock reads the time (tests step its wall clock back); this machine's by default. */
   time?: TimeSources;

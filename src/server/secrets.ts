@@ -10,8 +10,11 @@ export const SECRETS_FILE = 'secrets.json';
 export const ADMIN_TOKEN_FILE = 'admin-token';
 export const SEED_FILE = 'seed.json';
 
-/** Server secrets and the admin token: generated once per data directory and kept in 0600 files. */
-export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminToken: string } {
+/**
+ * Server secrets and the admin token: generated once per data directory and kept in 0600 files. `rotate` makes a new
+ * admin token in place of the kept one (`svc serve --rotate-admin-token`), which ends every inbox session.
+ */
+export function loadSecrets(dataDir: string | null, rotate = false): { secrets: Secrets; adminToken: string } {
   const fresh = () => ({ jwt: randomBytes(32).toString('base64'), hash: randomBytes(32).toString('base64') });
   let stored = fresh();
   let adminToken = `${ADMIN_TOKEN_PREFIX}${base62(32)}`;
@@ -20,7 +23,7 @@ export function loadSecrets(dataDir: string | null): { secrets: Secrets; adminTo
     const tokenFile = join(dataDir, ADMIN_TOKEN_FILE);
     if (existsSync(secretsFile)) stored = JSON.parse(readFileSync(secretsFile, 'utf8'));
     else writePrivateFile(secretsFile, JSON.stringify(stored));
-    if (existsSync(tokenFile)) adminToken = readFileSync(tokenFile, 'utf8').trim();
+    if (!rotate && existsSync(tokenFile)) adminToken = readFileSync(tokenFile, 'utf8').trim();
     else writePrivateFile(tokenFile, `${adminToken}\n`);
   }
   return {

@@ -25,17 +25,26 @@ const loadedWidth = (img: HTMLImageElement) =>
         img.addEventListener('error', () => resolve(0));
       });
 
+/** What a server on another port of this host was sent: the path and the headers of each request. */
+interface Hit {
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 /** A server on another port of this host: it counts what is asked of it and serves `page` at /. */
-async function elsewhere(page = ''): Promise<{ origin: string; hits: string[]; server: Server }> {
+async function elsewhere(page = ''): Promise<{ origin: string; hits: string[]; seen: Hit[]; server: Server }> {
   const hits: string[] = [];
+  const seen: Hit[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url!);
-    if (req.url === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
+    seen.push({ url: req.url!, headers: req.headers });
+    if (new URL(req.url!, 'http://x').pathname === '/')
+      return res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
     if (req.url!.endsWith('.png')) return res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
     res.writeHead(204).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server };
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, seen, server };
 }
 
 describe('the inbox page', { timeout: 60_000 }, () => {
@@ -80,33 +89,41 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     await session.context.close();
   });
 
-  it('signs in through the printed URL: the token leaves the address bar, the cookie is HttpOnly and SameSite=Strict', async () => {
+  it('signs in through the printed URL: the token leaves the address bar, and the page keeps a session of its own, no cookie', async () => {
     expect(page.url()).toBe(`${s.origin}/`);
     expect(await page.content()).not.toContain(s.adminToken);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
-    const [cookie] = await session.context.cookies();
-    expect(cookie).toMatchObject({ name: 'svc_admin', httpOnly: true, sameSite: 'Strict', path: '/' });
-    expect(cookie!.value).not.toContain(s.adminToken);
+    expect(await session.context.cookies()).toEqual([]);
+    const kept = await page.evaluate(() => Object.entries(localStorage));
+    expect(kept).toEqual([['svc.inbox.session', expect.stringMatching(/^ses_[\w-]+\.[\w-]+$/)]]);
+    expect(kept[0]![1]).not.toContain(s.adminToken);
+    // The page's session opens the sandbox routes as the admin token does.
+    const bearer = kept[0]![1] as string;
+    expect((await s.call('GET', '/sandbox/messages', { token: bearer })).status).toBe(200);
 
-    // The token URL was answered with a redirect: it is not in the history either.
+    // The token URL was answered with a redirect, the session's fragment taken out: neither is in the history.
     await page.goBack();
     expect(page.url()).toBe('about:blank');
     await page.goForward();
     expect(page.url()).toBe(`${s.origin}/`);
-    // A reload keeps the reader signed in, without the token.
+    // A reload, or another tab, keeps the reader signed in, without the token.
     await page.reload();
     await page.locator('#live', { hasText: 'Live' }).waitFor();
+    const tab = await session.context.newPage();
+    await tab.goto(`${s.origin}/`);
+    await tab.locator('#live', { hasText: 'Live' }).waitFor();
+    await tab.close();
 
     const stranger = await browser.newContext();
     try {
       const p = await stranger.newPage();
-      const res = await p.goto(s.origin);
-      expect(res!.status()).toBe(401);
+      await p.goto(s.origin);
+      await p.waitForURL(`${s.origin}/sign-in?next=%2F`);
       await p.getByRole('textbox', { name: 'Admin token' }).waitFor();
       const last = s.adminToken.at(-1) === 'x' ? 'y' : 'x';
       const wrong = await p.goto(`${s.origin}/?token=${s.adminToken.slice(0, -1)}${last}`);
       expect(wrong!.status()).toBe(401);
       expect(await stranger.cookies()).toEqual([]);
+      expect(await p.evaluate(() => localStorage.length)).toBe(0);
     } finally {
       await stranger.close();
     }
@@ -486,11 +503,62 @@ describe('the inbox page', { timeout: 60_000 }, () => {
     expect(await caught()).toEqual([]);
   });
 
-  it('another site on this host cannot read or change anything with the cookie', async () => {
+  it('a link or a remote image of a caught message takes nothing of svc to another port, and what it took opens nothing', async () => {
+    const listener = await elsewhere('<!doctype html><title>Elsewhere</title><p>landed</p>');
+    try {
+      await v1({
+        to: 'ada@example.org',
+        subject: 'Click me',
+        html: `<p><img id="remote" alt="banner" src="${listener.origin}/banner.png"></p><p><a id="go" href="${listener.origin}/?from=mail">Open</a></p>`,
+        tracking: { clicks: false },
+      });
+      await row(page, 'Click me').click();
+      const view = page.getByRole('region', { name: 'Message' });
+      await view.getByRole('button', { name: 'Load remote images' }).click();
+      const frame = page.frameLocator('#view iframe');
+      expect(await frame.locator('#remote').evaluate(loadedWidth)).toBe(1);
+      const [opened] = await Promise.all([session.context.waitForEvent('page'), frame.locator('#go').click()]);
+      await opened.getByText('landed').waitFor();
+      await opened.close();
+
+      expect(listener.seen.map((h) => h.url)).toEqual(expect.arrayContaining(['/banner.png', '/?from=mail']));
+      for (const hit of listener.seen) {
+        expect(hit.headers.cookie, `${hit.url} came with a cookie`).toBeUndefined();
+        expect(hit.headers.authorization).toBeUndefined();
+        // What the message asked for says nothing of where it was read (the landed page's own requests name it).
+        if (!String(hit.headers.referer ?? '').startsWith(listener.origin))
+          expect(hit.headers.referer, `${hit.url} came with a referrer`).toBeUndefined();
+      }
+      // Replayed from elsewhere, with every header it was sent and those of a page of svc's own origin, it opens
+      // nothing: the page itself shows no key, no workspace and no mail, and no sandbox route answers.
+      const [hit] = listener.seen;
+      const replay = { ...(hit!.headers as Record<string, string>), host: new URL(s.origin).host };
+      const asPage = { ...replay, 'sec-fetch-site': 'same-origin', origin: s.origin };
+      const shell = await fetch(`${s.origin}/`, { headers: replay });
+      const text = await shell.text();
+      expect(text).not.toContain(s.seed!.api_key_test);
+      expect(text).not.toContain(s.seed!.workspace_id);
+      expect(text).not.toContain('Click me');
+      for (const path of ['/sandbox/messages', '/sandbox/clock', '/sandbox/stream', '/inbox/session']) {
+        expect((await fetch(`${s.origin}${path}`, { headers: asPage })).status, path).toBe(401);
+      }
+      const moved = await fetch(`${s.origin}/sandbox/clock`, {
+        method: 'POST',
+        headers: { ...asPage, 'content-type': 'application/json' },
+        body: '{"advance_seconds":3600}',
+      });
+      expect(moved.status).toBe(401);
+    } finally {
+      listener.server.close();
+    }
+  });
+
+  it("another site on this host can neither read nor change anything, nor find the page's session", async () => {
     await smtp({ subject: 'Private' });
     const before = (await s.admin('GET', '/sandbox/clock')).body.now;
     const attacker = await elsewhere(`<!doctype html><script>
       const target = ${JSON.stringify(s.origin)};
+      window.stored = localStorage.length + sessionStorage.length;
       window.results = Promise.all([
         fetch(target + '/sandbox/messages', { method: 'DELETE', credentials: 'include' }).catch(() => null),
         fetch(target + '/sandbox/clock', { method: 'POST', credentials: 'include', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' },
@@ -503,11 +571,12 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       await p.goto(attacker.origin);
       const results = await p.evaluate(() => (window as any).results as Promise<string[]>);
       expect(results[2]).toMatch(/^blocked/); // no CORS: the response is not readable
+      expect(await p.evaluate(() => (window as any).stored)).toBe(0);
       await Promise.all([
         p.waitForURL(`${s.origin}/sandbox/clock`),
         p.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit()),
       ]);
-      expect(await p.content()).toContain('forbidden');
+      expect(await p.content()).toContain('missing_credentials');
       expect((await caught()).map((m) => m.subject)).toEqual(['Private']);
       expect((await s.admin('GET', '/sandbox/clock')).body.now).toBe(before);
     } finally {

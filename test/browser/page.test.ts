@@ -183,8 +183,8 @@ describe('the inbox page around the mail', { timeout: 60_000 }, () => {
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     try {
-      const res = await page.goto(`${s.origin}/messages/${m.id}`);
-      expect(res!.status()).toBe(401);
+      await page.goto(`${s.origin}/messages/${m.id}`);
+      await page.waitForURL(`${s.origin}/sign-in?next=${encodeURIComponent(`/messages/${m.id}`)}`);
       const text = (await page.locator('main').textContent())!.replace(/\s+/g, ' ');
       expect(text).toContain('the inbox address of the server');
       expect(text).toContain('ready line');
@@ -205,29 +205,30 @@ describe('the inbox page around the mail', { timeout: 60_000 }, () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
       expect(page.url()).toBe(`${s.origin}/messages/${m.id}`);
-      const [cookie] = await context.cookies();
-      expect(cookie).toMatchObject({ name: 'svc_admin', httpOnly: true, sameSite: 'Strict' });
-      expect(cookie!.value).not.toContain(s.adminToken);
+      expect(await context.cookies()).toEqual([]);
+      const [kept] = await page.evaluate(() => Object.values(localStorage));
+      expect(kept).toMatch(/^ses_/);
+      expect(kept).not.toContain(s.adminToken);
       await page.locator('#live', { hasText: 'Live' }).waitFor();
       expect(errors).toEqual([]);
     } finally {
       await context.close();
     }
-    // The form takes a form, nothing else, and nothing large.
-    const json = await fetch(`${s.origin}/`, {
+    // The form takes a form, nothing else, and nothing large: no session comes of anything else.
+    const json = await fetch(`${s.origin}/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: s.adminToken }),
     });
     expect(json.status).toBe(400);
-    expect(json.headers.get('set-cookie')).toBeNull();
-    const big = await fetch(`${s.origin}/`, {
+    expect(json.headers.get('location')).toBeNull();
+    const big = await fetch(`${s.origin}/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: `token=${s.adminToken}&pad=${'x'.repeat(5000)}`,
     });
     expect(big.status).toBe(400);
-    expect(big.headers.get('set-cookie')).toBeNull();
+    expect(big.headers.get('location')).toBeNull();
   });
 
   it("counts unread mail in the window's title: mail arriving, read, marked unread and deleted", async () => {

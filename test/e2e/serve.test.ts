@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY_PORTS, ensureBuilt, killAll, launch, serve, stop, within, type Served } from '../helpers/binary.js';
+import { inboxSession } from '../helpers/inbox-session.js';
 
 const PASSWORD = 'plum-quartz-harbor-1987';
 
@@ -138,6 +139,42 @@ describe('svc serve (the real binary)', () => {
     expect(await inboxOf(second, 'before-stop@example.test')).toHaveLength(1);
     expect(await stop(second)).toEqual({ code: 0, signal: null });
   }, 60_000);
+
+  it('--rotate-admin-token makes a new admin token: every inbox session of the last one ends, the file says the new one', async () => {
+    const dataDir = join(tmp('svc-e2e-'), 'data');
+    const first = await serve(['--data-dir', dataDir, ...ANY_PORTS]);
+    const old = first.ready.admin_token;
+    const session = await inboxSession(first.origin, old);
+    const messages = (origin: string, token: string) =>
+      fetch(`${origin}/sandbox/messages`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await messages(first.origin, session)).status).toBe(200);
+    expect(await stop(first)).toEqual({ code: 0, signal: null });
+
+    // A plain restart keeps the token and so the session.
+    const again = await serve(['--data-dir', dataDir, ...ANY_PORTS]);
+    expect(again.ready.admin_token).toBe(old);
+    expect((await messages(again.origin, session)).status).toBe(200);
+    expect(await stop(again)).toEqual({ code: 0, signal: null });
+
+    const rotated = await serve(['--data-dir', dataDir, '--rotate-admin-token', ...ANY_PORTS]);
+    const fresh = rotated.ready.admin_token;
+    expect(fresh).toMatch(/^adm_/);
+    expect(fresh).not.toBe(old);
+    expect(readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()).toBe(fresh);
+    expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
+    expect(rotated.ready.inbox).toBe(`${rotated.origin}/?token=${fresh}`);
+    for (const token of [old, session]) expect((await messages(rotated.origin, token)).status).toBe(401);
+    expect((await messages(rotated.origin, fresh)).status).toBe(200);
+    expect((await messages(rotated.origin, await inboxSession(rotated.origin, fresh))).status).toBe(200);
+    // The seed, keys and mail are kept: only the admin token changed.
+    expect(rotated.ready.seed).toMatchObject({ api_key_test: expect.stringMatching(/^svc_test_/) });
+    expect(rotated.stderr()).toContain('every inbox session made with the last one ended');
+    expect(await stop(rotated)).toEqual({ code: 0, signal: null });
+
+    const memory = launch(['--memory', '--rotate-admin-token', ...ANY_PORTS]);
+    expect((await memory.exited).code).toBe(2);
+    expect(memory.stderr()).toContain('with --memory every start makes a new one');
+  });
 
   it('after kill -9 and a restart, the verification email of an accepted signup is in the sink exactly once', async () => {
     const dataDir = join(tmp('svc-e2e-'), 'data');

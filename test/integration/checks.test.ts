@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageCheck, MessageChecks } from '../../src/contract/checks.js';
 import { DB_FILE } from '../../src/server/store/db.js';
 import { expectProblem } from '../helpers/problems.js';
+import { inboxSession } from '../helpers/inbox-session.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSite, type Site } from '../helpers/site.js';
 
@@ -176,15 +177,13 @@ describe('message checks', () => {
     expectProblem(await s.admin('GET', `/sandbox/messages/${id}/checks?refresh=all`), 400, 'invalid_request');
   });
 
-  it('answers 404 for an unknown message, and only to the admin token or the inbox cookie', async () => {
+  it('answers 404 for an unknown message, and only to the admin token or an inbox session', async () => {
     expectProblem(await s.admin('GET', '/sandbox/messages/eml_nope/checks'), 404, 'not_found');
     const id = await drop(s, { from: 'a@other.test', to: 'b@example.org', subject: 'x', text: 'x' });
     expectProblem(await s.call('GET', `/sandbox/messages/${id}/checks`), 401, 'missing_credentials');
     expectProblem(await s.call('GET', `/sandbox/messages/${id}/checks`, { token: 'adm_wrong' }), 401, 'invalid_token');
-    const signIn = await fetch(`${s.origin}/?token=${s.adminToken}`, { redirect: 'manual' });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const r = await s.call('GET', `/sandbox/messages/${id}/checks`, {
-      headers: { cookie, 'sec-fetch-site': 'same-origin' },
+      token: await inboxSession(s.origin, s.adminToken),
     });
     expect(r.status).toBe(200);
     expect(r.body.message_id).toBe(id);

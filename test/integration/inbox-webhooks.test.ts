@@ -1,11 +1,12 @@
 // What the inbox page reads about webhooks: a message's events with every delivery of them (grouped by endpoint and
 // delivery, each attempt with its number, time, status code or error and duration), the endpoints with their
-// workspaces' names, the live stream's `webhooks` events, and the cookie's same-origin rule on enable and redeliver.
+// workspaces' names, the live stream's `webhooks` events, and who may enable and redeliver.
 // Real receivers on port 0; the manual clock for retries.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CaughtMessage, WebhookAttempt } from '../../src/contract/sandbox.js';
 import { expectProblem } from '../helpers/problems.js';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver.js';
+import { inboxSession } from '../helpers/inbox-session.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { eventsOf } from '../helpers/sse.js';
 
@@ -177,36 +178,31 @@ describe('the live stream', () => {
 });
 
 describe('who may enable and redeliver', () => {
-  it('the cookie does only on a same-origin request; the bearer token always', async () => {
+  it('an inbox session or the admin token; a cookie, from any site, never', async () => {
     const rx = await receiver(() => 500);
     const id = await endpoint(rx.url, ['email.delivered']);
     const m = await send();
     await s.advance(24 * 3600);
     expect((await s.admin('GET', '/sandbox/webhooks')).body.data[0].status).toBe('disabled_by_failures');
 
-    const signIn = await fetch(`${s.origin}/?token=${s.adminToken}`, { redirect: 'manual' });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-    const post = (path: string, headers: Record<string, string>) =>
-      s.call('POST', path, { headers: { cookie, ...headers } });
+    const session = await inboxSession(s.origin, s.adminToken);
     const delivered = eventOf(m, 'email.delivered').id;
-    const refused: Record<string, string>[] = [
-      {},
-      { 'sec-fetch-site': 'same-site' },
-      { 'sec-fetch-site': 'cross-site' },
-      { origin: 'http://127.0.0.1:1' },
-    ];
-    for (const headers of refused) {
-      expectProblem(await post(`/sandbox/webhooks/${id}/enable`, headers), 403, 'forbidden');
-      expectProblem(await post(`/sandbox/events/${delivered}/redeliver`, headers), 403, 'forbidden');
+    for (const headers of [
+      { cookie: `svc_admin=${session}` },
+      { cookie: `svc_admin=${session}`, origin: s.origin },
+    ] as Record<string, string>[]) {
+      const post = (path: string) => s.call('POST', path, { headers });
+      expectProblem(await post(`/sandbox/webhooks/${id}/enable`), 401, 'missing_credentials');
+      expectProblem(await post(`/sandbox/events/${delivered}/redeliver`), 401, 'missing_credentials');
     }
     expect((await s.admin('GET', '/sandbox/webhooks')).body.data[0].status).toBe('disabled_by_failures');
     expect(rx.received).toHaveLength(7);
 
-    const enabled = await post(`/sandbox/webhooks/${id}/enable`, { 'sec-fetch-site': 'same-origin' });
+    const enabled = await s.call('POST', `/sandbox/webhooks/${id}/enable`, { token: session });
     expect(enabled.status, enabled.text).toBe(200);
     expect(enabled.body.status).toBe('active');
     rx.answer = () => 200;
-    const again = await post(`/sandbox/events/${delivered}/redeliver`, { origin: s.origin });
+    const again = await s.call('POST', `/sandbox/events/${delivered}/redeliver`, { token: session, body: {} });
     expect(again.status, again.text).toBe(202);
     expect(again.body.endpoint_ids).toEqual([id]);
     await s.settle();

@@ -1,10 +1,11 @@
 // The sandbox routes the inbox page reads (and the CLI with them): the listing's inbox fields, search, paging,
 // deleting one message, read marks, the message HTML as its own document, attachments, the live stream, and who may
-// call them (the admin token, or the page's cookie on same-origin requests only).
+// call them (the admin token, or the page's session and its view tokens).
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem } from '../helpers/problems.js';
+import { inboxSession } from '../helpers/inbox-session.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { eventsOf } from '../helpers/sse.js';
 
@@ -409,95 +410,120 @@ describe('inbox routes', () => {
   });
 
   describe('who may call', () => {
-    const cookieOf = async () => {
-      const res = await fetch(`${s.origin}/?token=${s.adminToken}`, { redirect: 'manual' });
+    const session = () => inboxSession(s.origin, s.adminToken);
+
+    it('signs in from the printed address with a redirect that hands the page a session, and no cookie', async () => {
+      const res = await fetch(`${s.origin}/messages/eml_x?q=a&token=${s.adminToken}`, { redirect: 'manual' });
       expect(res.status).toBe(303);
-      expect(res.headers.get('location')).toBe('/');
-      const setCookie = res.headers.get('set-cookie')!;
-      expect(setCookie).toMatch(/HttpOnly/);
-      expect(setCookie).toMatch(/SameSite=Strict/);
-      expect(setCookie).not.toContain(s.adminToken);
-      return setCookie.split(';')[0]!;
-    };
-    const withCookie = (method: string, path: string, headers: Record<string, string>) =>
-      s.call(method, path, { headers: { cookie: cookieRef.value, ...headers } });
-    const cookieRef = { value: '' };
-
-    it('the cookie reads only with the evidence a change needs: from a page of this origin, never from elsewhere', async () => {
-      cookieRef.value = await cookieOf();
-      expect((await withCookie('GET', '/sandbox/messages', { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
-      expect((await withCookie('GET', '/sandbox/messages', { origin: s.origin })).status).toBe(200);
-      const refused: Record<string, string>[] = [
-        {},
-        { 'sec-fetch-site': 'none' },
-        { 'sec-fetch-site': 'same-site' },
-        { 'sec-fetch-site': 'cross-site' },
-        { origin: 'http://127.0.0.1:1' },
-        { origin: 'null' },
-      ];
-      for (const path of ['/sandbox/messages', '/sandbox/clock', '/sandbox/stream']) {
-        for (const headers of refused) {
-          expectProblem(await withCookie('GET', path, headers), 403, 'forbidden');
-        }
-      }
-      // The admin token as a bearer needs none of it.
-      expect((await s.call('GET', '/sandbox/messages', { token: s.adminToken })).status).toBe(200);
-      // The cookie is not the admin token: it is no bearer credential.
-      const value = cookieRef.value.split('=')[1]!;
-      expectProblem(await s.call('GET', '/sandbox/messages', { token: value }), 401, 'invalid_token');
-      expectProblem(
-        await s.call('GET', '/sandbox/messages', { headers: { cookie: 'svc_admin=forged' } }),
-        401,
-        'missing_credentials',
-      );
-    });
-
-    it('the cookie changes something only with a same-origin check; the bearer token needs none', async () => {
-      cookieRef.value = await cookieOf();
-      const before = (await s.admin('GET', '/sandbox/clock')).body.now;
-      const move = (headers: Record<string, string>) =>
-        s.call('POST', '/sandbox/clock', {
-          body: { advance_seconds: 60 },
-          headers: { cookie: cookieRef.value, ...headers },
-        });
-      const refused: Record<string, string>[] = [
-        {},
-        { 'sec-fetch-site': 'none' },
-        { 'sec-fetch-site': 'same-site' },
-        { origin: 'http://localhost:3000' },
-        { origin: 'null' },
-      ];
-      for (const headers of refused) {
-        expectProblem(await move(headers), 403, 'forbidden');
-      }
-      expect((await s.admin('GET', '/sandbox/clock')).body.now).toBe(before);
-      expect((await move({ 'sec-fetch-site': 'same-origin' })).status).toBe(200);
-      expect((await move({ origin: s.origin })).status).toBe(200);
-      expect(Date.parse((await s.admin('GET', '/sandbox/clock')).body.now)).toBe(Date.parse(before) + 120_000);
-      const bearer = await s.call('POST', '/sandbox/clock', {
-        body: { advance_seconds: 1 },
-        token: s.adminToken,
-        headers: { 'sec-fetch-site': 'cross-site' },
+      expect(res.headers.get('location')).toMatch(/^\/messages\/eml_x\?q=a#session=ses_[\w-]+\.[\w-]+$/);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(res.headers.get('location')).not.toContain(s.adminToken);
+      // The cookie of older versions, a bearer credential, is taken away at the next sign-in.
+      const old = await fetch(`${s.origin}/?token=${s.adminToken}`, {
+        redirect: 'manual',
+        headers: { cookie: 'svc_admin=abc' },
       });
-      expect(bearer.status).toBe(200);
+      expect(old.headers.get('set-cookie')).toMatch(/^svc_admin=; Max-Age=0; Path=\//);
+      // The form signs in as the address does, and goes on only to a page of the inbox.
+      const form = (next: string) =>
+        fetch(`${s.origin}/sign-in?next=${encodeURIComponent(next)}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `token=${s.adminToken}`,
+        });
+      expect((await form('/messages/eml_y')).headers.get('location')).toMatch(/^\/messages\/eml_y#session=ses_/);
+      for (const elsewhere of ['//evil.example/', 'https://evil.example/', '/sandbox/messages', '/\\evil.example'])
+        expect((await form(elsewhere)).headers.get('location'), elsewhere).toMatch(/^\/#session=ses_/);
     });
 
-    it('the page without the cookie says where its address is printed; a wrong token signs nobody in', async () => {
-      for (const path of ['/', '/messages/eml_x', `/?token=${s.adminToken}x`]) {
+    it('the session opens the sandbox routes as the admin token does, and nothing else does', async () => {
+      const bearer = await session();
+      expect((await s.call('GET', '/sandbox/messages', { token: bearer })).status).toBe(200);
+      expect((await s.call('POST', '/sandbox/clock', { token: bearer, body: { advance_seconds: 60 } })).status).toBe(
+        200,
+      );
+      expect((await s.call('GET', '/sandbox/messages', { token: s.adminToken })).status).toBe(200);
+      // Sent as a cookie, from a page of this origin or not, it is nothing.
+      for (const headers of [
+        { cookie: `svc_admin=${bearer}` },
+        { cookie: `svc_admin=${bearer}`, 'sec-fetch-site': 'same-origin' },
+      ] as Record<string, string>[])
+        expectProblem(await s.call('GET', '/sandbox/messages', { headers }), 401, 'missing_credentials');
+      // A session changed by a character, made for another server, or a view token used as one: refused.
+      const forged = bearer.slice(0, -1) + (bearer.endsWith('A') ? 'B' : 'A');
+      expectProblem(await s.call('GET', '/sandbox/messages', { token: forged }), 401, 'invalid_token');
+      const other = await startTestServer();
+      try {
+        const theirs = await inboxSession(other.origin, other.adminToken);
+        expectProblem(await s.call('GET', '/sandbox/messages', { token: theirs }), 401, 'invalid_token');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('the page starts from its session: renewed, with the stream, the workspaces and the seeded key; nothing without', async () => {
+      // The workspaces offered to filter by are those of the mail caught.
+      await v1({ to: 'ada@example.org', subject: 'From a workspace', text: 'x' });
+      await s.settle();
+      const bearer = await session();
+      const start = await s.call('GET', '/inbox/session', { token: bearer });
+      expect(start.status).toBe(200);
+      expect(start.body).toMatchObject({
+        session: expect.stringMatching(/^ses_/),
+        stream: expect.stringMatching(/^view_/),
+        workspaces: [{ id: s.seed!.workspace_id, name: expect.any(String) }],
+        first_send: { api: `${s.origin}/v1`, seed: { key: s.seed!.api_key_test, domain: 'example.test' } },
+      });
+      expect(Date.parse(start.body.expires_at)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+      expect((await s.call('GET', '/sandbox/messages', { token: start.body.session })).status).toBe(200);
+      expectProblem(await s.call('GET', '/inbox/session'), 401, 'invalid_token');
+      // The admin token is no session: the page's start is the page's.
+      expectProblem(await s.call('GET', '/inbox/session', { token: s.adminToken }), 401, 'invalid_token');
+    });
+
+    it("a view token opens that one message's views by address, and nothing else", async () => {
+      await smtp({ subject: 'Seen', html: '<p>Seen</p>', attachments: [{ filename: 'a.txt', content: 'a' }] });
+      await smtp({ subject: 'Other', html: '<p>Other</p>' });
+      const [other, seen] = (await s.admin('GET', '/sandbox/messages')).body.data as { id: string }[];
+      const bearer = await session();
+      const view = (await s.call('GET', `/inbox/views/${seen!.id}`, { token: bearer })).body.view as string;
+      expect(view).toMatch(/^view_/);
+      const open = (path: string) => s.call('GET', path);
+      expect((await open(`/sandbox/messages/${seen!.id}/html?view=${view}&appearance=dark`)).text).toContain('Seen');
+      expect((await open(`/sandbox/messages/${seen!.id}/raw?view=${view}`)).status).toBe(200);
+      expect((await open(`/sandbox/messages/${seen!.id}/attachments/0?view=${view}`)).text).toBe('a');
+      expectProblem(await open(`/sandbox/messages/${other!.id}/html?view=${view}`), 401, 'invalid_token');
+      expectProblem(await open(`/sandbox/messages/${seen!.id}?view=${view}`), 401, 'missing_credentials');
+      expectProblem(await open(`/sandbox/stream?view=${view}`), 401, 'missing_credentials');
+      expectProblem(await s.call('GET', '/sandbox/messages', { token: view }), 401, 'invalid_token');
+      expectProblem(await s.call('GET', `/inbox/views/${seen!.id}`), 401, 'invalid_token');
+    });
+
+    it('the page is the same for everyone and holds nothing of the sandbox; the sign-in says where the token is', async () => {
+      await smtp({ subject: 'Private subject' });
+      for (const path of ['/', '/messages/eml_x']) {
+        const page = await fetch(`${s.origin}${path}`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('set-cookie')).toBeNull();
+        expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+        expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+        const text = await page.text();
+        expect(text).toContain('<script src="/inbox.js" defer>');
+        for (const secret of [s.seed!.api_key_test, s.seed!.workspace_id, s.adminToken, 'Private subject'])
+          expect(text).not.toContain(secret);
+      }
+      for (const path of ['/sign-in', '/sign-in?ended', `/?token=${s.adminToken}x`]) {
         const res = await fetch(`${s.origin}${path}`, { redirect: 'manual' });
-        expect(res.status, path).toBe(401);
+        expect(res.status, path).toBe(path.includes('token=') ? 401 : 200);
         expect(res.headers.get('set-cookie'), path).toBeNull();
         const text = await res.text();
         expect(text, path).toContain('the <code>inbox</code> address');
         expect(text, path).toContain('<code>admin-token</code> file');
         expect(text, path).toContain('<form method="post"');
         expect(text.includes('That is not this server'), path).toBe(path.includes('token='));
+        expect(text.includes('Your session of this inbox ended'), path).toBe(path.endsWith('ended'));
       }
-      const page = await fetch(`${s.origin}/`, { headers: { cookie: await cookieOf() } });
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-      expect(await page.text()).toContain('<script src="/inbox.js" defer>');
     });
   });
 });

@@ -89,7 +89,8 @@ type Optional =
   | 'smtpTlsCert'
   | 'smtpTlsKey'
   | 'spamd'
-  | 'checkPrivateLinks';
+  | 'checkPrivateLinks'
+  | 'rotateAdminToken';
 
 /** `svc serve`'s flags: the server's own options (one type, the server's), and what the command does itself. */
 export type ServeFlags = Required<Pick<ServeOptions, Given>> &
@@ -376,10 +377,18 @@ export function serveCommand(runner: Runner): Command {
       )
       .option('--reset', 'empty the data directory first: database, secrets, admin token and seed (asks unless --yes)')
       .option('--yes', 'with --reset: do not ask')
+      .option(
+        '--rotate-admin-token',
+        'make the data directory a new admin token: every inbox page signed in with the last one is signed out',
+      )
       .action((flags: ServeFlags, c: Command) => {
         if (flags.yes && !flags.reset) throw new UsageError('--yes goes with --reset');
         if (flags.reset && flags.memory)
           throw new UsageError('--reset empties a data directory; with --memory nothing is kept to reset');
+        if (flags.rotateAdminToken && flags.memory)
+          throw new UsageError(
+            "--rotate-admin-token replaces a data directory's token; with --memory every start makes a new one",
+          );
         return runner(c, serveRun, flags);
       })
   );

@@ -30,8 +30,11 @@ export interface AppDeps {
   origin(): string;
   /** Resolves the caller of an operation (core/access.ts), typed by its requirements. */
   authorize<E extends Requirement>(req: E, bearer: string | null, ip: string): Promise<CallerOf<E>>;
-  /** Checks the sandbox admin credential: the admin token as a bearer, or the inbox page's cookie (constant time). */
-  isAdmin(bearer: string | null, req: Request): boolean;
+  /**
+   * Checks the sandbox credential (sandbox/auth.ts): the admin token or an inbox session as the bearer, or for a view
+   * the page opens by address (`views` in its entry) that message's view token.
+   */
+  isAdmin(bearer: string | null, view: { token: string | undefined; scope: string } | null): boolean;
   v1: V1Handlers;
   sandbox: SandboxHandlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
@@ -68,6 +71,7 @@ type RouteEntry = {
   body?: z.ZodType;
   maxBody?: number;
   query?: z.ZodType;
+  views?: true;
   success: readonly [number, unknown];
 };
 
@@ -204,9 +208,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
       e,
       async (c): Promise<AnonymousCaller> => {
         const bearer = bearerOf(c);
-        if (!deps.isAdmin(bearer, c.req.raw)) {
+        const view = e.views ? { token: c.req.query('view'), scope: c.req.param('id') ?? '' } : null;
+        if (!deps.isAdmin(bearer, view)) {
           const how =
             'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
+          if (!bearer && view?.token) {
+            throw new ServiceError(
+              'invalid_token',
+              'This view link has ended with the inbox session that made it: open the message from the inbox page again.',
+            );
+          }
           if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
           throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);
         }

@@ -1,70 +1,88 @@
-// Who may use the sandbox routes: a caller with the admin token as a bearer, or the inbox page with its cookie.
-import { createHmac } from 'node:crypto';
-import { ServiceError } from '../core/errors.js';
+// Who may use the sandbox routes: a caller with the admin token as a bearer, or the inbox page with a session of its
+// own. The page's session is a bearer the page's script holds (in the origin's storage, which no other port of the
+// host can read) and sends in a header: no cookie is ever set, so nothing of svc's goes with a request to another
+// port of this host (a link or a remote image in a caught message). What the page shows by address alone (a message's
+// HTML in its frame, an attachment, the live stream) takes a view token scoped to that one thing. Both are signed
+// with a key made from the admin token: a new admin token (`svc serve --rotate-admin-token`) ends every session.
+// docs/local-server.md#who-can-open-the-inbox says what each credential opens, where it lives and how it ends.
+import { createHmac, randomBytes } from 'node:crypto';
 import { safeEqual } from '../core/deps.js';
 
-export const ADMIN_COOKIE = 'svc_admin';
+/** An inbox session lasts a day from its last renewal (the page renews it as it starts), and a week at most. */
+export const SESSION_IDLE_MS = 24 * 3600_000;
+export const SESSION_MAX_MS = 7 * 24 * 3600_000;
+
+export const SESSION_PREFIX = 'ses_';
+export const VIEW_PREFIX = 'view_';
+/** The scope of the live stream's view token (a message's is its id). */
+export const STREAM_SCOPE = 'stream';
+
+/** A live session, as its token names it: its id, when it was started (signed in), and when it ends. */
+export interface InboxSession {
+  readonly body: Buffer;
+  readonly started: number;
+  readonly expires: number;
+}
 
 export interface SandboxAuth {
-  /** The admin token itself (from the printed inbox URL), compared in constant time. */
+  /** The admin token itself (from the printed inbox URL or the sign-in form), compared in constant time. */
   isToken(token: string): boolean;
-  /** The cookie's value: derived from the admin token, so the cookie is not itself a bearer token. */
-  readonly cookie: string;
-  /**
-   * Whether a request may use the sandbox: the admin token as a bearer, or the inbox cookie on a same-origin request.
-   * Throws 403 for the cookie on a cross-origin request: another site (or another port of this host, which counts as
-   * the same site for SameSite) must not act, nor read, with the reader's cookie.
-   */
-  admits(bearer: string | null, req: Request): boolean;
-  /** Whether the request carries the inbox cookie (for page navigations, which show nothing another site can read). */
-  hasCookie(req: Request): boolean;
+  /** Whether a bearer may use the sandbox routes: the admin token, or a live session's token. */
+  admits(bearer: string | null): boolean;
+  /** A new session (a sign-in with the admin token), and its token. */
+  signIn(): { token: string; expiresAt: Date };
+  /** The live session a bearer is the token of, else null (another token, a forged or an ended one). */
+  session(bearer: string | null): InboxSession | null;
+  /** The session's token again, renewed: a day from now, within its week. */
+  renew(session: InboxSession): { token: string; expiresAt: Date };
+  /** A token that opens `scope` (a caught message's views, or the live stream) for as long as the session lasts. */
+  viewToken(session: InboxSession, scope: string): string;
+  /** The live session `token` is a view token of `scope` for, else null. */
+  viewOf(token: string | null | undefined, scope: string): InboxSession | null;
 }
 
-function cookieOf(req: Request, name: string): string | null {
-  for (const part of (req.headers.get('cookie') ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return null;
-}
+const b64 = (b: Buffer) => b.toString('base64url');
 
 /**
- * Whether a request came from a page of this origin: browsers send `Sec-Fetch-Site` (`same-origin`), and an older one
- * at least `Origin` on a request that changes something. A request with neither is not from this origin's page, and
- * an address typed in (`none`) is not either: the cookie then neither reads nor acts (the admin token as a bearer does).
+ * The sandbox's credentials, checked against `adminToken`. `now` is the wall clock (sessions are a reader's real
+ * time, whatever the service clock says).
  */
-export function sameOrigin(req: Request): boolean {
-  const site = req.headers.get('sec-fetch-site');
-  if (site) return site === 'same-origin';
-  const origin = req.headers.get('origin');
-  if (!origin) return false;
-  try {
-    return new URL(origin).host === req.headers.get('host');
-  } catch {
-    return false;
-  }
-}
+export function sandboxAuth(adminToken: string, now: () => number = Date.now): SandboxAuth {
+  const key = createHmac('sha256', adminToken).update('svc inbox sessions').digest();
+  const mac = (domain: string, body: Buffer) => b64(createHmac('sha256', key).update(domain).update(body).digest());
 
-export function sandboxAuth(adminToken: string): SandboxAuth {
-  const cookie = createHmac('sha256', adminToken).update('svc inbox cookie').digest('base64url');
-  const hasCookie = (req: Request) => {
-    const value = cookieOf(req, ADMIN_COOKIE);
-    return value != null && safeEqual(value, cookie);
+  // A token is PREFIX + body + '.' + its MAC; the body is the session's id (16 bytes), start and end (seconds).
+  const make = (sid: Buffer, started: number, expires: number): InboxSession => {
+    const body = Buffer.alloc(24);
+    sid.copy(body, 0, 0, 16);
+    body.writeUInt32BE(Math.floor(started / 1000), 16);
+    body.writeUInt32BE(Math.floor(expires / 1000), 20);
+    return { body, started: body.readUInt32BE(16) * 1000, expires: body.readUInt32BE(20) * 1000 };
   };
+  const sessionToken = (s: InboxSession) => `${SESSION_PREFIX}${b64(s.body)}.${mac('session.', s.body)}`;
+  /** The live session whose signed body `token` carries under `prefix`, its MAC made in `domain`. */
+  const read = (token: string | null | undefined, prefix: string, domain: string): InboxSession | null => {
+    if (!token?.startsWith(prefix)) return null;
+    const [body64, sig, extra] = token.slice(prefix.length).split('.');
+    if (!body64 || !sig || extra !== undefined) return null;
+    const body = Buffer.from(body64, 'base64url');
+    if (body.length !== 24 || !safeEqual(sig, mac(domain, body))) return null;
+    const s = { body, started: body.readUInt32BE(16) * 1000, expires: body.readUInt32BE(20) * 1000 };
+    return s.expires > now() ? s : null;
+  };
+  const issue = (s: InboxSession) => ({ token: sessionToken(s), expiresAt: new Date(s.expires) });
+  const session = (bearer: string | null) => read(bearer, SESSION_PREFIX, 'session.');
+
   return {
-    cookie,
     isToken: (token) => safeEqual(token, adminToken),
-    hasCookie,
-    admits(bearer, req) {
-      if (bearer != null) return safeEqual(bearer, adminToken);
-      if (!hasCookie(req)) return false;
-      if (!sameOrigin(req)) {
-        throw new ServiceError(
-          'forbidden',
-          'The inbox cookie works only on requests from the inbox page itself; other callers use "Authorization: Bearer <admin_token>".',
-        );
-      }
-      return true;
+    admits: (bearer) => bearer != null && (safeEqual(bearer, adminToken) || session(bearer) !== null),
+    signIn() {
+      const t = now();
+      return issue(make(randomBytes(16), t, t + SESSION_IDLE_MS));
     },
+    session,
+    renew: (s) => issue(make(s.body, s.started, Math.min(now() + SESSION_IDLE_MS, s.started + SESSION_MAX_MS))),
+    viewToken: (s, scope) => `${VIEW_PREFIX}${b64(s.body)}.${mac(`view.${scope}.`, s.body)}`,
+    viewOf: (token, scope) => read(token, VIEW_PREFIX, `view.${scope}.`),
   };
 }

@@ -1,12 +1,13 @@
 // Plain pages outside the API: the verify-email landing page and the inbox page (its shell, script and styles, and
 // sign-in from the printed URL), plus the inbox's live stream.
 import type { Context, Hono } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie } from 'hono/cookie';
+import { ServiceError } from '../core/errors.js';
 import type { Inbox } from '../core/inbox.js';
-import { ADMIN_COOKIE, type SandboxAuth } from './auth.js';
+import { STREAM_SCOPE, type SandboxAuth } from './auth.js';
 import { inboxScript } from './inbox-script.js';
 import { INBOX_CSS } from './inbox-style.js';
-import type { InboxStream } from './stream.js';
+import { bearerOf, type InboxStream } from './stream.js';
 import { escapeHtml } from '../../lib/html.js';
 
 /** The inbox's own pages run only our script and styles; nothing may frame them. */
@@ -30,6 +31,9 @@ const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
 };
 
+/** The cookie older versions signed the page in with: a bearer credential, removed at the next sign-in. */
+const LEGACY_COOKIE = 'svc_admin';
+
 /** The page's theme as the reader chose it in this browser (the switch's cookie), else the system's. */
 export const THEME_COOKIE = 'svc_theme';
 type Theme = 'light' | 'dark' | null;
@@ -47,14 +51,15 @@ function page(title: string, body: string, opts: { script?: boolean; bodyClass?:
 }
 
 /**
- * The page without the cookie: where the admin token is, and a form that signs in with it as the printed address
- * does. `problem` says why the last try failed.
+ * The sign-in page: where the admin token is, and a form that signs in with it as the printed address does. `problem`
+ * says why the last try failed; `ended`, that the page's session ended (it expired, or the admin token changed).
  */
-function signInPage(theme: Theme, problem?: string): string {
+function signInPage(theme: Theme, o: { problem?: string; ended?: boolean } = {}): string {
+  const { problem } = o;
   return page(
     'Sign in · svc inbox',
     `<main class="signin"><h1>svc inbox</h1>
-<p>Sign in with the admin token of this <code>svc serve</code>. You find it</p>
+${o.ended ? '<p class="problem" role="status">Your session of this inbox ended: it expired, or the server was started with a new admin token.</p>\n' : ''}<p>Sign in with the admin token of this <code>svc serve</code>. You find it</p>
 <ul>
 <li>in the <code>inbox</code> address of the server's ready line, the first line it prints
 (<code class="wrap">{"ready":true,…,"inbox":"http://…/?token=adm_…"}</code>), also the <strong>Inbox</strong> row of its summary on
@@ -69,7 +74,8 @@ another; a server started with <code>--memory</code> writes none).</li>
     placeholder="adm_…"${problem ? ' aria-invalid="true" aria-describedby="token-problem"' : ''}><button type="submit" class="primary">Sign in</button></div>
   ${problem ? `<p id="token-problem" class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
 </form>
-<p class="fine">This browser then keeps a cookie made from the token, not the token itself.</p></main>`,
+<p class="fine">This browser then keeps a session of this page, not the token: it lasts a day from the page's last use
+and a week at most, and a new admin token ends it.</p></main>`,
     { theme },
   );
 }
@@ -83,27 +89,6 @@ export interface FirstSend {
   seed: { key: string; domain: string } | null;
   /** The SMTP sink's address, where any program may hand mail. */
   smtp: string;
-}
-
-/**
- * The empty list's way to a first message, as a template the page script shows while nothing is caught: a curl line
- * with the seeded test key (or `svc emails send` with a key of one's own), and the SMTP port.
- */
-function firstSendTemplate(origin: string, f: FirstSend): string {
-  const api = `${origin}/v1`;
-  const send = f.seed
-    ? `curl -s ${api}/emails -H 'Authorization: Bearer ${f.seed.key}' -H 'Content-Type: application/json' ` +
-      `-d '{"from":"hello@${f.seed.domain}","to":"you@example.org","subject":"Hello","text":"Your code is 482913"}'`
-    : `SVC_BASE_URL=${api} SVC_API_KEY=svc_test_… svc emails send --from hello@YOUR-DOMAIN --to you@example.org --subject Hello --text 'Hi'`;
-  const cli = f.seed
-    ? `SVC_BASE_URL=${api} SVC_API_KEY=${f.seed.key} svc emails send --from hello@${f.seed.domain} --to you@example.org --subject Hello --text 'Hi'`
-    : null;
-  return `<template id="first-send"><li class="empty first-send">
-  <p><strong>No mail caught yet.</strong> Send a first message${f.seed ? ' with the seeded test key' : ' with an API key of yours'}; it shows here at once:</p>
-  <pre><code id="first-send-command">${escapeHtml(send)}</code></pre>
-  ${cli ? `<p>or from the command line:</p>\n  <pre><code>${escapeHtml(cli)}</code></pre>` : ''}
-  <p>Any program may also hand mail to the SMTP sink at <code>${escapeHtml(f.smtp)}</code>.</p>
-</li></template>`;
 }
 
 /** The search's operators (docs/local-server.md, searching caught mail): each with an example a click writes into the box. */
@@ -139,8 +124,11 @@ const THEMES: [string, string][] = [
   ['dark', 'Dark theme'],
 ];
 
-function shell(workspaces: { id: string; name: string }[], webhooks: boolean, firstSend: string, theme: Theme): string {
-  const options = workspaces.map((w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}</option>`).join('');
+/**
+ * The page's shell: the same for everyone, holding nothing of the sandbox's (no workspace, no key, no mail). Its
+ * script signs in with the session the page holds and reads everything else through it.
+ */
+function shell(webhooks: boolean, theme: Theme): string {
   const clip =
     '<svg class="clip" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7"/></svg>';
   const themes = THEMES.map(
@@ -157,7 +145,7 @@ function shell(workspaces: { id: string; name: string }[], webhooks: boolean, fi
     <button type="button" class="ops-toggle" popovertarget="search-ops" aria-label="Search operators" title="Search operators">?</button>
     <span id="search-help" class="vh">Words match the subject, sender, recipients and text; operators such as from:, tag: or after: filter, and - before a part excludes it. The button after the box lists them.</span>
     <label for="workspace" class="vh">Workspace</label>
-    <select id="workspace" name="workspace"><option value="">All workspaces</option>${options}</select>
+    <select id="workspace" name="workspace"><option value="">All workspaces</option></select>
     <button type="submit">Search</button>
     <p id="search-problem" class="search-problem" role="alert" hidden></p>
   </form>
@@ -200,7 +188,6 @@ ${SEARCH_OPERATORS}
 </div>
 <p class="keys"><kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>Enter</kbd> open · <kbd>Delete</kbd> delete · <kbd>/</kbd> search</p>
 <template id="clip">${clip}</template>
-${firstSend}
 <dialog id="confirm-all" aria-labelledby="confirm-h" aria-describedby="confirm-p">
   <form method="dialog">
     <h2 id="confirm-h">Delete all messages?</h2>
@@ -212,6 +199,11 @@ ${firstSend}
   );
 }
 
+/** Where the sign-in may go on to: a page of the inbox, never another site (`//host`) or another path. */
+function nextOf(raw: string | undefined): string {
+  return raw && /^\/(messages\/[^/?#]+)?(\?[^#]*)?$/.test(raw) ? raw : '/';
+}
+
 export function pages(
   app: Hono,
   deps: {
@@ -220,7 +212,7 @@ export function pages(
     stream: InboxStream;
     /** Whether GET /sandbox/webhooks is served: the page then shows each workspace's endpoints. */
     webhooks?: boolean;
-    /** How the empty list says to send a first message (asked on every page, so a revoked key is not offered). */
+    /** How the empty list says to send a first message (asked at every start of the page, so a revoked key is not offered). */
     firstSend?: () => FirstSend;
   },
 ): void {
@@ -244,44 +236,76 @@ document.getElementById('go').onclick = async () => {
     ),
   );
 
-  /** Signs in with the admin token (of the printed address or the form): the cookie, then the page without it. */
-  const signIn = (c: Context, token: string) => {
-    if (!auth.isToken(token)) return html(c, signInPage(themeOf(c), WRONG_TOKEN), 401);
-    setCookie(c, ADMIN_COOKIE, auth.cookie, {
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-      secure: new URL(c.req.url).protocol === 'https:',
-    });
-    // The token leaves the address bar (and the history): the page is answered by a redirect to itself without it.
-    const rest = new URL(c.req.url);
-    rest.searchParams.delete('token');
+  /**
+   * Signs in with the admin token (of the printed address or the form): a new session, handed to the page in the
+   * address's fragment, which no request carries and the page's script takes out of the address and the history at
+   * once. The cookie of older versions, which was a bearer credential, is removed.
+   */
+  const signIn = (c: Context, token: string, next: string) => {
+    if (!auth.isToken(token)) return html(c, signInPage(themeOf(c), { problem: WRONG_TOKEN }), 401);
+    const { token: session } = auth.signIn();
+    if (getCookie(c, LEGACY_COOKIE) !== undefined) deleteCookie(c, LEGACY_COOKIE, { path: '/' });
     c.header('Referrer-Policy', 'no-referrer');
     c.header('Cache-Control', 'no-store');
-    return c.redirect(`${rest.pathname}${rest.search}`, 303);
+    return c.redirect(`${next}#session=${session}`, 303);
   };
 
+  /** The page itself (its shell), or the sign-in from the printed address, which then leaves the address. */
   const inbox = (c: Context) => {
     const token = c.req.query('token');
-    if (token !== undefined) return signIn(c, token);
-    if (!auth.hasCookie(c.req.raw)) return html(c, signInPage(themeOf(c)), 401);
-    const origin = new URL(c.req.url).origin;
-    const first = deps.firstSend ? firstSendTemplate(origin, deps.firstSend()) : '';
-    return html(c, shell(deps.inbox.workspaces(), deps.webhooks ?? false, first, themeOf(c)));
-  };
-  /** The sign-in form's post: a token of a few dozen characters, read only when it says it is no more than a form. */
-  const form = async (c: Context) => {
-    const length = Number(c.req.header('content-length'));
-    const type = c.req.header('content-type') ?? '';
-    if (!(length <= 4096) || !type.startsWith('application/x-www-form-urlencoded'))
-      return html(c, signInPage(themeOf(c), 'Send the admin token with the form on this page.'), 400);
-    const token = new URLSearchParams(await c.req.text()).get('token')?.trim() ?? '';
-    return signIn(c, token);
+    if (token === undefined) return html(c, shell(deps.webhooks ?? false, themeOf(c)));
+    const rest = new URL(c.req.url);
+    rest.searchParams.delete('token');
+    return signIn(c, token, nextOf(`${rest.pathname}${rest.search}`));
   };
   app.get('/', inbox);
   app.get('/messages/:id', inbox);
-  app.post('/', form);
-  app.post('/messages/:id', form);
+
+  app.get('/sign-in', (c) => html(c, signInPage(themeOf(c), { ended: c.req.query('ended') !== undefined })));
+  /** The sign-in form's post: a token of a few dozen characters, read only when it says it is no more than a form. */
+  app.post('/sign-in', async (c) => {
+    const length = Number(c.req.header('content-length'));
+    const type = c.req.header('content-type') ?? '';
+    if (!(length <= 4096) || !type.startsWith('application/x-www-form-urlencoded'))
+      return html(c, signInPage(themeOf(c), { problem: 'Send the admin token with the form on this page.' }), 400);
+    const token = new URLSearchParams(await c.req.text()).get('token')?.trim() ?? '';
+    return signIn(c, token, nextOf(c.req.query('next')));
+  });
+
+  /** The session the page sends as its bearer, live, else 401 (the page then goes to the sign-in). */
+  const sessionOf = (c: Context) => {
+    const session = auth.session(bearerOf(c.req.raw));
+    if (!session) {
+      throw new ServiceError(
+        'invalid_token',
+        'This inbox session has ended (or never was): sign in again with the inbox address svc serve printed.',
+      );
+    }
+    return session;
+  };
+  /**
+   * What the page starts from, read with its session: the session renewed, the live stream's view token, the
+   * workspaces to filter by, and how to send a first message (the seeded test key, while it works).
+   */
+  app.get('/inbox/session', (c) => {
+    const session = sessionOf(c);
+    const renewed = auth.renew(session);
+    return c.json(
+      {
+        session: renewed.token,
+        expires_at: renewed.expiresAt.toISOString(),
+        stream: auth.viewToken(session, STREAM_SCOPE),
+        workspaces: deps.inbox.workspaces(),
+        first_send: deps.firstSend ? { api: `${new URL(c.req.url).origin}/v1`, ...deps.firstSend() } : null,
+      },
+      200,
+      { 'Cache-Control': 'no-store' },
+    );
+  });
+  /** The view token of a caught message: its HTML in the page's frame, its downloads and images carry it. */
+  app.get('/inbox/views/:id', (c) =>
+    c.json({ view: auth.viewToken(sessionOf(c), c.req.param('id')) }, 200, { 'Cache-Control': 'no-store' }),
+  );
 
   app.get('/inbox.js', async (c) =>
     c.body(await inboxScript(), 200, {

@@ -7,12 +7,15 @@ import type { InboxEvent } from '../../contract/sandbox.js';
 import type { Changes } from '../../lib/changes.js';
 import { ServiceError } from '../core/errors.js';
 import type { Inbox } from '../core/inbox.js';
-import type { SandboxAuth } from './auth.js';
+import { STREAM_SCOPE, type SandboxAuth } from './auth.js';
 
 export interface InboxStream {
   /** Sends an event to every open stream. */
   publish(e: InboxEvent): void;
-  /** The route: admin token or inbox cookie, like every sandbox route. */
+  /**
+   * The route: the admin token or an inbox session as the bearer, like every sandbox route, or the session's view
+   * token of the stream (`?view=`: an EventSource sends no header), which it lasts no longer than.
+   */
   handle(c: Context): Response;
   /** Ends every open stream (the server is shutting down) and refuses new ones. */
   close(): void;
@@ -119,7 +122,9 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
       return clients.size;
     },
     handle(c) {
-      if (!deps.auth.admits(bearerOf(c.req.raw), c.req.raw)) {
+      const bearer = bearerOf(c.req.raw);
+      const viewed = bearer === null ? deps.auth.viewOf(c.req.query('view'), STREAM_SCOPE) : null;
+      if (!deps.auth.admits(bearer) && !viewed) {
         throw new ServiceError(
           'missing_credentials',
           'Sandbox routes take the admin token printed at start: "Authorization: Bearer <admin_token>".',
@@ -127,6 +132,9 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
       }
       if (closed) throw new ServiceError('conflict', 'The server is shutting down.');
       let self: ReadableStreamDefaultController<Uint8Array>;
+      // A stream opened with a view token ends with its session: reconnecting with it is then refused.
+      const ends = viewed ? setTimeout(() => drop(self), Math.max(0, viewed.expires - Date.now())) : null;
+      ends?.unref();
       const body = new ReadableStream<Uint8Array>(
         {
           start(controller) {
@@ -137,12 +145,20 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
             controller.enqueue(encoder.encode('retry: 2000\n: connected\n\n'));
           },
           cancel() {
+            if (ends) clearTimeout(ends);
             drop(self);
           },
         },
         new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
       );
-      c.req.raw.signal?.addEventListener('abort', () => drop(self), { once: true });
+      c.req.raw.signal?.addEventListener(
+        'abort',
+        () => {
+          if (ends) clearTimeout(ends);
+          drop(self);
+        },
+        { once: true },
+      );
       return new Response(body, {
         headers: {
           'Content-Type': 'text/event-stream; charset=utf-8',

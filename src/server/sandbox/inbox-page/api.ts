@@ -1,9 +1,9 @@
-// The inbox page's calls to the sandbox routes (the admin cookie authenticates them) and their errors, the note that
-// tells what happened, and signing out: a 401 stops the live stream and says how to sign in again.
+// The inbox page's calls to the sandbox routes (the page's session authenticates them: session.ts) and their errors,
+// and the note that tells what happened. A 401 means the session ended: the page goes to the sign-in.
 import { el } from './dom.js';
+import { authorization, toSignIn } from './session.js';
 
 const note = el('note');
-const live = el('live');
 
 /** One thing a refused request got wrong, as a Problem's `errors` names it (`path` `q`: the search). */
 export interface ProblemError {
@@ -27,13 +27,12 @@ export const messagePath = (id: string) => `/sandbox/messages/${encodeURICompone
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(path, {
     method,
-    credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    headers: { ...authorization(), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status === 401) {
-    signedOut();
-    throw new ApiError(401, 'Signed out.');
+    toSignIn(true);
+    throw new ApiError(401, 'The session ended.');
   }
   if (!res.ok) {
     const problem = (await res.json().catch(() => ({}))) as { detail?: string; title?: string; errors?: unknown };
@@ -49,16 +48,4 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 /** Says something in the note above the list (a status region: screen readers read it out). */
 export function say(text: string, ...extra: Node[]) {
   note.replaceChildren(text, ...extra);
-}
-
-/** What signing out stops: the live stream sets it when it connects. */
-let stopStream: (() => void) | null = null;
-export function onSignOut(stop: () => void) {
-  stopStream = stop;
-}
-
-function signedOut() {
-  stopStream?.();
-  live.textContent = 'Signed out';
-  say('Signed out: open the inbox address svc serve printed to sign in again.');
 }

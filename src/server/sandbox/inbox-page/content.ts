@@ -2,6 +2,7 @@
 // values in monospace, every value wrapping), and its source (the first 2 MB shown, all of it to download).
 import type { CaughtMessage } from '../../../contract/sandbox.js';
 import { messagePath } from './api.js';
+import { authorization, viewHref } from './session.js';
 import { h, size } from './dom.js';
 
 const RAW_SHOWN = 2 * 1024 * 1024;
@@ -140,12 +141,12 @@ export function headersOf(m: CaughtMessage): Node[] {
 }
 
 export async function rawOf(m: CaughtMessage): Promise<Node[]> {
-  const res = await fetch(`${messagePath(m.id)}/raw`, { credentials: 'same-origin' });
+  const res = await fetch(`${messagePath(m.id)}/raw`, { headers: authorization() });
   if (!res.ok) return [h('p', { class: 'empty' }, `The source could not be read (${res.status}).`)];
   const bytes = new Uint8Array(await res.arrayBuffer());
   const shown = new TextDecoder().decode(bytes.subarray(0, RAW_SHOWN));
   const nodes: Node[] = [
-    h('p', {}, h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml`, class: 'button' }, 'Download .eml')),
+    h('p', {}, h('a', { href: viewHref(m.id, '/raw'), download: `${m.id}.eml`, class: 'button' }, 'Download .eml')),
     h('pre', { class: 'raw', 'aria-label': 'Message source' }, shown),
   ];
   if (bytes.length > RAW_SHOWN)

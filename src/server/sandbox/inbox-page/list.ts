@@ -5,6 +5,7 @@ import { ApiError, api, messagePath, say } from './api.js';
 import { time } from './clock.js';
 import { badge, clip, el, h, nameOf, size } from './dom.js';
 import { showSearchProblem } from './search.js';
+import type { Start } from './session.js';
 import { q, remember, state, urlFor, type Workspace, workspaceSelect } from './state.js';
 
 const PAGE_SIZE = 50;
@@ -116,11 +117,44 @@ export const rowLinks = () => [...rowsEl.querySelectorAll<HTMLAnchorElement>('a.
 export const focusedRowId = () =>
   (document.activeElement as HTMLElement | null)?.closest?.('a.row')?.getAttribute('data-id') ?? null;
 
+/** How the empty list says to send a first message (pages.ts, from the page's start). */
+let firstSend: Start['first_send'] = null;
+export function setFirstSend(f: Start['first_send']) {
+  firstSend = f;
+}
+
+/**
+ * The empty list's way to a first message: a curl line with the seeded test key (or `svc emails send` with a key of
+ * one's own), and the SMTP port.
+ */
+function firstSendOf(f: NonNullable<Start['first_send']>): Node {
+  const send = f.seed
+    ? `curl -s ${f.api}/emails -H 'Authorization: Bearer ${f.seed.key}' -H 'Content-Type: application/json' ` +
+      `-d '{"from":"hello@${f.seed.domain}","to":"you@example.org","subject":"Hello","text":"Your code is 482913"}'`
+    : `SVC_BASE_URL=${f.api} SVC_API_KEY=svc_test_… svc emails send --from hello@YOUR-DOMAIN --to you@example.org --subject Hello --text 'Hi'`;
+  const cli = f.seed
+    ? `SVC_BASE_URL=${f.api} SVC_API_KEY=${f.seed.key} svc emails send --from hello@${f.seed.domain} --to you@example.org --subject Hello --text 'Hi'`
+    : null;
+  return h(
+    'li',
+    { class: 'empty first-send' },
+    h(
+      'p',
+      {},
+      h('strong', {}, 'No mail caught yet.'),
+      ` Send a first message${f.seed ? ' with the seeded test key' : ' with an API key of yours'}; it shows here at once:`,
+    ),
+    h('pre', {}, h('code', { id: 'first-send-command' }, send)),
+    cli ? h('p', {}, 'or from the command line:') : null,
+    cli ? h('pre', {}, h('code', {}, cli)) : null,
+    h('p', {}, 'Any program may also hand mail to the SMTP sink at ', h('code', {}, f.smtp), '.'),
+  );
+}
+
 /** The empty list: what matches nothing, or, while nothing is caught, how to send a first message. */
 function emptyList(): Node {
   if (state.q || state.workspace) return h('li', { class: 'empty' }, 'No message matches this search.');
-  const first = document.getElementById('first-send') as HTMLTemplateElement | null;
-  if (first) return first.content.cloneNode(true);
+  if (firstSend) return firstSendOf(firstSend);
   return h('li', { class: 'empty' }, 'No mail caught yet: send some through the API or to the SMTP port.');
 }
 

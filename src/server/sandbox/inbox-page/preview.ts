@@ -6,7 +6,7 @@
 // (`allow-same-origin`) only so that this script can read how tall the message is: the message cannot use that
 // origin, having nothing to run.
 import type { CaughtMessage } from '../../../contract/sandbox.js';
-import { messagePath } from './api.js';
+import { viewHref } from './session.js';
 import { h } from './dom.js';
 import { type Appearance, type PreviewWidth, state } from './state.js';
 
@@ -85,15 +85,15 @@ export function previewOf(m: CaughtMessage): Node[] {
   const render = () => {
     observer?.disconnect();
     const { width, appearance } = state.preview;
-    const query = new URLSearchParams({ appearance });
-    if (state.remote) query.set('remote_images', 'allow');
+    const query: Record<string, string> = { appearance };
+    if (state.remote) query.remote_images = 'allow';
     const frame = h('iframe', {
       class: 'frame',
       title: 'The message as HTML',
       // No allow-scripts: the document runs nothing, and so cannot use the origin it keeps (see above).
       sandbox: 'allow-same-origin allow-popups allow-popups-to-escape-sandbox',
       referrerpolicy: 'no-referrer',
-      src: `${messagePath(m.id)}/html?${query}`,
+      src: viewHref(m.id, '/html', query),
     });
     frame.addEventListener('load', () => fitFrame(frame));
     const stage = h('div', { class: 'stage', 'data-width': width, 'data-appearance': appearance }, frame);

@@ -6,6 +6,7 @@ import { ApiError, api, messagePath, say } from './api.js';
 import { time } from './clock.js';
 import { badge, el, h, size } from './dom.js';
 import { deleteOne, markCurrent, replaceRow, rowLinks } from './list.js';
+import { loadView, viewHref } from './session.js';
 import { remember, state, urlFor } from './state.js';
 import { selectTab, showSourceLine, tabsOf } from './tabs.js';
 import { timelineOf } from './timeline.js';
@@ -50,7 +51,8 @@ export async function openMessage(id: string, push: boolean) {
   document.body.classList.add('reading');
   let m: CaughtMessage;
   try {
-    m = await api('GET', messagePath(id));
+    // Its views opened by address (the frame, downloads, images) carry its view token: made alongside.
+    [m] = await Promise.all([api<CaughtMessage>('GET', messagePath(id)), loadView(id)]);
   } catch (err) {
     if (state.openId === id) {
       view.replaceChildren(
@@ -129,7 +131,7 @@ function omittedOf(m: CaughtMessage): HTMLElement | null {
     'div',
     { class: 'omitted', role: 'note', id: 'omitted' },
     ...m.omitted.map((note) => h('p', {}, note)),
-    h('p', {}, h('a', { href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download the raw source (.eml)')),
+    h('p', {}, h('a', { href: viewHref(m.id, '/raw'), download: `${m.id}.eml` }, 'Download the raw source (.eml)')),
   );
 }
 
@@ -143,7 +145,7 @@ function attachmentsOf(m: CaughtMessage): HTMLElement | null {
       'ul',
       { class: 'atts' },
       ...m.attachments.map((a, n) => {
-        const href = `${messagePath(m.id)}/attachments/${n}`;
+        const href = viewHref(m.id, `/attachments/${n}`);
         const name = a.filename ?? `attachment ${n}`;
         const download = a.filename ?? `attachment-${n}`;
         return h(
@@ -220,7 +222,7 @@ function renderView() {
         'div',
         { class: 'actions' },
         toggle,
-        h('a', { class: 'button', href: `${messagePath(m.id)}/raw`, download: `${m.id}.eml` }, 'Download .eml'),
+        h('a', { class: 'button', href: viewHref(m.id, '/raw'), download: `${m.id}.eml` }, 'Download .eml'),
         del,
       ),
     ),
