@@ -17,10 +17,27 @@ function text(v: Cell): string {
   return v === null || v === undefined || v === '' ? '-' : String(v);
 }
 
-/** A value as one tab-separated field: tabs and line breaks inside it would split the line, so they become spaces. */
-function field(v: Cell): string {
-  return text(v).replace(/[\t\r\n]+/g, ' ');
+/** What a terminal acts on rather than shows: C0 controls (escape among them), DEL and the C1 controls. */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text of a message (or anything else a sender wrote) as it may reach a terminal, piped or not: its control characters
+ * shown as the symbols for them (ESC as ␛, a C1 control as its code), never sent, so that a mail can neither clear the
+ * screen, rewrite a line, nor hide a link. Line breaks and tabs are kept.
+ */
+export function visible(s: string): string {
+  return s.replace(/\r\n/g, '\n').replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    return code === 0x7f ? '\u2421' : `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
 }
+
+/** A value as one line (a table cell, a tab-separated field): tabs and line breaks become spaces, controls symbols. */
+export function oneLine(v: Cell): string {
+  return visible(text(v).replace(/[\t\r\n]+/g, ' '));
+}
+const field = oneLine;
 
 /**
  * Rows as a table on a terminal, else one tab-separated line per row without a header (like `gh`), for `cut`/`awk`.
@@ -204,7 +221,9 @@ export function terminalWidths(texts?: readonly string[]): Promise<Widths> {
 export function printFields(io: IO, fields: readonly (readonly [string, Cell])[]): void {
   const width = Math.max(...fields.map(([label]) => label.length));
   for (const [label, value] of fields) {
-    io.print(io.stdoutIsTTY ? `${io.out.bold(label.padEnd(width))}  ${text(value)}` : `${label}\t${field(value)}`);
+    io.print(
+      io.stdoutIsTTY ? `${io.out.bold(label.padEnd(width))}  ${visible(text(value))}` : `${label}\t${field(value)}`,
+    );
   }
 }
 

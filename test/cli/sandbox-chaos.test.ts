@@ -61,7 +61,7 @@ describe('svc sandbox chaos, built, against svc serve', { timeout: 60_000 }, () 
     const sent = await send('cli-chaos@example.org');
     expect(sent.exitCode, sent.stderr).toBe(0);
     expect(sent.stdout).toMatch(/^msg_\w+\tqueued$/);
-    expect(s.stderr()).toMatch(/request .*method=POST path=\/v1\/emails status=503 .*chaos=rule 0: answered 503/);
+    expect(s.stderr()).toMatch(/request .*method=POST path=\/v1\/emails status=503 .*chaos="rule 0: answered 503"/);
 
     const json = await svc(['sandbox', 'chaos', 'list', '--json']);
     expect(json.exitCode, json.stderr).toBe(0);

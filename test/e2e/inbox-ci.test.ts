@@ -229,6 +229,36 @@ describe('svc inbox (the built binary)', () => {
     expect(Buffer.from(raw.stdout).equals(stored)).toBe(true);
   });
 
+  it('shows the control characters of a mail as symbols, piped or not: none reaches the terminal', async () => {
+    const port = Number(new URL(s.ready.smtp.replace(/^smtp:/, 'http:')).port);
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+    // A screen cleared, a colour, a hyperlink that hides its target (OSC 8), a C1 control sequence introducer.
+    const link = '\u001b]8;;https://evil.example/\u0007Your bank\u001b]8;;\u0007';
+    await t.sendMail({
+      from: 'Sneaky <sneaky@example.net>',
+      to: 'esc@example.org',
+      subject: `Hi\u001b[2J${link}`,
+      text: `line one\u001b[2J\u001b[31mred\u009b1m\r\nline two\tafter a tab\r\n${link}\r\n`,
+    });
+    t.close();
+
+    const list = await svc(['inbox', '--to', 'esc@example.org']);
+    expect(list.exitCode, list.stderr).toBe(0);
+    const [id, , , , subject] = list.stdout.split('\t');
+    expect(subject).toBe('Hi␛[2J␛]8;;https://evil.example/␇Your bank␛]8;;␇');
+
+    const shown = await svc(['inbox', 'show', id!]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('subject\tHi␛[2J␛]8;;https://evil.example/␇Your bank␛]8;;␇');
+    expect(shown.stdout).toContain(
+      'line one␛[2J␛[31mred<U+009B>1m\nline two\tafter a tab\n␛]8;;https://evil.example/␇Your bank',
+    );
+    for (const out of [list.stdout, shown.stdout]) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    // --json and --raw are data for programs: they stay exactly as the server has them.
+    const json = await svc(['inbox', 'show', id!, '--json']);
+    expect(JSON.parse(json.stdout).subject).toBe(`Hi\u001b[2J${link}`);
+  });
+
   it('--follow prints each new message as it arrives and ends with exit 0 on Ctrl-C (SIGINT)', async () => {
     const follow = svc(['--json', 'inbox', '--follow', '--to', 'follow@example.org', '--limit', '1']);
     let out = '';

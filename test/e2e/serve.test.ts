@@ -176,6 +176,25 @@ describe('svc serve (the real binary)', () => {
     expect(memory.stderr()).toContain('with --memory every start makes a new one');
   });
 
+  it('writes what a client sent into its log escaped: a request path can neither forge a line nor reach the terminal', async () => {
+    const s = await serve(['--memory', '--log-level', 'debug', ...ANY_PORTS]);
+    const res = await fetch(`${s.origin}/x%0Awarn  FORGED%1B%5B2J%C2%9B31m%E2%80%A8tail`);
+    expect(res.status).toBe(404);
+    await within(
+      5000,
+      (async () => {
+        while (!s.stderr().includes('FORGED')) await new Promise((r) => setTimeout(r, 20));
+      })(),
+      'the request line',
+    );
+    const log = s.stderr();
+    expect(log.split('\n').filter((l) => l.includes('FORGED'))).toEqual([
+      expect.stringMatching(/^info {2}request .*path="\/x\\nwarn {2}FORGED\\u001b\[2J\\u009b31m\\u2028tail" /),
+    ]);
+    expect(log).not.toMatch(/[\u001b\u009b\u2028]/);
+    expect(await stop(s)).toEqual({ code: 0, signal: null });
+  });
+
   it('after kill -9 and a restart, the verification email of an accepted signup is in the sink exactly once', async () => {
     const dataDir = join(tmp('svc-e2e-'), 'data');
     const first = await serve(['--data-dir', dataDir, '--open-signup', '--no-seed']);

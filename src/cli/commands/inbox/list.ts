@@ -3,7 +3,7 @@ import type { CaughtMessageSummary } from '../../../contract/sandbox.js';
 import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
-import { printJson, printMore, printTable, shortTime, terminalWidths } from '../../output.js';
+import { oneLine, printJson, printMore, printTable, shortTime, terminalWidths } from '../../output.js';
 import { isTo, summaryColumns, workspaceMatches } from './shared.js';
 
 export interface InboxListOptions {
@@ -72,9 +72,9 @@ async function follow(ctx: Context, o: InboxListOptions): Promise<void> {
   const width = io.stdoutIsTTY && !ctx.json ? await terminalWidths() : undefined;
   const line = (m: CaughtMessageSummary) => {
     if (ctx.json) return io.print(JSON.stringify(m));
-    const cells = summaryColumns.map((c) => String(c.value(m) ?? '-'));
-    if (!width) return io.print(cells.map((v) => v.replace(/[\t\r\n]+/g, ' ')).join('\t'));
-    const [id, full, from, to, subject, status] = cells.map((v) => v.replace(/[\t\r\n]+/g, ' '));
+    const cells = summaryColumns.map((c) => oneLine(c.value(m)));
+    if (!width) return io.print(cells.join('\t'));
+    const [id, full, from, to, subject, status] = cells;
     // On a narrow terminal (each message stays one line) the time loses its seconds, then the addresses and the
     // subject give way; the id does not.
     const whole = `${full}  ${id}  ${from} → ${to}  ${subject}  ${status}`;

@@ -1,6 +1,6 @@
 import type { CaughtMessage, CaughtMessageSummary } from '../../../contract/sandbox.js';
 import type { IO } from '../../io.js';
-import { printFields, type Column } from '../../output.js';
+import { printFields, type Column, visible } from '../../output.js';
 
 export const summaryColumns: Column<CaughtMessageSummary>[] = [
   { header: 'ID', value: (m) => m.id, id: true },
@@ -31,7 +31,7 @@ export function printMessage(io: IO, m: CaughtMessage): void {
     ],
   ]);
   io.print('');
-  if (m.text !== null) io.print(m.text.replace(/\r?\n$/, ''));
+  if (m.text !== null) io.print(visible(m.text).replace(/\n$/, ''));
   else
     io.info(
       `This message has no text part${m.html !== null ? `; its HTML: svc inbox show ${m.id} --json | jq -r .html` : ''}.`,
