@@ -20,7 +20,7 @@ import { createChaos, type Chaos } from './sandbox/chaos.js';
 import { instanceId } from './sandbox/instance.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
 import { verifyDkim } from './smtp/sink.js';
-import { createCheckRunner, type SpamdAddress } from './checks/index.js';
+import { type CheckRunnerOptions, createCheckRunner } from './checks/index.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import { groupCommit, logShare, openDb } from './store/db.js';
 import { createJobStore, DEFAULT_QUEUE } from './store/jobs.js';
@@ -50,7 +50,10 @@ export interface BackendOptions
   /** The origin the API listens on, from the listening phase: known once the API listens (core's `config.origin`). */
   origin: () => string;
   /** What the message checks use: a spamd, whether links may reach private addresses, how long links may take. */
-  checks?: { spamd: SpamdAddress | null; privateLinks: boolean; linkTimeoutMs?: number; thread?: boolean };
+  checks?: Pick<
+    CheckRunnerOptions,
+    'spamd' | 'privateLinks' | 'linkTimeoutMs' | 'linksDeadlineMs' | 'checksDeadlineMs' | 'checksMemoryMb' | 'thread'
+  >;
 }
 
 /** The backend, open: what the listening phase builds on. */
@@ -140,6 +143,9 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       spamd: o.checks?.spamd ?? null,
       privateLinks: o.checks?.privateLinks ?? false,
       linkTimeoutMs: o.checks?.linkTimeoutMs,
+      linksDeadlineMs: o.checks?.linksDeadlineMs,
+      checksDeadlineMs: o.checks?.checksDeadlineMs,
+      checksMemoryMb: o.checks?.checksMemoryMb,
       // Links are on the real web: real DNS, the server --dns system was given when there is one.
       dnsServer: o.dns === 'system' ? (o.dnsServer?.[0] ?? null) : null,
       thread: o.checks?.thread,

@@ -141,6 +141,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         spamd,
         privateLinks: Boolean(opts.checkPrivateLinks),
         linkTimeoutMs: opts.linkTimeoutMs,
+        linksDeadlineMs: opts.linksDeadlineMs,
+        checksDeadlineMs: opts.checksDeadlineMs,
+        checksMemoryMb: opts.checksMemoryMb,
         thread: opts.checksThread,
       },
     });

@@ -140,3 +140,60 @@ describe('svc inbox check', { timeout: 120_000 }, () => {
     );
   });
 });
+
+describe('svc inbox check on messages whose checks cannot all finish', { timeout: 120_000 }, () => {
+  let s: TestServer;
+  let home: string;
+  beforeAll(async () => {
+    ensureBuilt();
+    home = mkdtempSync(join(tmpdir(), 'svc-check-'));
+    s = await startTestServer({ checksDeadlineMs: 1000 });
+  }, 120_000);
+  afterAll(async () => {
+    await s.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** Sends through /v1 from the seeded domain (so it authenticates) and returns the caught message's id. */
+  async function sent(html: string): Promise<string> {
+    const r = await s.call('POST', '/v1/emails', {
+      token: s.ready.seed!.api_key_test!,
+      body: { from: 'The Shop <orders@example.test>', to: 'ada@example.org', subject: 'Offers', html, text: 'Offers' },
+    });
+    expect(r.status, r.text).toBe(202);
+    await s.settle();
+    return (await s.admin('GET', '/sandbox/messages?limit=1')).body.data[0].id;
+  }
+  const svc = (args: string[]) =>
+    execa(process.execPath, [BIN, 'inbox', 'check', ...args], {
+      env: {
+        PATH: process.env.PATH!,
+        HOME: home,
+        SVC_CONFIG_DIR: join(home, 'config'),
+        SVC_BASE_URL: s.api,
+        SVC_ADMIN_TOKEN: s.adminToken,
+        SVC_CREDENTIAL_STORE: 'file',
+      },
+      extendEnv: false,
+      reject: false,
+      cwd: ROOT,
+    });
+
+  it('fails HTML nested 80,000 deep by default, at the place it gets too deep', async () => {
+    const id = await sent(`<html lang="en"><body>\n${'<div>'.repeat(20_000)}${'<i>'.repeat(60_000)}</body></html>`);
+    const r = await svc([id]);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^error\tcontent\thtml-nesting-deep\t2:2551\tElements nested more than 512 deep\t/m);
+    expect(r.stdout).not.toMatch(/Maximum call stack/);
+  });
+
+  it('fails a message its checks ran out of time on with --fail-on warning', async () => {
+    const id = await sent(
+      `<!doctype html><html lang="en"><head><title>Offers</title></head><body>${`${'<div>'.repeat(100)}x${'</div>'.repeat(100)}`.repeat(600)}</body></html>`,
+    );
+    const r = await svc([id, '--fail-on', 'warning']);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^warning\tcontent\tcheck-timeout\t-\tThe check did not finish in time\t/m);
+    expect(r.stderr).toContain('at or above warning (--fail-on warning)');
+  });
+});

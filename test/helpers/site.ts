@@ -26,7 +26,7 @@ function route(req: IncomingMessage, res: ServerResponse): boolean {
   else if (path === '/no-head') res.writeHead(req.method === 'HEAD' ? 405 : 200, html).end();
   else if (path === '/logo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(8));
   else if (path === '/page.png') res.writeHead(200, html).end('<p>not an image</p>');
-  else if (path === '/slow') return false;
+  else if (path.split('?')[0] === '/slow') return false;
   else res.writeHead(404, html).end('<p>not found</p>');
   return true;
 }

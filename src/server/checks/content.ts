@@ -2,7 +2,7 @@
 // unsubscribe headers, sender, subject and preheader, and valid HTML (docs/checks.md).
 import { allCodes, allLinks } from '../../lib/extract.js';
 import type { CheckFinding } from '../../contract/checks.js';
-import { type Markup, collapse, placeOf, preheaderOf } from './markup.js';
+import { MAX_DEPTH, type Markup, collapse, placeOf, preheaderOf } from './markup.js';
 
 /** Gmail clips a message whose HTML is larger than this, behind a "View entire message" link. */
 export const GMAIL_CLIP_BYTES = 102 * 1024;
@@ -108,6 +108,19 @@ export function contentFindings(input: ContentInput): CheckFinding[] {
         ...(noAlt.length > MAX_EACH && e === noAlt[MAX_EACH - 1] ? { occurrences: noAlt.length - MAX_EACH + 1 } : {}),
       });
     }
+  }
+
+  if (m?.tooDeep) {
+    out.push({
+      severity: 'error',
+      rule: 'html-nesting-deep',
+      title: `Elements nested more than ${MAX_DEPTH} deep`,
+      detail:
+        `Here an element opens inside ${MAX_DEPTH} others (unclosed tags, most often). The browser engines mail ` +
+        `clients show HTML with stop nesting there (Chromium's and WebKit's at ${MAX_DEPTH}) and put deeper elements ` +
+        'beside, so the message is not laid out as written. The checks read the HTML up to here.',
+      ...m.tooDeep,
+    });
   }
 
   if (input.sentHtmlBytes !== null && input.sentHtmlBytes > GMAIL_CLIP_BYTES) {

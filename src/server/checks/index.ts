@@ -17,7 +17,7 @@ import { createLinkChecker } from './links.js';
 import type { FoundUrl } from './markup.js';
 import { type SpamdAddress, askSpamd, spamFindings } from './spam.js';
 import type { Outcome } from './static-checks.js';
-import { createStaticRunner } from './static.js';
+import { createStaticRunner, failureOf, unfinished } from './static.js';
 
 export { parseSpamd, type SpamdAddress } from './spam.js';
 
@@ -29,6 +29,12 @@ export interface CheckRunnerOptions {
   privateLinks: boolean;
   /** How long a link has to answer (default 10 s). */
   linkTimeoutMs?: number;
+  /** How long a message's links check may take (default 30 s). */
+  linksDeadlineMs?: number;
+  /** How long a message's static checks may take on their thread (default 10 s). */
+  checksDeadlineMs?: number;
+  /** The heap each static checks' thread may grow to, in MB (default 256). */
+  checksMemoryMb?: number;
   /** The DNS server links are looked up with (`--dns system --dns-server`); the system's lookup without. */
   dnsServer?: string | null;
   /** The service clock (ms): reports' times, and how long link answers are kept. */
@@ -63,10 +69,16 @@ export function reportOf(messageId: string, checkedAt: string, checks: MessageCh
 }
 
 export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close(): Promise<void> } {
-  const statics = createStaticRunner({ thread: opts.thread ?? true, log: opts.log });
+  const statics = createStaticRunner({
+    thread: opts.thread ?? true,
+    log: opts.log,
+    deadlineMs: opts.checksDeadlineMs,
+    memoryMb: opts.checksMemoryMb,
+  });
   const links = createLinkChecker({
     privateLinks: opts.privateLinks,
     timeoutMs: opts.linkTimeoutMs,
+    deadlineMs: opts.linksDeadlineMs,
     now: opts.now,
     dnsServer: opts.dnsServer,
   });
@@ -85,17 +97,20 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
     checked_at: iso(opts.now()),
     findings: [],
   });
-  // Checks that could not run for a passing reason (a failure here, spamd or DNS not answering): a report with one is
-  // answered but not kept, so the next request makes it again.
+  // Checks that could not run or finish for a passing reason (spamd or DNS not answering, a check that failed or ran out
+  // of time): a report with one is answered but not kept, so the next request makes it again.
   const passing = new WeakSet<MessageCheck>();
   const notNow = (c: MessageCheck) => {
     passing.add(c);
     return c;
   };
-  const failed = (id: CheckId, err: unknown) =>
-    notNow(skipped(id, `The check could not run: ${err instanceof Error ? err.message : String(err)}`));
+  // A check that failed or ran out of time on the message says so with a finding, not by being skipped: such mail is
+  // not let through a `--fail-on warning` gate unchecked.
+  const failed = (id: CheckId, err: unknown, what = 'The check') =>
+    notNow(checked(id, [unfinished(what, failureOf(err))]));
+  const findingLinks = "Finding the message's links";
   const fromOutcome = <T>(id: CheckId, o: Outcome<T>, make: (v: T) => MessageCheck) =>
-    'ok' in o ? make(o.ok) : notNow(skipped(id, `The check could not run: ${o.failed}`));
+    'ok' in o ? make(o.ok) : notNow(checked(id, [unfinished('The check', o)]));
   const outcome = (report: MessageChecks) => ({ report, complete: !report.checks.some((c) => passing.has(c)) });
 
   async function linksCheck(input: CheckInput, urls: FoundUrl[], refresh: boolean): Promise<MessageCheck> {
@@ -103,7 +118,8 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
       const fromDomain = /@([^@>\s]+)>?\s*$/.exec(input.from ?? '')?.[1]?.toLowerCase() ?? null;
       const out = await links.check(urls, { live: input.live, fromDomain, tracked: new Set(input.tracked), refresh });
       if (out.skipped !== null) return { ...skipped('links', out.skipped), links: out.links };
-      return checked('links', out.findings, { links: out.links });
+      const c = checked('links', out.findings, { links: out.links });
+      return out.inTime ? c : notNow(c);
     } catch (err) {
       return failed('links', err);
     }
@@ -164,7 +180,7 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
             input.html === null ? skipped('html-compatibility', noHtml) : failed('html-compatibility', err),
             failed('content', err),
             input.html === null ? skipped('accessibility', noHtml) : failed('accessibility', err),
-            await linksCheck(input, [], false),
+            failed('links', err, findingLinks),
           ]),
         );
       }
@@ -196,7 +212,7 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
         urls = (await statics.run({ ...staticInput, only: 'urls' })).urls;
       } catch (err) {
         const others = report.checks.filter((c) => c.id !== 'links');
-        return outcome(reportOf(report.message_id, report.checked_at, [...others, failed('links', err)]));
+        return outcome(reportOf(report.message_id, report.checked_at, [...others, failed('links', err, findingLinks)]));
       }
       const fresh = await linksCheck(input, urls, true);
       return outcome(

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer } from '../../../test/helpers/dns-server.js';
 import { startSite, type Site } from '../../../test/helpers/site.js';
-import { addressKind, createLinkChecker, LINK_CACHE_MS, type LinkContext, limiter } from './links.js';
+import { createLinkChecker, LINK_CACHE_MS, type LinkContext, limiter } from './links.js';
 import type { FoundUrl } from './markup.js';
 
 const ctx = (o: Partial<LinkContext> = {}): LinkContext => ({
@@ -125,21 +125,6 @@ describe('links', () => {
     expect(live.links[0]!.status).toBe(200);
   });
 
-  it('tells the kind of an address', () => {
-    expect(
-      [
-        '127.0.0.1',
-        '::1',
-        '10.1.2.3',
-        '192.168.0.1',
-        '169.254.169.254',
-        'fd00::1',
-        '::ffff:127.0.0.1',
-        '93.184.215.14',
-      ].map(addressKind),
-    ).toEqual(['loopback', 'loopback', 'private', 'private', 'link-local', 'private', 'loopback', null]);
-  });
-
   it('calls plain http a notice in test mail and a warning in live mail', async () => {
     const test = await findings([link(`${site.origin}/ok`)]);
     expect(test.findings.find((f) => f.rule === 'link-insecure')?.severity).toBe('notice');
@@ -196,15 +181,23 @@ describe('links', () => {
     ]);
   });
 
-  it('asks a few at a time, and at most two of one host', async () => {
-    const limit = limiter();
-    const started: string[] = [];
-    const finish = new Map<string, () => void>();
-    const task = (host: string, n: number) =>
+  /** Tasks that start when the limit lets them and end when told to, as `host` + number. */
+  function tasks(
+    limit: ReturnType<ReturnType<typeof limiter>['message']>,
+    started: string[],
+    finish: Map<string, () => void>,
+  ) {
+    return (host: string, n: number | string) =>
       limit(host, () => {
         started.push(`${host}${n}`);
         return new Promise<void>((resolve) => finish.set(`${host}${n}`, resolve));
       });
+  }
+
+  it("asks a few of a message's links at a time, and at most two of one host", async () => {
+    const started: string[] = [];
+    const finish = new Map<string, () => void>();
+    const task = tasks(limiter().message(), started, finish);
     const all = [1, 2, 3]
       .map((n) => task('a', n))
       .concat(
@@ -224,6 +217,32 @@ describe('links', () => {
     expect(started.at(-1)).toBe('c1');
     finish.get('c1')!();
     await Promise.all(all);
+  });
+
+  it("gives a host's free slot to another message before the next of one message's many, and drops the waits of a message whose time is up", async () => {
+    const requests = limiter();
+    const started: string[] = [];
+    const finish = new Map<string, () => void>();
+    const stop = new AbortController();
+    const a = tasks(requests.message(stop.signal), started, finish);
+    const b = tasks(requests.message(), started, finish);
+    const many = [1, 2, 3, 4].map((n) => a('h', `a${n}`));
+    const other = b('h', 'b1');
+    // Another host is not held back by the first message's queue for h.
+    const elsewhere = b('k', 'b2');
+    expect(started).toEqual(['ha1', 'ha2', 'kb2']);
+    finish.get('ha1')!();
+    await many[0];
+    expect(started.at(-1)).toBe('hb1');
+    stop.abort(new Error('time is up'));
+    await expect(many[3]).rejects.toThrow('time is up');
+    finish.get('hb1')!();
+    finish.get('kb2')!();
+    await Promise.all([other, elsewhere]);
+    finish.get('ha2')!();
+    await many[1];
+    expect(started).toEqual(['ha1', 'ha2', 'kb2', 'hb1']);
+    await expect(many[2]).rejects.toThrow('time is up');
   });
 
   it('keeps answers for a while (service clock), and asks again when told to refresh', async () => {

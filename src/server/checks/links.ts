@@ -1,14 +1,14 @@
 // `links`: every link and image URL of a message, asked over the network what it answers (docs/checks.md#links).
 // HEAD first, GET when HEAD is refused; redirects followed one hop at a time and reported; a few requests at once and
-// fewer per host; answers kept for a while, per server run. A host is resolved before it is connected to, and an
-// address that is not public (loopback, private, link-local, …) is not connected to unless `--check-private-links`
-// allows it: a message must not make the server reach into the network it runs in. The connection is made to the
-// address that was checked (the connector's lookup answers from the same resolution), never to a second answer.
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP, type LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+// fewer per host, within a deadline for the message; answers kept for a while, per server run. A host is resolved
+// before it is connected to, and an address that is not public (loopback, private, link-local, …) is not connected to
+// unless `--check-private-links` allows it: a message must not make the server reach into the network it runs in. The
+// connection is made to the address that was checked (the connector's lookup answers from the same resolution), never
+// to a second answer.
+import { isIP } from 'node:net';
 import type { CheckFinding, LinkResult } from '../../contract/checks.js';
-import { makeResolver } from '../../lib/dns.js';
+import { addressKind } from '../../lib/address-kind.js';
+import { connectLookup, type HostAddress, hostLookup } from '../../lib/dns.js';
 import { loadUndici } from '../../lib/undici.js';
 import { VERSION } from '../../lib/version.js';
 import { linkFindings, notWebFindings, otherDomainFindings, type Probe } from './link-findings.js';
@@ -16,7 +16,9 @@ import type { FoundUrl } from './markup.js';
 
 /** How long one request may take, from connecting to the response's headers, unless told otherwise. */
 export const LINK_TIMEOUT_MS = 10_000;
-/** Requests in flight at once, and to one host. */
+/** How long the links of one message may take in all, unless told otherwise. */
+export const LINKS_DEADLINE_MS = 30_000;
+/** Requests in flight at once for one message, and to one host whichever messages ask it. */
 const MAX_IN_FLIGHT = 4;
 const MAX_PER_HOST = 2;
 /** Redirects followed before a link counts as going round in circles. */
@@ -28,26 +30,15 @@ export interface LinkCheckerOptions {
   /** Connect to loopback and private addresses too (`svc serve --check-private-links`). */
   privateLinks: boolean;
   timeoutMs?: number;
+  /** How long one message's links may take in all (default LINKS_DEADLINE_MS). */
+  deadlineMs?: number;
   /** The service clock, for how long answers are kept. */
   now(): number;
   /** A DNS server (`HOST[:PORT]`) to look hosts up with (`--dns system --dns-server`); the system's lookup without. */
   dnsServer?: string | null;
 }
 
-type Resolution = { addresses: { address: string; family: number }[] } | { error: string };
-
-/** The kind of a non-public address (`loopback`, `private`, `link-local`, …); null for a public one. */
-export function addressKind(address: string): string | null {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.process(address);
-  } catch {
-    return 'invalid';
-  }
-  const range = ip.range();
-  if (range === 'unicast') return null;
-  return range === 'linkLocal' ? 'link-local' : range === 'uniqueLocal' ? 'private' : range;
-}
+type Resolution = { addresses: HostAddress[] } | { error: string };
 
 /** Whether a host name is a loopback name that needs no DNS (RFC 6761). */
 const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
@@ -76,38 +67,103 @@ function failureOf(err: unknown): NonNullable<Probe['failure']> {
   return { kind: 'unreachable', detail: words[code] ?? ((e.cause ?? e).message || code) };
 }
 
-/** Runs tasks a few at a time (`MAX_IN_FLIGHT`), and fewer at once for one host (`MAX_PER_HOST`), in the order given. */
+/**
+ * The requests of the links checks: MAX_IN_FLIGHT at once for one message, and MAX_PER_HOST at once to one host whichever
+ * messages ask it, each message's in the order given. A host's free slot goes to the waiting message that holds the
+ * fewest of its slots, so one message's many links to a host hold back another message's link there by one answer at
+ * most, never by all of them; a message whose time is up (its `signal`) leaves the queue.
+ */
 export function limiter() {
-  let inFlight = 0;
-  const perHost = new Map<string, number>();
-  const waiting: { host: string; start: () => void }[] = [];
+  type Message = { inFlight: number };
+  type Host = { busy: number; held: Map<Message, number>; waiting: Map<Message, number> };
+  type Wait = { message: Message; host: string; start: () => void; reject: (e: unknown) => void };
+  const hosts = new Map<string, Host>();
+  let waiting: Wait[] = [];
+  const hostOf = (name: string): Host => {
+    let h = hosts.get(name);
+    if (!h) hosts.set(name, (h = { busy: 0, held: new Map(), waiting: new Map() }));
+    return h;
+  };
+  const add = (counts: Map<Message, number>, m: Message, n: number) => {
+    const total = (counts.get(m) ?? 0) + n;
+    if (total) counts.set(m, total);
+    else counts.delete(m);
+  };
+  const forget = (name: string, h: Host) => {
+    if (!h.busy && !h.waiting.size) hosts.delete(name);
+  };
+  /** Whether another message that can start a request is waiting for the host with fewer of its slots than `m`. */
+  const behind = (h: Host, m: Message) => {
+    const mine = h.held.get(m) ?? 0;
+    if (!mine) return false;
+    for (const other of h.waiting.keys()) {
+      if (other !== m && other.inFlight < MAX_IN_FLIGHT && (h.held.get(other) ?? 0) < mine) return true;
+    }
+    return false;
+  };
   const next = () => {
-    for (let i = 0; i < waiting.length && inFlight < MAX_IN_FLIGHT; i++) {
+    for (let i = 0; i < waiting.length; i++) {
       const w = waiting[i]!;
-      if ((perHost.get(w.host) ?? 0) >= MAX_PER_HOST) continue;
+      const h = hostOf(w.host);
+      if (w.message.inFlight >= MAX_IN_FLIGHT || h.busy >= MAX_PER_HOST || behind(h, w.message)) continue;
       waiting.splice(i--, 1);
       w.start();
     }
   };
-  return <T>(host: string, task: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      waiting.push({
-        host,
-        start: () => {
-          inFlight++;
-          perHost.set(host, (perHost.get(host) ?? 0) + 1);
-          // The slot is free (and the next task started) before the caller goes on.
-          task()
-            .finally(() => {
-              inFlight--;
-              perHost.set(host, perHost.get(host)! - 1);
-              next();
-            })
-            .then(resolve, reject);
+  return {
+    /** A limit for the requests of one message, whose waits end when `signal` aborts. */
+    message(signal?: AbortSignal) {
+      const message: Message = { inFlight: 0 };
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const gone = waiting.filter((w) => w.message === message);
+          waiting = waiting.filter((w) => w.message !== message);
+          for (const w of gone) {
+            const h = hostOf(w.host);
+            add(h.waiting, message, -1);
+            forget(w.host, h);
+            w.reject(signal.reason);
+          }
         },
-      });
-      next();
-    });
+        { once: true },
+      );
+      return <T>(host: string, task: () => Promise<T>): Promise<T> =>
+        new Promise<T>((resolve, reject) => {
+          if (signal?.aborted) return reject(signal.reason);
+          const h = hostOf(host);
+          const start = () => {
+            add(h.waiting, message, -1);
+            add(h.held, message, 1);
+            h.busy++;
+            message.inFlight++;
+            // The slot is free (and the next task started) before the caller goes on.
+            task()
+              .finally(() => {
+                add(h.held, message, -1);
+                h.busy--;
+                message.inFlight--;
+                forget(host, h);
+                next();
+              })
+              .then(resolve, reject);
+          };
+          add(h.waiting, message, 1);
+          waiting.push({ message, host, start, reject });
+          next();
+        });
+    },
+  };
+}
+
+/** A promise's value, or null when `signal` aborts first. */
+function inTime<T>(p: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise<T | null>((resolve, reject) => {
+    const late = () => resolve(null);
+    signal.addEventListener('abort', late, { once: true });
+    p.finally(() => signal.removeEventListener('abort', late)).then(resolve, reject);
+  });
 }
 
 export interface LinkContext {
@@ -123,26 +179,27 @@ export interface LinkContext {
 
 export type LinksOutcome =
   | { skipped: string; links: LinkResult[] }
-  | { skipped: null; links: LinkResult[]; findings: CheckFinding[] };
+  | {
+      skipped: null;
+      links: LinkResult[];
+      findings: CheckFinding[];
+      /** False when links were left unchecked for want of time (`links-unchecked`). */
+      inTime: boolean;
+    };
 
 export function createLinkChecker(opts: LinkCheckerOptions) {
   const timeoutMs = opts.timeoutMs ?? LINK_TIMEOUT_MS;
+  const deadlineMs = opts.deadlineMs ?? LINKS_DEADLINE_MS;
+  const notInTime = `not checked: no answer within the ${deadlineMs / 1000} s the check has for a message`;
   const resolutions = new Map<string, { at: number; promise: Promise<Resolution> }>();
-  const answers = new Map<string, { at: number; promise: Promise<Probe> }>();
-  const limit = limiter();
-  const server = opts.dnsServer ? makeResolver(opts.dnsServer, timeoutMs) : null;
+  // Answers, once they came: a message does not wait on a request another message made, which that message's deadline
+  // may end.
+  const answers = new Map<string, { at: number; probe: Probe }>();
+  const requests = limiter();
+  // Ends every message's check when the server stops.
+  const closing = new AbortController();
   /** A host's addresses, from the system's lookup (hosts file included) or the DNS server given. */
-  async function lookupHost(host: string): Promise<{ address: string; family: number }[]> {
-    if (!server) return dnsLookup(host, { all: true, verbatim: true });
-    const [v4, v6] = await Promise.allSettled([server.resolve4(host), server.resolve6(host)]);
-    const addresses = [
-      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
-      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
-    ];
-    if (!addresses.length)
-      throw v4.status === 'rejected' ? v4.reason : Object.assign(new Error(host), { code: 'ENOTFOUND' });
-    return addresses;
-  }
+  const lookupHost = hostLookup(opts.dnsServer ?? null, timeoutMs);
 
   /** A host's addresses, looked up once a while (service clock). */
   function resolve(host: string, refresh = false): Promise<Resolution> {
@@ -166,7 +223,7 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
   }
 
   /** The addresses a connection may go to; a refusal names the kind of address. */
-  async function allowed(host: string): Promise<{ address: string; family: number }[]> {
+  async function allowed(host: string): Promise<HostAddress[]> {
     const r = await resolve(host);
     if ('error' in r) throw Object.assign(new Error(`${host} does not resolve (${r.error})`), { code: r.error });
     if (!opts.privateLinks) {
@@ -179,15 +236,7 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
   }
 
   // The connector looks a host up through `allowed`: the address it connects to is the one that was checked.
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    allowed(hostname.replace(/^\[|\]$/g, '')).then(
-      (addresses) => {
-        if ((options as { all?: boolean }).all) (callback as (e: null, a: typeof addresses) => void)(null, addresses);
-        else callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (err: Error) => callback(err as NodeJS.ErrnoException, '', 0),
-    );
-  };
+  const lookup = connectLookup(allowed);
   // undici is loaded by the first link checked, not with the server.
   let undici: ReturnType<typeof loadAgent> | undefined;
   const loadAgent = () =>
@@ -201,15 +250,18 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
       }),
     }));
 
+  /** What a message's requests go through: its limit, and the signal that ends them when its time is up. */
+  type Asking = { limit: ReturnType<typeof requests.message>; signal: AbortSignal };
+
   /** One request of one hop; its status, Location and Content-Type, the body left unread. */
-  async function ask(url: URL, method: 'HEAD' | 'GET') {
+  async function ask(url: URL, method: 'HEAD' | 'GET', { limit, signal }: Asking) {
     const { request, agent } = await (undici ??= loadAgent());
     const res = await limit(url.host, () =>
       request(url, {
         method,
         dispatcher: agent,
         headers: { 'user-agent': `svc-link-check/${VERSION}`, accept: '*/*' },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
       }),
     );
     await res.body.dump().catch(() => {});
@@ -220,8 +272,8 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
     return { status: res.statusCode, location: h('location'), contentType: h('content-type') };
   }
 
-  /** Follows a URL to its final answer. */
-  async function probe(start: string): Promise<Probe> {
+  /** Follows a URL to its final answer; null when the message's time ran out first. */
+  async function probe(start: string, asking: Asking): Promise<Probe | null> {
     const redirects: string[] = [];
     let url = new URL(start);
     let downgraded = false;
@@ -230,11 +282,12 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
       let answer: Awaited<ReturnType<typeof ask>>;
       try {
         // Every hop's host passes the address check, an IP address too (which the connector does not look up).
-        await allowed(url.hostname.replace(/^\[|\]$/g, ''));
-        answer = await ask(url, 'HEAD');
+        if ((await inTime(allowed(url.hostname.replace(/^\[|\]$/g, '')), asking.signal)) === null) return null;
+        answer = await ask(url, 'HEAD', asking);
         // Some servers refuse HEAD (405, 501) or answer it wrongly: a GET has the last word on an error.
-        if (answer.status >= 400) answer = await ask(url, 'GET');
+        if (answer.status >= 400) answer = await ask(url, 'GET', asking);
       } catch (err) {
+        if (asking.signal.aborted) return null;
         return { status: null, redirects, contentType: null, failure: failureOf(err), downgraded };
       }
       if (answer.status >= 300 && answer.status < 400 && answer.location) {
@@ -266,12 +319,13 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
     }
   }
 
-  function answerOf(url: string, refresh: boolean): Promise<Probe> {
+  async function answerOf(url: string, refresh: boolean, asking: Asking): Promise<Probe | null> {
     const kept = answers.get(url);
-    if (kept && !refresh && opts.now() - kept.at < LINK_CACHE_MS) return kept.promise;
-    const promise = probe(url);
-    answers.set(url, { at: opts.now(), promise });
-    return promise;
+    if (kept && !refresh && opts.now() - kept.at < LINK_CACHE_MS) return kept.probe;
+    const at = opts.now();
+    const p = await probe(url, asking);
+    if (p) answers.set(url, { at, probe: p });
+    return p;
   }
 
   return {
@@ -296,16 +350,26 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
         else odd.push(f);
       }
       findings.push(...notWebFindings(odd));
+      // The message's links have deadlineMs in all: what has not answered by then is left unchecked, not waited for.
+      const signal = AbortSignal.any([AbortSignal.timeout(deadlineMs), closing.signal]);
+      const asking: Asking = { limit: requests.message(signal), signal };
       // Which hosts resolve: none at all means no network here, and names cannot be checked.
       const hosts = [...new Set(web.map((w) => w.url.hostname.replace(/^\[|\]$/g, '')))];
-      const resolved = new Map(await Promise.all(hosts.map(async (h) => [h, await resolve(h, ctx.refresh)] as const)));
+      const resolved = new Map(
+        await Promise.all(hosts.map(async (h) => [h, await inTime(resolve(h, ctx.refresh), signal)] as const)),
+      );
       const names = hosts.filter((h) => !isIP(h) && !isLocalName(h));
-      const offline = names.length > 0 && names.every((h) => 'error' in resolved.get(h)!);
+      const offline =
+        names.length > 0 &&
+        names.every((h) => {
+          const r = resolved.get(h);
+          return r && 'error' in r;
+        });
 
       const results = await Promise.all(
         web.map(async ({ f, url }): Promise<{ link: LinkResult; probe: Probe | null }> => {
           const host = url.hostname.replace(/^\[|\]$/g, '');
-          const r = resolved.get(host)!;
+          const r = resolved.get(host);
           const base = {
             url: f.url,
             kind: f.kind,
@@ -319,7 +383,8 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
           if (kind && !opts.privateLinks) {
             return unchecked(`not checked: ${host} is a ${kind} address (svc serve --check-private-links checks it)`);
           }
-          const p = await answerOf(f.url, ctx.refresh);
+          const p = r ? await answerOf(f.url, ctx.refresh, asking) : null;
+          if (!p) return unchecked(notInTime);
           return {
             link: { ...base, status: p.status, redirects: p.redirects, error: p.failure?.detail ?? null },
             probe: p,
@@ -333,7 +398,7 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
         findings.push(
           ...linkFindings(link, probe, {
             host,
-            kind: kindOf(resolved.get(host)!),
+            kind: kindOf(resolved.get(host)),
             live: ctx.live,
             privateLinks: opts.privateLinks,
             timeoutMs,
@@ -341,6 +406,21 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
         );
       }
       findings.push(...otherDomainFindings(links, ctx.fromDomain));
+      const late = links.filter((l) => l.error === notInTime);
+      if (late.length) {
+        const some = `${late
+          .slice(0, 5)
+          .map((l) => l.url)
+          .join(', ')}${late.length > 5 ? ', …' : ''}`;
+        findings.push({
+          severity: 'warning',
+          rule: 'links-unchecked',
+          title: `${late.length} link${late.length === 1 ? ' was' : 's were'} not checked in time`,
+          detail:
+            `The links check gives a message ${deadlineMs / 1000} s, and these had not answered by then: ${some}. ` +
+            'They are asked again when the report is next asked for.',
+        });
+      }
 
       const checked = links.filter((l) => !l.error?.startsWith('not checked'));
       if (offline) {
@@ -353,9 +433,10 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
           detail: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`,
         });
       }
-      return { skipped: null, links, findings };
+      return { skipped: null, links, findings, inTime: !late.length };
     },
     close: async () => {
+      closing.abort();
       if (undici) await (await undici).agent.close();
     },
   };
@@ -363,5 +444,5 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
 export type LinkChecker = ReturnType<typeof createLinkChecker>;
 
 /** The kind of the first non-public address a host resolved to; null when all are public (or it did not resolve). */
-const kindOf = (r: Resolution) =>
-  'error' in r ? null : (r.addresses.map((a) => addressKind(a.address)).find((k) => k !== null) ?? null);
+const kindOf = (r: Resolution | null | undefined) =>
+  !r || 'error' in r ? null : (r.addresses.map((a) => addressKind(a.address)).find((k) => k !== null) ?? null);

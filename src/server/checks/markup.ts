@@ -1,6 +1,7 @@
 // The message's HTML parsed once (htmlparser2, with source offsets) for the checks that read markup: where things are
-// (line and column), its links and images, its visible text, its preheader.
-import { parseDocument } from 'htmlparser2';
+// (line and column), its links and images, the text of an element, its preheader; as far as its elements nest at most
+// MAX_DEPTH deep.
+import { Parser, parseDocument } from 'htmlparser2';
 import type { ChildNode, Document, Element } from 'domhandler';
 
 /** Where an offset of a text is, as line and column from 1 (a CRLF, CR or LF ends a line). */
@@ -28,8 +29,40 @@ export function lineIndex(text: string): (offset: number) => Place {
   };
 }
 
+/**
+ * Elements nested deeper than this are not read. Browsers' engines stop nesting there (Chromium's and WebKit's parsers
+ * put deeper elements beside the 512th), and reading deeper is what makes the libraries slow or overflow: htmlparser2
+ * adds each open element at the front of an array (time that grows with the square of the depth), html-validate's
+ * rules walk up every element's ancestors, and caniemail walks the tree by recursion.
+ */
+export const MAX_DEPTH = 512;
+
+/**
+ * The HTML as far as its elements nest at most MAX_DEPTH deep: all of it, or what comes before the start tag that
+ * opens an element deeper, with that tag's offset. One pass of htmlparser2's tokenizer, which stops there.
+ */
+export function withinDepth(html: string): { html: string; tooDeepAt: number | null } {
+  let depth = 0;
+  let tooDeepAt: number | null = null;
+  const parser: Parser = new Parser({
+    onopentagname() {
+      if (++depth <= MAX_DEPTH) return;
+      tooDeepAt = parser.startIndex;
+      parser.pause();
+    },
+    onclosetag() {
+      depth--;
+    },
+  });
+  parser.write(html);
+  return tooDeepAt === null ? { html, tooDeepAt } : { html: html.slice(0, tooDeepAt), tooDeepAt };
+}
+
 export interface Markup {
+  /** The HTML read: all of it, or as far as its elements nest at most MAX_DEPTH deep. */
   html: string;
+  /** Where an element nests deeper than MAX_DEPTH, and the rest of the HTML was not read; null when none does. */
+  tooDeep: Place | null;
   doc: Document;
   /** The line and column of an offset of the HTML. */
   at(offset: number): Place;
@@ -37,19 +70,27 @@ export interface Markup {
   elements: Element[];
 }
 
-export function parseMarkup(html: string): Markup {
+export function parseMarkup(source: string): Markup {
+  const { html, tooDeepAt } = withinDepth(source);
   const doc = parseDocument(html, { withStartIndices: true, withEndIndices: true });
   const elements: Element[] = [];
-  const walk = (nodes: ChildNode[]) => {
-    for (const n of nodes) {
-      if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
-        elements.push(n as Element);
-        walk((n as Element).children);
-      }
-    }
-  };
-  walk(doc.children);
-  return { html, doc, at: lineIndex(html), elements };
+  for (const n of descendants(doc)) {
+    if (n.type === 'tag' || n.type === 'script' || n.type === 'style') elements.push(n as Element);
+  }
+  const at = lineIndex(html);
+  return { html, tooDeep: tooDeepAt === null ? null : at(tooDeepAt), doc, at, elements };
+}
+
+/**
+ * Every node under `root`, in document order. A loop over a stack, not a recursion: a message may nest elements tens
+ * of thousands deep, deeper than the call stack goes.
+ */
+function* descendants(root: Element | Document): Generator<ChildNode> {
+  const stack: ChildNode[] = [...root.children].reverse();
+  for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+    yield n;
+    if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as ChildNode);
+  }
 }
 
 /** The place of an element's start tag. */
@@ -103,34 +144,7 @@ export function textUrls(text: string): FoundUrl[] {
 /** The text an element holds, as written (no markup). */
 export function textOf(e: Element | Document): string {
   let s = '';
-  const walk = (nodes: ChildNode[]) => {
-    for (const n of nodes) {
-      if (n.type === 'text') s += n.data;
-      else if ('children' in n) walk(n.children as ChildNode[]);
-    }
-  };
-  walk(e.children as ChildNode[]);
-  return s;
-}
-
-const BLOCKS = new Set(['p', 'div', 'br', 'tr', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'td', 'th']);
-
-/** What a reader sees of the HTML as text: no head, styles or scripts; blocks on lines of their own; entities decoded. */
-export function visibleText(m: Markup): string {
-  let s = '';
-  const walk = (nodes: ChildNode[]) => {
-    for (const n of nodes) {
-      if (n.type === 'text') s += n.data;
-      else if (n.type === 'tag') {
-        const e = n as Element;
-        if (e.name === 'head' || e.name === 'title') continue;
-        if (BLOCKS.has(e.name)) s += '\n';
-        walk(e.children);
-        if (BLOCKS.has(e.name)) s += '\n';
-      }
-    }
-  };
-  walk(m.doc.children);
+  for (const n of descendants(e)) if (n.type === 'text') s += n.data;
   return s;
 }
 

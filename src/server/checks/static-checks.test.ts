@@ -130,6 +130,37 @@ describe('content', () => {
   });
 });
 
+describe('HTML nested deeper than browsers nest it', () => {
+  it('is read as far as 512 levels, its own finding where it goes deeper, and no check overflows its stack', () => {
+    // 100,000 <span>s never closed, with a link and an image without alt text inside the last: every check walks
+    // this tree, and html-validate and caniemail would walk it by recursion.
+    const html = `<html lang="en"><body>\n${'<span>'.repeat(100_000)}<a href="https://shop.example.test/a"><img src="x.png"></a></body></html>`;
+    const { r, content } = run({ html, text: 'x' });
+    expect(r.compatibility && 'ok' in r.compatibility).toBe(true);
+    expect(content.find((f) => f.rule === 'html-nesting-deep')).toMatchObject({
+      severity: 'error',
+      line: 2,
+      column: 6 * 510 + 1,
+    });
+    // What lies deeper was not read.
+    expect(rules(content)).not.toContain('img-alt-missing');
+    expect(r.urls).toEqual([]);
+    // html-validate read the same: the 510 <span>s it saw are unclosed.
+    expect(content.find((f) => f.title === "Unclosed element '<span>'")).toMatchObject({
+      rule: 'html-validate/close-order',
+      occurrences: 510,
+    });
+  });
+
+  it('is read whole up to 512 levels', () => {
+    // The image is the 512th level: <html>, <body> and 509 <span>s around it.
+    const html = `<html lang="en"><body>${'<span>'.repeat(509)}<img src="x.png"></body></html>`;
+    const { content } = run({ html, text: 'x' });
+    expect(rules(content)).not.toContain('html-nesting-deep');
+    expect(rules(content)).toContain('img-alt-missing');
+  });
+});
+
 describe('accessibility', () => {
   it('wants the language, link text that says where a link goes, and text for image links', () => {
     const html =

@@ -5,7 +5,7 @@ import { accessibilityFindings } from './accessibility.js';
 import type { CheckInput } from '../core/checks.js';
 import { contentFindings } from './content.js';
 import { DATA_VERSION, htmlCompatibility } from './html-compatibility.js';
-import { type FoundUrl, parseMarkup, textUrls, urlsOf } from './markup.js';
+import { type FoundUrl, parseMarkup, textUrls, urlsOf, withinDepth } from './markup.js';
 
 /** What the static checks read of a message (its parts and header fields). */
 export type StaticInput = Pick<CheckInput, 'html' | 'sentHtmlBytes' | 'text' | 'subject' | 'from' | 'headers'> & {
@@ -13,8 +13,11 @@ export type StaticInput = Pick<CheckInput, 'html' | 'sentHtmlBytes' | 'text' | '
   only?: 'urls';
 };
 
-/** A check's findings, or why it could not run. */
-export type Outcome<T> = { ok: T } | { failed: string };
+/** Why a check did not finish on a message: what it threw, or what became of its thread (`overran` its deadline). */
+export type Failure = { failed: string; overran?: true };
+
+/** A check's findings, or why it did not finish. */
+export type Outcome<T> = { ok: T } | Failure;
 
 export interface StaticResult {
   compatibility: Outcome<{
@@ -60,5 +63,6 @@ export function validation(
   html: string | null,
   validate: (html: string) => { invalid: CheckFinding[]; accessibility: CheckFinding[] },
 ): Validation | null {
-  return html === null ? null : attempt(() => validate(html));
+  // The validator reads the HTML as far as the other checks do (markup.ts): deeper nesting is their finding.
+  return html === null ? null : attempt(() => validate(withinDepth(html).html));
 }

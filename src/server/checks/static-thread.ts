@@ -1,24 +1,28 @@
-// A thread of the static checks (static.ts): one task at a time, in the order posted — the checks of static-checks.ts,
-// or html-validate's (validator.ts), each loaded by the first task that needs it.
-import { parentPort } from 'node:worker_threads';
+// A thread of the static checks (static.ts): one kind of task — the checks of static-checks.ts, or html-validate's
+// (validator.ts) — one message at a time. It loads what its task needs and runs it once on a small document (which
+// builds html-validate's configuration) before it says it is ready, so that a message's deadline counts its own work.
+import { parentPort, workerData } from 'node:worker_threads';
 import type { StaticInput } from './static-checks.js';
 
-type Task = { id: number; task: 'checks' | 'validate'; input: StaticInput };
-
-let queue: Promise<void> = Promise.resolve();
-parentPort!.on('message', (m: Task) => {
-  queue = queue.then(() => work(m));
+const { task } = workerData as { task: 'checks' | 'validate' };
+const checks = await import('./static-checks.js');
+const validator = task === 'validate' ? await import('./validator.js') : null;
+const run = (input: StaticInput) =>
+  validator ? checks.validation(input.html, validator.validateHtml) : checks.runStatic(input);
+run({
+  html: '<!doctype html><html lang="en"><head><title>.</title></head><body><p>.</p></body></html>',
+  sentHtmlBytes: 0,
+  text: null,
+  subject: null,
+  from: null,
+  headers: [],
 });
 
-async function work({ id, task, input }: Task): Promise<void> {
+parentPort!.on('message', (input: StaticInput) => {
   try {
-    const checks = await import('./static-checks.js');
-    const result =
-      task === 'checks'
-        ? checks.runStatic(input)
-        : checks.validation(input.html, (await import('./validator.js')).validateHtml);
-    parentPort!.postMessage({ id, result });
+    parentPort!.postMessage({ result: run(input) });
   } catch (err) {
-    parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) });
   }
-}
+});
+parentPort!.postMessage({ ready: true });

@@ -1,78 +1,198 @@
 // The static checks (static-checks.ts, and html-validate's part, validator.ts) take tens of milliseconds each for a
 // newsletter: `svc serve` runs them on two threads of their own side by side (static-thread.ts), started at the first
-// message, so the event loop keeps answering meanwhile and a report waits for the longer of the two.
+// message, so the event loop keeps answering meanwhile and a report waits for the longer of the two. A message's task
+// has a deadline and a memory cap on its thread: a message that overruns either ends the thread, is answered with a
+// finding that says so, and the next message's task runs on a new thread (docs/checks.md#how-long-it-takes).
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import { startThread } from '../threads.js';
-import type { StaticInput, StaticResult, Validation } from './static-checks.js';
+import type { CheckFinding } from '../../contract/checks.js';
+import type { Failure, StaticInput, StaticResult, Validation } from './static-checks.js';
 
 export interface StaticRunner {
   run(input: StaticInput): Promise<StaticResult>;
   close(): Promise<void>;
 }
 
-/** html-validate's findings added: invalid markup to the content check's, its accessibility rules' to that check's. */
+/**
+ * The finding of a check (or part of one, `what`) that did not finish on the message: a warning, so that
+ * `svc inbox check --fail-on warning` does not let such mail through unchecked.
+ */
+export function unfinished(what: string, f: Failure): CheckFinding {
+  return f.overran
+    ? {
+        severity: 'warning',
+        rule: 'check-timeout',
+        title: `${what} did not finish in time`,
+        detail: `On this message ${f.failed} and was stopped, so what it would find is not known. HTML this large or this intricate is the usual cause.`,
+      }
+    : {
+        severity: 'warning',
+        rule: 'check-failed',
+        title: `${what} failed on this message`,
+        detail: `${f.failed.charAt(0).toUpperCase()}${f.failed.slice(1)}, so what it would find is not known.`,
+      };
+}
+
+/**
+ * html-validate's findings added: invalid markup to the content check's, its accessibility rules' to that check's; or,
+ * when it did not finish, a finding to each that says so.
+ */
 export function withValidation(r: StaticResult, v: Validation | null): StaticResult {
   if (!v) return r;
-  if ('failed' in v) return { ...r, accessibility: r.accessibility && v };
+  const what = 'HTML validation (html-validate)';
+  const found = 'ok' in v ? v.ok : { invalid: [unfinished(what, v)], accessibility: [unfinished(what, v)] };
   return {
     ...r,
-    content: 'ok' in r.content ? { ok: [...r.content.ok, ...v.ok.invalid] } : r.content,
+    content: 'ok' in r.content ? { ok: [...r.content.ok, ...found.invalid] } : r.content,
     accessibility:
       r.accessibility && 'ok' in r.accessibility
-        ? { ok: [...r.accessibility.ok, ...v.ok.accessibility] }
+        ? { ok: [...r.accessibility.ok, ...found.accessibility] }
         : r.accessibility,
   };
 }
 
+/** How long a message's static checks may take on their thread, and the heap the thread may grow to, by default. */
+const CHECKS_DEADLINE_MS = 10_000;
+const CHECKS_MEMORY_MB = 256;
+/** How often a busy thread's heap is looked at. */
+const HEAP_WATCH_MS = 50;
+
+/** A message's task that did not finish: its thread overran the deadline (and was ended), or died. */
+class Unfinished extends Error {
+  constructor(
+    message: string,
+    readonly overran: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface StaticRunnerOptions {
+  /** Run on two threads of their own (else one after the other on the caller's, as the bench compares). */
+  thread: boolean;
+  log: Logger;
+  /** How long one message's task may run on its thread (default CHECKS_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** The heap a thread may grow to, in MB (default CHECKS_MEMORY_MB). */
+  memoryMb?: number;
+}
+
 /**
- * One thread doing one kind of task, started when first needed, one task at a time in the order posted; a thread
- * that dies fails the tasks it held, and the next task starts a new one.
+ * One thread doing one kind of task, one message at a time in the order asked, each within the deadline and the memory
+ * cap. A thread that overruns either is ended, and one that dies is gone: either way the task it held fails with
+ * Unfinished, and the next task starts a new thread.
+ *
+ * The cap is watched from here: V8's own limit (resourceLimits, set above the cap as a last resort) ends a worker only
+ * at best — an allocation that passes it at the wrong moment aborts the whole process instead, so a thread is ended
+ * when its heap passes the cap, well before it gets there.
  */
-function lane<T>(task: 'checks' | 'validate', log: Logger) {
-  const pending = new Map<number, { resolve: (r: T) => void; reject: (e: Error) => void }>();
-  let thread: Worker | null = null;
-  let next = 0;
-  const start = () => {
-    const t = startThread(new URL('./static-thread.js', import.meta.url));
-    t.unref();
-    t.on('message', (m: { id: number; result?: T; error?: string }) => {
-      const p = pending.get(m.id);
-      if (!p) return;
-      pending.delete(m.id);
-      if (m.error === undefined) p.resolve(m.result as T);
-      else p.reject(new Error(m.error));
+function lane<T>(task: 'checks' | 'validate', o: Required<Omit<StaticRunnerOptions, 'thread'>>) {
+  type Job = { input: StaticInput; resolve: (r: T) => void; reject: (e: Error) => void };
+  type Thread = {
+    worker: Worker;
+    ready: boolean;
+    job: Job | null;
+    error: Error | null;
+    timers: NodeJS.Timeout[];
+  };
+  const queue: Job[] = [];
+  let thread: Thread | null = null;
+  let closed = false;
+  const outOfMemory = `its thread ran out of memory (${o.memoryMb} MB)`;
+  /** The thread's task, taken from it. */
+  const finish = (t: Thread) => {
+    const job = t.job;
+    t.job = null;
+    for (const timer of t.timers.splice(0)) clearTimeout(timer);
+    return job;
+  };
+  /** Ends the thread with the task it is stuck in; the next task starts a new one. */
+  const end = (t: Thread, why: Unfinished) => {
+    finish(t)?.reject(why);
+    if (thread === t) thread = null;
+    void t.worker.terminate();
+    next();
+  };
+  const start = (): Thread => {
+    const worker = startThread(new URL('./static-thread.js', import.meta.url), {
+      workerData: { task },
+      resourceLimits: { maxOldGenerationSizeMb: 2 * o.memoryMb },
     });
-    t.on('error', (err) => log.error('checks thread failed', { task, error: err.stack ?? err.message }));
-    t.on('exit', (code) => {
-      if (thread === t) thread = null;
-      for (const [id, p] of pending) {
-        pending.delete(id);
-        p.reject(new Error(`the checks' thread stopped (exit code ${code})`));
+    worker.unref();
+    const t: Thread = { worker, ready: false, job: null, error: null, timers: [] };
+    worker.on('message', (m: { ready?: true; result?: T; error?: string }) => {
+      if (m.ready) t.ready = true;
+      else {
+        const job = finish(t);
+        if (m.error === undefined) job?.resolve(m.result as T);
+        else job?.reject(new Unfinished(m.error, false));
       }
+      next();
+    });
+    worker.on('error', (err) => {
+      t.error = err;
+      o.log.error('checks thread failed', { task, error: err.stack ?? err.message });
+    });
+    worker.on('exit', (code) => {
+      if (thread === t) thread = null;
+      const job = finish(t);
+      const why =
+        (t.error as NodeJS.ErrnoException | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? outOfMemory
+          : `its thread stopped (${t.error?.message ?? `exit code ${code}`})`;
+      // A thread that dies before it is ready fails the task that was to run next, so that a thread that cannot start
+      // is not started over and over.
+      (job ?? (t.ready ? undefined : queue.shift()))?.reject(new Unfinished(why, false));
+      next();
     });
     return t;
+  };
+  const next = () => {
+    if (closed || !queue.length || thread?.job) return;
+    const t = (thread ??= start());
+    if (!t.ready) return;
+    const job = queue.shift()!;
+    t.job = job;
+    t.timers.push(
+      setTimeout(() => end(t, new Unfinished(`it ran for longer than ${o.deadlineMs / 1000} s`, true)), o.deadlineMs),
+    );
+    // Node 22.14 and 22.15 cannot tell a worker's heap: V8's limit is all there is.
+    if (typeof t.worker.getHeapStatistics === 'function') {
+      const watch = () =>
+        t.timers.push(
+          setTimeout(async () => {
+            const heap = await t.worker.getHeapStatistics().catch(() => null);
+            if (t.job !== job) return;
+            if (heap && heap.used_heap_size > o.memoryMb * 2 ** 20) end(t, new Unfinished(outOfMemory, false));
+            else watch();
+          }, HEAP_WATCH_MS),
+        );
+      watch();
+    }
+    t.worker.postMessage(job.input);
   };
   return {
     post: (input: StaticInput) =>
       new Promise<T>((resolve, reject) => {
-        const t = (thread ??= start());
-        const id = next++;
-        pending.set(id, { resolve, reject });
-        t.postMessage({ id, task, input });
+        queue.push({ input, resolve, reject });
+        next();
       }),
     async close() {
+      closed = true;
       const t = thread;
       thread = null;
+      const stopped = new Unfinished('the server stopped', false);
+      for (const job of [...(t ? [finish(t)] : []), ...queue.splice(0)]) job?.reject(stopped);
       if (!t) return;
-      t.removeAllListeners('exit');
-      await t.terminate();
+      t.worker.removeAllListeners('exit');
+      await t.worker.terminate();
     },
   };
 }
 
 /** The static checks, on their threads (`thread: false`: one after the other on the caller's, as the bench compares). */
-export function createStaticRunner(opts: { thread: boolean; log: Logger }): StaticRunner {
+export function createStaticRunner(opts: StaticRunnerOptions): StaticRunner {
   if (!opts.thread) {
     // Loaded when first used.
     const modules = Promise.all([import('./static-checks.js'), import('./validator.js')]);
@@ -85,16 +205,28 @@ export function createStaticRunner(opts: { thread: boolean; log: Logger }): Stat
       close: async () => {},
     };
   }
-  const checks = lane<StaticResult>('checks', opts.log);
-  const validate = lane<Validation | null>('validate', opts.log);
+  const limits = {
+    log: opts.log,
+    deadlineMs: opts.deadlineMs ?? CHECKS_DEADLINE_MS,
+    memoryMb: opts.memoryMb ?? CHECKS_MEMORY_MB,
+  };
+  const checks = lane<StaticResult>('checks', limits);
+  const validate = lane<Validation | null>('validate', limits);
   return {
     async run(input) {
       if (input.only) return checks.post(input);
-      const [r, v] = await Promise.all([checks.post(input), validate.post(input)]);
-      return withValidation(r, v);
+      const [r, v] = await Promise.allSettled([checks.post(input), validate.post(input)]);
+      if (r.status === 'rejected') throw r.reason;
+      return withValidation(r.value, v.status === 'fulfilled' ? v.value : failureOf(v.reason));
     },
     async close() {
       await Promise.all([checks.close(), validate.close()]);
     },
   };
 }
+
+/** Why a task did not finish, as an outcome. */
+export const failureOf = (err: unknown): Failure =>
+  err instanceof Unfinished && err.overran
+    ? { failed: err.message, overran: true }
+    : { failed: err instanceof Error ? err.message : String(err) };

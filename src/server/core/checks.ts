@@ -40,8 +40,9 @@ export interface CheckDns {
 }
 
 /**
- * A report as the checker made it; `complete` false when a check could not run for a passing reason (spamd or DNS
- * not answering, a failure of the checks themselves): such a report is answered, not kept.
+ * A report as the checker made it; `complete` false when a check could not run or finish for a passing reason (spamd or
+ * DNS not answering, a check that failed or ran out of time, links not answered in time): such a report is answered,
+ * not kept.
  */
 export interface CheckedReport {
   report: MessageChecks;
