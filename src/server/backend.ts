@@ -8,8 +8,9 @@ import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
-import type { ServeOptions } from './options.js';
+import { type ServeOptions, webDnsServer } from './options.js';
 import { createCore, type Core } from './core/index.js';
+import type { AttachmentUrlPolicy } from './core/attachment-urls.js';
 import { jobsFor, type ServiceConfig } from './core/deps.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
 import { RETENTION_QUEUE, type RetentionPolicy } from './core/retention.js';
@@ -49,6 +50,8 @@ export interface BackendOptions
   seed: boolean;
   /** The origin the API listens on, from the listening phase: known once the API listens (core's `config.origin`). */
   origin: () => string;
+  /** Where an attachment's `url` may lead (core's `config.attachmentUrls`): its ports filled in as the listeners bind. */
+  attachmentUrls: AttachmentUrlPolicy;
   /** What the message checks use: a spamd, whether links may reach private addresses, how long links may take. */
   checks?: Pick<
     CheckRunnerOptions,
@@ -135,6 +138,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       waitlistUrl: 'https://svc.dev/waitlist',
       systemFrom: 'svc <no-reply@svc.test>',
       providerHosts: LOCAL_PROVIDER_HOSTS,
+      attachmentUrls: o.attachmentUrls,
     };
     const resolver = o.dns === 'system' ? systemResolver(o.dnsServer ?? [], o.dnsTimeoutMs) : 'sandbox';
     // The checks' thread and link connections start with the first message checked.
@@ -146,8 +150,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       linksDeadlineMs: o.checks?.linksDeadlineMs,
       checksDeadlineMs: o.checks?.checksDeadlineMs,
       checksMemoryMb: o.checks?.checksMemoryMb,
-      // Links are on the real web: real DNS, the server --dns system was given when there is one.
-      dnsServer: o.dns === 'system' ? (o.dnsServer?.[0] ?? null) : null,
+      dnsServer: webDnsServer(o),
       thread: o.checks?.thread,
       now: () => clock.now(),
     });

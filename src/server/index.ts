@@ -34,9 +34,8 @@ import { trackingRoutes } from './http/tracking.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { isDiskFull } from '../lib/disk-full.js';
-import { isLoopbackHost } from '../lib/loopback.js';
 import { jobHandlers } from './job-handlers.js';
-import { checkOptions, ServeUsageError, type ServeOptions } from './options.js';
+import { checkOptions, ServeUsageError, type ServeOptions, webDnsServer } from './options.js';
 import type { Schedulers } from './workers/scheduler.js';
 import { createWebhookAgent } from './workers/webhooks.js';
 
@@ -96,6 +95,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     if (listeningAt === undefined) throw new Error('the API has no origin before it listens');
     return listeningAt;
   };
+  // This server's ports, each added once bound: an attachment's url may not lead back to one of them.
+  const ownPorts = new Set<number>();
+  const attachmentUrls = { allowPrivate: Boolean(opts.allowPrivateAttachmentUrls), ownPorts: () => ownPorts };
   // The certificate of SMTP TLS: one given is checked before anything opens; one in memory is made while the backend
   // opens; one kept in the data directory is read (or made) once the directory is locked.
   let tlsFirst: Promise<SmtpTls> | undefined;
@@ -137,6 +139,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       retention,
       seed: opts.seed !== false,
       origin,
+      attachmentUrls,
       checks: {
         spamd,
         privateLinks: Boolean(opts.checkPrivateLinks),
@@ -173,6 +176,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       opts.smtpStarttls === false ? undefined : tlsPair,
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
+    ownPorts.add(smtpPort);
     stack.push(() => sink.close());
     const submission = createSubmission(
       { log, core },
@@ -192,6 +196,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         portsMoved.push({ flag, wanted: fallback, port });
         log.info(`port ${fallback} is taken; SMTP submission listens on ${port} instead (${flag} picks one)`);
       }
+      ownPorts.add(port);
       stack.push(() => l.close());
       return port;
     };
@@ -234,6 +239,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       deliveryBudgetBytes: opts.deliveryBudgetBytes,
       collect,
       origin,
+      attachmentUrls,
+      dnsServer: webDnsServer(opts),
     });
     // The workers start once the API listens, but stop right after it: their stop goes below the API's close.
     stack.push(() => scheduler.stop());
@@ -310,6 +317,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       http.listen(opts.port ?? 4010, host, () => {
         http.off('error', reject);
         listeningAt = `${scheme}://${urlHost}:${(http.address() as { port: number }).port}`;
+        ownPorts.add((http.address() as { port: number }).port);
         resolve(http);
       });
     });

@@ -4,6 +4,7 @@ import { createByteBudget } from '../lib/byte-budget.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { VERSION } from '../lib/version.js';
+import type { AttachmentUrlPolicy } from './core/attachment-urls.js';
 import type { Core } from './core/index.js';
 import { RETENTION_JOB } from './core/retention.js';
 import type { Composer } from './smtp/compose.js';
@@ -35,6 +36,9 @@ export interface JobHandlerDeps {
   deliveryBudgetBytes?: number;
   /** The API's origin, for tracking links without a tracking host. */
   origin: () => string;
+  /** Where an attachment's `url` may lead, and the DNS server its host is looked up with (null: the system's). */
+  attachmentUrls: AttachmentUrlPolicy;
+  dnsServer: string | null;
   /** Starts a full collection after a big message (`svc serve` exposes V8's collector; absent elsewhere). */
   collect?: () => void;
 }
@@ -61,6 +65,9 @@ export function jobHandlers(deps: JobHandlerDeps): JobHandlers {
       budget: createByteBudget(deps.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
       collect: deps.collect,
       origin: deps.origin,
+      attachmentUrls: deps.attachmentUrls,
+      dnsServer: deps.dnsServer,
+      log,
     }),
     outcome: outcomeWorker(core.delivery),
     domain_check: domainCheckWorker(core.domains),

@@ -82,6 +82,11 @@ export interface ServeOptions {
   spamd?: string;
   /** Let the links check reach loopback and private addresses (default: named, not checked). */
   checkPrivateLinks?: boolean;
+  /**
+   * Let attachment urls lead to private ranges: RFC 1918, unique-local IPv6, CGNAT (default: refused). Link-local and
+   * metadata addresses, and this server's own ports, stay refused.
+   */
+  allowPrivateAttachmentUrls?: boolean;
   /** How long a link has to answer the links check (default 10 s). */
   linkTimeoutMs?: number;
   /** How long one message's links check may take in all (default 30 s): links not answered by then are named. */
@@ -93,6 +98,13 @@ export interface ServeOptions {
   /** Run the static checks on a thread of their own (default) rather than on the main event loop. */
   checksThread?: boolean;
 }
+
+/**
+ * The DNS server that the links check and attachment urls look the real web up with: the first of `--dns system`'s
+ * (`--dns-server`), or null for the system's lookup (the sandbox zone holds only domains' records).
+ */
+export const webDnsServer = (opts: Pick<ServeOptions, 'dns' | 'dnsServer'>): string | null =>
+  opts.dns === 'system' ? (opts.dnsServer?.[0] ?? null) : null;
 
 /** A usage problem with the options: the CLI shows it and exits 2. */
 export class ServeUsageError extends Error {}

@@ -51,6 +51,8 @@ export interface SandboxOptions {
   spamd?: string;
   /** Let the links check of `inbox.check` reach loopback and private addresses (a test's own HTTP server). */
   checkPrivateLinks?: boolean;
+  /** Let attachment urls lead to private addresses (RFC 1918, unique-local, CGNAT); loopback needs nothing. */
+  allowPrivateAttachmentUrls?: boolean;
 }
 
 /** A caught message, with what a test usually looks for in it. */
@@ -181,6 +183,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     maxMessages: options.maxMessages,
     spamd: options.spamd,
     checkPrivateLinks: options.checkPrivateLinks,
+    allowPrivateAttachmentUrls: options.allowPrivateAttachmentUrls,
     smtpStarttls: options.smtpStarttls,
     log: createLogger({ silent: !options.log }),
   });

@@ -52,6 +52,13 @@ describe('svc serve argv', () => {
     expect(none.checkPrivateLinks).toBeUndefined();
   });
 
+  it('hands --allow-private-attachment-urls to the server; without it, nothing (private ranges refused)', async () => {
+    expect((await parse('serve', '--allow-private-attachment-urls')).opts).toMatchObject({
+      allowPrivateAttachmentUrls: true,
+    });
+    expect((await parse('serve')).opts).not.toHaveProperty('allowPrivateAttachmentUrls');
+  });
+
   it.each([
     [['serve', '--max-messages', '0'], /--max-messages <n\|off>.*at least 1 .*or off to keep every one/],
     [['serve', '--max-messages', '-5'], /--max-messages/],

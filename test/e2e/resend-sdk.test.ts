@@ -1,5 +1,7 @@
 // Resend's Node SDK against the real binary, pointed at it with RESEND_BASE_URL as its documentation says: it sends,
 // and it reads svc's refusals (Problems with `name`, `message` and `statusCode`) as its `error`.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, killAll, serve, stop, type Served } from '../helpers/binary.js';
 
@@ -7,6 +9,7 @@ describe("Resend's Node SDK", () => {
   let s: Served;
   let Resend: typeof import('resend').Resend;
   const before = process.env.RESEND_BASE_URL;
+  const after: (() => void)[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
@@ -20,9 +23,15 @@ describe("Resend's Node SDK", () => {
     else process.env.RESEND_BASE_URL = before;
     if (s) await stop(s);
     killAll();
+    for (const f of after) f();
   });
 
   it('sends, a remote attachment given as `path` included', async () => {
+    // The file on a server of its own (svc's own ports are never fetched from: docs/api.md#attachment-urls).
+    const files: Server = createServer((_, res) => res.end('The terms.'));
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const fileUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}/terms.txt`;
+    after.push(() => files.close());
     const resend = new Resend(s.ready.seed!.api_key_test!);
     const { data, error } = await resend.emails.send({
       from: 'Shop <orders@example.test>',
@@ -30,7 +39,7 @@ describe("Resend's Node SDK", () => {
       subject: 'Sent with the Resend SDK',
       html: '<p>Hello</p>',
       tags: [{ name: 'flow', value: 'welcome' }],
-      attachments: [{ filename: 'terms.txt', path: `${s.origin}/livez` }],
+      attachments: [{ filename: 'terms.txt', path: fileUrl }],
     });
     expect(error).toBeNull();
     expect(data!.id).toMatch(/^msg_\w+$/);

@@ -174,6 +174,30 @@ describe('startSandbox', () => {
     }
   });
 
+  it('allowPrivateAttachmentUrls: an attachment url to a private address is refused without it, taken with it', async () => {
+    // Scheduled a day ahead (and cancelled): nothing here ever connects to 10.0.0.1.
+    const body = (box: Sandbox) => ({
+      to: 'files@example.org',
+      text: 'x',
+      scheduled_at: new Date(box.clock.now().getTime() + 86_400_000).toISOString(),
+      attachments: [{ filename: 'report.pdf', url: 'https://10.0.0.1/report.pdf' }],
+    });
+    await expect(send(body(sb))).rejects.toMatchObject({
+      status: 422,
+      problem: { code: 'validation_failed', errors: [expect.objectContaining({ path: 'attachments.0.url' })] },
+    });
+    const open = await startSandbox({ allowPrivateAttachmentUrls: true });
+    try {
+      const sent = await open.client.call('sendEmail', {
+        body: { from: 'Shop <orders@example.test>', subject: 'Your file', ...body(open) } as never,
+      });
+      expect(sent.body.status).toBe('scheduled');
+      await open.client.call('cancelEmail', { params: { id: sent.body.id } });
+    } finally {
+      await open.close();
+    }
+  });
+
   it('clears the inbox', async () => {
     await sb.inbox.clear();
     expect(await sb.inbox.list()).toEqual([]);

@@ -90,6 +90,7 @@ type Optional =
   | 'smtpTlsKey'
   | 'spamd'
   | 'checkPrivateLinks'
+  | 'allowPrivateAttachmentUrls'
   | 'rotateAdminToken';
 
 /** `svc serve`'s flags: the server's own options (one type, the server's), and what the command does itself. */
@@ -367,6 +368,10 @@ export function serveCommand(runner: Runner): Command {
       )
       .option('--spamd <host:port>', 'a SpamAssassin spamd for the spam check of caught mail (default: none, skipped)')
       .option('--check-private-links', 'let the links check of caught mail reach loopback and private addresses')
+      .option(
+        '--allow-private-attachment-urls',
+        'let attachment urls lead to private ranges (RFC 1918, unique-local IPv6, CGNAT); never to this server',
+      )
       .option('--json', 'log as JSON lines on stdout')
       .option('-q, --quiet', 'log only warnings and errors (--log-level warn); the summary on a terminal stays')
       .addOption(

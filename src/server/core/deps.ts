@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
 import type { ExpectedRecord } from '../store/domains.js';
 import { DEFAULT_QUEUE, type JobStore } from '../store/jobs.js';
+import type { AttachmentUrlPolicy } from './attachment-urls.js';
 import type { JobKind, JobPayloads } from './job-kinds.js';
 
 export interface Secrets {
@@ -28,6 +29,8 @@ export interface ServiceConfig {
   systemFrom: string;
   /** The provider's host names that customers' records point at. */
   providerHosts: ProviderHosts;
+  /** Where an attachment's `url` may lead: checked when a message is sent, and again when it is fetched. */
+  attachmentUrls: AttachmentUrlPolicy;
 }
 
 export interface ProviderHosts {

@@ -67,7 +67,7 @@ export function createEmails(
   /** Accepts one message: validates, then writes it, its `email.queued` event and its delivery job in one transaction. */
   function accept(key: KeyPrincipal, input: SendInput): MessageAccepted {
     const now = clock.now();
-    const f = checkFields(input, now);
+    const f = checkFields(input, now, config.attachmentUrls);
     abuseFilter(input, f.attachments, deps.blockPatterns);
     const domain = deps.domains.statusByName(key.workspaceId, f.from.domain);
     if (key.domainId && domain?.id !== key.domainId) {

@@ -7,6 +7,7 @@ import { decodePieces, includesAcross } from '../../lib/base64.js';
 import { DAY } from '../../lib/clock.js';
 import { isLoopbackHost } from '../../lib/loopback.js';
 import { parseAddress, type ParsedAddress } from './addresses.js';
+import { type AttachmentUrlPolicy, urlRefusal } from './attachment-urls.js';
 import { ServiceError, fail } from './errors.js';
 
 // nodemailer's table of file types, loaded by the first attachment without a content type, not with the server.
@@ -60,7 +61,7 @@ export interface StoredAttachment {
  * Every rule of a send request that does not need the database; 422 naming each bad field. Answers the request's
  * addresses parsed, its attachments as they are stored, and when it is scheduled.
  */
-export function checkFields(input: SendInput, now: number) {
+export function checkFields(input: SendInput, now: number, urls: AttachmentUrlPolicy) {
   const errors: FieldError[] = [];
   const bad = (path: string, message: string, code = 'invalid') => errors.push({ path, code, message });
   const addr = (value: string, path: string): ParsedAddress | null => {
@@ -99,6 +100,9 @@ export function checkFields(input: SendInput, now: number) {
       }
       if (u && !(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
         bad(urlPath, 'must be https (http only to a loopback host)');
+      } else if (u) {
+        const refused = urlRefusal(u, urls);
+        if (refused) bad(urlPath, refused, 'not_allowed');
       }
     }
     if (a.content_id !== undefined && /[\s<>]/.test(a.content_id))

@@ -1,8 +1,14 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
 // to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
+import { isIP } from 'node:net';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { ByteBudget } from '../../lib/byte-budget.js';
+import { connectLookup, type HostAddress, hostLookup } from '../../lib/dns.js';
+import type { Logger } from '../../lib/log.js';
+import { isLoopbackHost } from '../../lib/loopback.js';
+import { loadUndici } from '../../lib/undici.js';
 import { ComposeThreadDied, type Composer, type ComposeRequest } from '../smtp/compose.js';
+import { addressRefusal, type AttachmentUrlPolicy, portOf } from '../core/attachment-urls.js';
 import { EICAR } from '../core/send-rules.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
@@ -16,6 +22,11 @@ import { messageIdHeader } from '../core/message-ids.js';
 const FETCH_TIMEOUT_MS = 10_000;
 const SINK = 'The sandbox sink';
 const MAX_FETCH_BYTES = 40 * 1024 * 1024;
+/** `localhost` and its subdomains are this machine without asking DNS (RFC 6761), as in the links check. */
+const LOOPBACK: HostAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
 
 /**
  * Bytes of messages between their claim and the sink's answer, as the body budget holds the requests that bring them
@@ -45,21 +56,73 @@ export interface DeliveryWorkerDeps {
   collect?: () => void;
   /** The server's origin (`http://127.0.0.1:4010`), for tracking links without a tracking host. */
   origin: () => string;
-  fetch?: typeof fetch;
-}
-
-async function fetchAttachment(url: string, doFetch: typeof fetch): Promise<Buffer> {
-  const res = await doFetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = Buffer.from(await res.arrayBuffer());
-  if (body.length > MAX_FETCH_BYTES) throw new Error('larger than 40 MiB');
-  // The abuse filter's EICAR rule covers fetched attachments too: such a message fails instead of being sent.
-  if (body.includes(EICAR)) throw new Error('content_blocked: it contains the EICAR test virus');
-  return body;
+  /** Where an attachment's `url` may lead, checked against the address the fetch connects to. */
+  attachmentUrls: AttachmentUrlPolicy;
+  /** The DNS server an attachment url's host is looked up with; null: the system's lookup. */
+  dnsServer: string | null;
+  log: Logger;
 }
 
 export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads['deliver']> {
-  const doFetch = deps.fetch ?? fetch;
+  const lookupHost = hostLookup(deps.dnsServer, FETCH_TIMEOUT_MS);
+
+  /**
+   * An attachment's `url`, fetched through a connector of its own, whose lookup checks every address it answers with
+   * the url's port: the address connected to is the one checked, whatever the name led to when the message was sent
+   * (docs/api.md#attachment-urls). A redirect is not followed. What went wrong is logged for the operator; the sender
+   * is told only that the url was refused or failed, never what answered it (which would make a scanner of the
+   * service, for the network it runs in).
+   */
+  async function fetchAttachment(messageId: string, filename: string, url: URL): Promise<Buffer> {
+    const port = portOf(url);
+    let refused: string | null = null;
+    const allowed = async (host: string): Promise<HostAddress[]> => {
+      const family = isIP(host);
+      const addresses = family ? [{ address: host, family }] : isLoopbackHost(host) ? LOOPBACK : await lookupHost(host);
+      refused = addresses.map((a) => addressRefusal(a.address, port, deps.attachmentUrls)).find((r) => r) ?? null;
+      if (refused) throw new Error(refused);
+      return addresses;
+    };
+    const { Agent, request } = await loadUndici();
+    const agent = new Agent({ connect: { lookup: connectLookup(allowed), timeout: FETCH_TIMEOUT_MS } });
+    let body: Buffer;
+    try {
+      // The connector looks names up, and connects to an address as it is: that one is checked here.
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host)) await allowed(host);
+      const res = await request(url, { dispatcher: agent, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        await res.body.dump();
+        throw new Error(`HTTP ${res.statusCode}`);
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > MAX_FETCH_BYTES) throw new Error('larger than 40 MiB');
+        chunks.push(chunk);
+      }
+      body = Buffer.concat(chunks, size);
+    } catch (err) {
+      const error = refused ?? (err as Error).message;
+      deps.log.info('an attachment url was not fetched', { message_id: messageId, filename, error });
+      throw new Error(
+        refused
+          ? `attachment ${filename} was refused (its url leads to this server or to an address that is not public)`
+          : `attachment ${filename} failed (its url could not be fetched)`,
+      );
+    } finally {
+      await agent.destroy();
+    }
+    // The abuse filter's EICAR rule covers fetched attachments too: such a message fails instead of being sent.
+    if (body.includes(EICAR)) {
+      throw new Error(
+        `attachment ${filename} was blocked by the abuse filter (content_blocked): it contains the EICAR test virus`,
+      );
+    }
+    return body;
+  }
+
   const keys = new Map<string, { domainName: string; keySelector: string; privateKey: string }>();
   const signingKey = (domainId: string) => {
     let k = keys.get(domainId);
@@ -78,11 +141,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     const pieces: Buffer[][] = [];
     for (const [i, a] of out.attachments.entries()) {
       pieces[i] = a.url
-        ? [
-            await fetchAttachment(a.url, doFetch).catch((err: Error) => {
-              throw new Error(`attachment ${a.filename} could not be fetched from ${a.url} (${err.message})`);
-            }),
-          ]
+        ? [await fetchAttachment(m.id, a.filename, new URL(a.url))]
         : a.content !== undefined
           ? [Buffer.from(a.content, 'base64')]
           : (stored.get(i) ?? []);
