@@ -2,10 +2,11 @@
 // run reads one file instead of resolving and loading some hundred modules. What a command loads only when it needs
 // it (the API client with the contract, the prompts, cli-table3 and string-width, ora, `svc mcp` with the MCP SDK)
 // stays behind a dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled
-// it (dist/server/), and native packages are imported from node_modules as installed. Then the inbox page's script:
+// it (dist/server/), and native packages are imported from node_modules as installed. Then caniemail, bundled with its
+// data into the compiled server (dist/server/checks/caniemail.js), and the inbox page's script:
 // src/server/sandbox/inbox-page/ as one script for the browser, written beside the compiled server, which serves it
 // as /inbox.js. Runs after tsc (`npm run build`).
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -101,6 +102,66 @@ const result = await esbuild.build({
 });
 
 if (process.argv.includes('--analyze')) console.log(await esbuild.analyzeMetafile(result.metafile));
+
+/**
+ * caniemail 2.0.2 reads its support data with a require() made by createRequire, which a bundle cannot follow: its
+ * json.js becomes the data itself, as a JSON.parse of its text (which V8 reads faster than the same object written out
+ * in JavaScript). A caniemail that reads its data otherwise fails the build here.
+ */
+const caniemailData = {
+  name: 'caniemail-data',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]caniemail[\\/]dist[\\/]json\.js$/ }, ({ path }) => {
+      const read = "require('../data/caniemail.json')";
+      if (!readFileSync(path, 'utf8').includes(read)) throw new Error(`${path} no longer reads ${read}`);
+      const data = JSON.stringify(
+        JSON.parse(readFileSync(join(dirname(path), '..', 'data', 'caniemail.json'), 'utf8')),
+      );
+      return { contents: `export const caniEmailJson = JSON.parse(${JSON.stringify(data)});`, loader: 'js' };
+    });
+  },
+};
+
+/** The licence of each package a bundle took code from, for the notice at its head (its text, where it has one). */
+function licences(metafile) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input);
+    if (!m || packages.has(m[2])) continue;
+    const dir = join(root, m[1]);
+    const { version, license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const file = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+    const text = file ? `\n\n${readFileSync(join(dir, file), 'utf8').trim()}` : '';
+    packages.set(m[2], `${m[2]} ${version} (${license})${text}`);
+  }
+  return [...packages.values()];
+}
+
+// src/server/checks/caniemail.ts, as tsc compiled it, gives way to one bundle of it with caniemail, its data and the
+// packages its code runs on: caniemail is a devDependency (src/server/checks/caniemail.ts says why). htmlparser2, a
+// dependency of svc-mail's own, is imported from node_modules.
+const caniemailOut = join(root, 'dist', 'server', 'checks', 'caniemail.js');
+const caniemailBuild = await esbuild.build({
+  entryPoints: [join(root, 'src', 'server', 'checks', 'caniemail.ts')],
+  bundle: true,
+  write: false,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22.14',
+  external: ['htmlparser2'],
+  plugins: [nodeBuiltins, caniemailData],
+  absWorkingDir: root,
+  metafile: true,
+  logLevel: 'warning',
+});
+const notice = licences(caniemailBuild.metafile)
+  .map((l) => l.replace(/\*\//g, '* /'))
+  .join('\n\n---\n\n');
+writeFileSync(
+  caniemailOut,
+  `/*\n * This file bundles the following packages, under these licences.\n\n${notice}\n*/\n${caniemailBuild.outputFiles[0].text}`,
+);
+rmSync(`${caniemailOut}.map`, { force: true });
 
 // The inbox page's script, bundled by the compiled inbox-script.js: the same options the server run from source
 // bundles it with, and the same check that nothing of node_modules (zod) came in.

@@ -1,7 +1,8 @@
-// `npm ci`, `npm link` and `npm install -g .` each run `prepare`. It builds only when dist/ is missing or was built
-// from other sources: `npm link` after `npm ci` then costs nothing, where a second build took most of a minute. The
-// build's inputs are hashed (their contents, not their times: a fresh clone's files are all new); `npm run build`
-// always builds.
+// The build before `npm start` and `npm pack` (package.json's prestart and prepack), so that a checkout runs and packs
+// what its sources say. Not `prepare`: npm counts that among the install scripts of a package installed from a tarball
+// or a git URL, and warns of it to whoever installs svc-mail. It builds only when dist/ is missing or was built from
+// other sources: a second `npm start` then costs nothing, where a build takes most of a minute. The build's inputs are
+// hashed (their contents, not their times: a fresh clone's files are all new); `npm run build` always builds.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -93,7 +93,9 @@ describe('the Checks tab', { timeout: 90_000 }, () => {
   };
   const openChecks = async (page: Page) => {
     await page.getByRole('tab', { name: /^Checks/ }).click();
-    await page.locator('#panel-checks .ck-summary').waitFor();
+    // A first report starts the checks' threads and asks each link over the network: the server gives its checks 10 s
+    // (30 s for links), so the page is given as long before this counts as a failure.
+    await page.locator('#panel-checks .ck-summary').waitFor({ timeout: 30_000 });
   };
   const panel = (page: Page) => page.locator('#panel-checks');
   const finding = (page: Page, rule: string) => panel(page).locator(`li.finding[data-rule="${rule}"]`);

@@ -24,13 +24,15 @@ export type AuthOutcome =
 
 const org = (domain: string) => getDomain(domain) ?? domain;
 
+/** mailauth, loaded by the first check (or the checks' warm-up), not at start: most caught mail is never checked. */
+export const loadMailauth = () => import('mailauth');
+
 export async function authenticationCheck(
   input: AuthInput,
   resolver: AuthResolver,
   dns: 'sandbox' | 'system',
 ): Promise<AuthOutcome> {
-  // Loaded on the first check, not at start: most caught mail is never checked.
-  const { authenticate } = await import('mailauth');
+  const { authenticate } = await loadMailauth();
   const ip = input.clientIp ? ipaddr.process(input.clientIp).toString() : undefined;
   const res = await authenticate(input.raw, {
     ip,

@@ -1,8 +1,9 @@
 // `html-compatibility`: every HTML and CSS feature the message uses, judged by caniemail's support data for each mail
 // client, with a score weighted by the clients' market share (docs/checks.md).
 //
-// caniemail (the npm package, pinned exactly) finds the features and where they are. Three things of its version
-// 2.0.2 are worked around here, each pinned by a test against the library itself (html-compatibility.test.ts):
+// caniemail (the npm package, pinned exactly, taken through caniemail.ts) finds the features and where they are. Three
+// things of its version 2.0.2 are worked around here, each pinned by a test against the library itself
+// (html-compatibility.test.ts):
 // - It throws when a feature used has no data for one of the clients asked about (most features lack a few), so it
 //   is asked about one client only: rainloop.desktop-webmail, which caniemail has tested for one feature, marked
 //   "support unknown" for every feature here so that each feature found is reported, with its position. The support
@@ -13,10 +14,9 @@
 // - It matches element names as substrings (an <article> is reported as <rt>, a <table> as <a> and <b>) and misses
 //   <h2>–<h6> and the HTML5 semantic elements: element features are found here, from the parsed markup, by the
 //   element names caniemail's own titles give.
-import { createRequire } from 'node:module';
-import { caniemail, rawData } from 'caniemail';
 import type { Element } from 'domhandler';
 import type { CheckFinding, ClientSupport } from '../../contract/checks.js';
+import { CANIEMAIL_VERSION, caniemail, rawData } from './caniemail.js';
 import { MARKET_SHARE, MARKET_SHARE_SOURCE } from './market-share.js';
 import { type Markup, type Place, lineIndex, placeOf } from './markup.js';
 
@@ -34,10 +34,9 @@ const DATA = rawData as unknown as {
   nicenames: { family: Record<string, string>; platform: Record<string, string> };
   data: Feature[];
 };
-const PACKAGE_VERSION = (createRequire(import.meta.url)('caniemail/package.json') as { version: string }).version;
 
 /** What the score and support are judged by, as the report names it. */
-export const DATA_VERSION = `caniemail ${PACKAGE_VERSION} (support data of ${DATA.last_update_date.slice(0, 10)}); market share: ${MARKET_SHARE_SOURCE}`;
+export const DATA_VERSION = `caniemail ${CANIEMAIL_VERSION} (support data of ${DATA.last_update_date.slice(0, 10)}); market share: ${MARKET_SHARE_SOURCE}`;
 
 const PROBE_FAMILY = 'rainloop';
 const PROBE_PLATFORM = 'desktop-webmail';

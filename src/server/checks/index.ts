@@ -12,11 +12,11 @@ import {
 import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { CheckDns, CheckInput, Checker } from '../core/checks.js';
-import { authenticationCheck } from './authentication.js';
+import { authenticationCheck, loadMailauth } from './authentication.js';
 import { createLinkChecker } from './links.js';
 import type { FoundUrl } from './markup.js';
 import { type SpamdAddress, askSpamd, spamFindings } from './spam.js';
-import type { Outcome } from './static-checks.js';
+import type { Outcome } from './outcome.js';
 import { createStaticRunner, failureOf, unfinished } from './static.js';
 
 export { parseSpamd, type SpamdAddress } from './spam.js';
@@ -75,6 +75,7 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
     deadlineMs: opts.checksDeadlineMs,
     memoryMb: opts.checksMemoryMb,
   });
+  let closed = false;
   const links = createLinkChecker({
     privateLinks: opts.privateLinks,
     timeoutMs: opts.linkTimeoutMs,
@@ -220,7 +221,16 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
       );
     },
 
+    warm() {
+      if (closed) return;
+      // The threads first: they load on the other core while this one loads mailauth and undici.
+      void statics.warm();
+      void loadMailauth().catch(() => {});
+      links.warm();
+    },
+
     async close(): Promise<void> {
+      closed = true;
       await statics.close();
       await links.close();
     },

@@ -435,6 +435,8 @@ export function createLinkChecker(opts: LinkCheckerOptions) {
       }
       return { skipped: null, links, findings, inTime: !late.length };
     },
+    /** Loads undici now, in the background, rather than with the first link checked. */
+    warm: () => void (undici ??= loadAgent()).catch(() => {}),
     close: async () => {
       closing.abort();
       if (undici) await (await undici).agent.close();

@@ -5,19 +5,14 @@ import { accessibilityFindings } from './accessibility.js';
 import type { CheckInput } from '../core/checks.js';
 import { contentFindings } from './content.js';
 import { DATA_VERSION, htmlCompatibility } from './html-compatibility.js';
-import { type FoundUrl, parseMarkup, textUrls, urlsOf, withinDepth } from './markup.js';
+import { type FoundUrl, parseMarkup, textUrls, urlsOf } from './markup.js';
+import { attempt, type Outcome } from './outcome.js';
 
 /** What the static checks read of a message (its parts and header fields). */
 export type StaticInput = Pick<CheckInput, 'html' | 'sentHtmlBytes' | 'text' | 'subject' | 'from' | 'headers'> & {
   /** Only find the URLs (for the links check run again), no check. */
   only?: 'urls';
 };
-
-/** Why a check did not finish on a message: what it threw, or what became of its thread (`overran` its deadline). */
-export type Failure = { failed: string; overran?: true };
-
-/** A check's findings, or why it did not finish. */
-export type Outcome<T> = { ok: T } | Failure;
 
 export interface StaticResult {
   compatibility: Outcome<{
@@ -30,17 +25,6 @@ export interface StaticResult {
   accessibility: Outcome<CheckFinding[]> | null;
   urls: FoundUrl[];
 }
-
-const attempt = <T>(fn: () => T): Outcome<T> => {
-  try {
-    return { ok: fn() };
-  } catch (err) {
-    return { failed: err instanceof Error ? err.message : String(err) };
-  }
-};
-
-/** What html-validate found, for the content and accessibility checks (validator.ts). */
-export type Validation = Outcome<{ invalid: CheckFinding[]; accessibility: CheckFinding[] }>;
 
 /**
  * Runs the static checks but html-validate's part (null for the HTML ones of a message without HTML): that part runs
@@ -56,13 +40,4 @@ export function runStatic(input: StaticInput): StaticResult {
     accessibility: markup ? attempt(() => accessibilityFindings(markup)) : null,
     urls,
   };
-}
-
-/** html-validate over the HTML, as an outcome (null without HTML). */
-export function validation(
-  html: string | null,
-  validate: (html: string) => { invalid: CheckFinding[]; accessibility: CheckFinding[] },
-): Validation | null {
-  // The validator reads the HTML as far as the other checks do (markup.ts): deeper nesting is their finding.
-  return html === null ? null : attempt(() => validate(withinDepth(html).html));
 }

@@ -1,14 +1,16 @@
 // A thread of the static checks (static.ts): one kind of task — the checks of static-checks.ts, or html-validate's
-// (validator.ts) — one message at a time. It loads what its task needs and runs it once on a small document (which
-// builds html-validate's configuration) before it says it is ready, so that a message's deadline counts its own work.
+// (validator.ts) — one message at a time. It loads what its task needs, and nothing of the other's, and runs it once on a
+// small document (which builds html-validate's configuration) before it says it is ready, so that a message's deadline
+// counts its own work.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StaticInput } from './static-checks.js';
 
 const { task } = workerData as { task: 'checks' | 'validate' };
-const checks = await import('./static-checks.js');
-const validator = task === 'validate' ? await import('./validator.js') : null;
-const run = (input: StaticInput) =>
-  validator ? checks.validation(input.html, validator.validateHtml) : checks.runStatic(input);
+let run: (input: StaticInput) => unknown;
+if (task === 'validate') {
+  const { validation } = await import('./validator.js');
+  run = (input) => validation(input.html);
+} else run = (await import('./static-checks.js')).runStatic;
 run({
   html: '<!doctype html><html lang="en"><head><title>.</title></head><body><p>.</p></body></html>',
   sentHtmlBytes: 0,

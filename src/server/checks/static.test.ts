@@ -1,8 +1,11 @@
-// The static checks on their two threads (as svc serve runs them) answer what they answer on the caller's thread.
+// The static checks on their two threads (as svc serve runs them) answer what they answer on the caller's thread; the
+// threads a sandbox starts before its first message are shared by the runners of a process.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log.js';
-import { createStaticRunner } from './static.js';
+import { createStaticRunner, type StaticRunner } from './static.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/checks/${name}`, import.meta.url), 'utf8');
 
@@ -31,5 +34,61 @@ describe('the static checks on their threads', () => {
       await threads.close();
       await here.close();
     }
+  });
+});
+
+describe('the threads started ahead of the first message (warm)', () => {
+  const input = {
+    html: '<!doctype html><html lang="en"><head><title>Welcome</title></head><body><p>Hi</p></body></html>',
+    sentHtmlBytes: 100,
+    text: 'Hi',
+    subject: 'Welcome',
+    from: 'hello@example.test',
+    headers: [],
+  };
+  // Node says each thread it starts on this channel.
+  const threads: Worker[] = [];
+  const started = (m: unknown) => threads.push((m as { worker: Worker }).worker);
+  beforeEach(() => {
+    threads.length = 0;
+    subscribe('worker_threads', started);
+  });
+  afterEach(() => void unsubscribe('worker_threads', started));
+  const running = (ws: Worker[]) => ws.filter((w) => w.threadId !== -1).length;
+
+  it('are one pair for runners warmed side by side, taken by the first message of one, started again by a later warm', async () => {
+    const [a, b] = [1, 2].map(() => createStaticRunner({ thread: true, log: silentLogger })) as [
+      StaticRunner,
+      StaticRunner,
+    ];
+    try {
+      await Promise.all([a.warm(), b.warm()]);
+      expect(threads).toHaveLength(2);
+      expect((await a.run(input)).compatibility).toHaveProperty('ok');
+      expect(threads, 'a took the pair').toHaveLength(2);
+      await b.run(input);
+      expect(threads, 'none was left for b').toHaveLength(4);
+      const c = createStaticRunner({ thread: true, log: silentLogger });
+      await c.warm();
+      expect(threads).toHaveLength(6);
+      await c.close();
+      expect(running(threads.slice(4)), 'a held them still').toBe(2);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    expect(running(threads)).toBe(0);
+  });
+
+  it('end with the last runner that warmed, when no message took them', async () => {
+    const a = createStaticRunner({ thread: true, log: silentLogger });
+    const warming = a.warm();
+    expect(threads).toHaveLength(2);
+    await a.close();
+    await warming;
+    expect(running(threads)).toBe(0);
+    // A runner closed is warmed no more.
+    await a.warm();
+    expect(threads).toHaveLength(2);
   });
 });

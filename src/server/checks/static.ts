@@ -1,16 +1,23 @@
 // The static checks (static-checks.ts, and html-validate's part, validator.ts) take tens of milliseconds each for a
 // newsletter: `svc serve` runs them on two threads of their own side by side (static-thread.ts), started at the first
-// message, so the event loop keeps answering meanwhile and a report waits for the longer of the two. A message's task
+// message (or before it, by warm()), so the event loop keeps answering meanwhile and a report waits for the longer of the two. A message's task
 // has a deadline and a memory cap on its thread: a message that overruns either ends the thread, is answered with a
 // finding that says so, and the next message's task runs on a new thread (docs/checks.md#how-long-it-takes).
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import { startThread } from '../threads.js';
 import type { CheckFinding } from '../../contract/checks.js';
-import type { Failure, StaticInput, StaticResult, Validation } from './static-checks.js';
+import type { Failure } from './outcome.js';
+import type { StaticInput, StaticResult } from './static-checks.js';
+import type { Validation } from './validator.js';
 
 export interface StaticRunner {
   run(input: StaticInput): Promise<StaticResult>;
+  /**
+   * Starts the threads now, in the background, so that the first message finds them loaded (spares, below); resolves
+   * once they are started and loaded.
+   */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,6 +85,79 @@ export interface StaticRunnerOptions {
   memoryMb?: number;
 }
 
+type Task = 'checks' | 'validate';
+
+/** A thread of one kind of task (static-thread.ts), which keeps no process alive. */
+function startWorker(task: Task, memoryMb: number): Worker {
+  const worker = startThread(new URL('./static-thread.js', import.meta.url), {
+    workerData: { task },
+    resourceLimits: { maxOldGenerationSizeMb: 2 * memoryMb },
+  });
+  worker.unref();
+  return worker;
+}
+
+/**
+ * Threads started before any message is checked (a runner's `warm()`: svc-mail/testing's sandbox when it starts), at
+ * most one of each task in the process, each taken, loaded or still loading, by the first lane of any runner that then
+ * needs a thread of its task and memory cap. A later `warm()` starts one again: sandboxes started side by side load one
+ * pair between them, not a pair each, and each sandbox's first check finds one. Ended when the last runner that warmed
+ * closes.
+ */
+const spares = (() => {
+  type Spare = { worker: Worker; memoryMb: number; ready: boolean; off(): void };
+  const threads = new Map<Task, Spare>();
+  let holders = 0;
+  /** Starts the spare of a task; resolves once it is ready, gone or taken. */
+  const spare = (task: Task, memoryMb: number, log: Logger) =>
+    new Promise<void>((settled) => {
+      const worker = startWorker(task, memoryMb);
+      const onMessage = (m: { ready?: true }) => {
+        if (!m.ready) return;
+        s.ready = true;
+        settled();
+      };
+      const onError = (err: Error) => log.error('checks thread failed', { task, error: err.stack ?? err.message });
+      const onExit = () => {
+        if (threads.get(task) === s) threads.delete(task);
+        settled();
+      };
+      const s: Spare = {
+        worker,
+        memoryMb,
+        ready: false,
+        off() {
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+          settled();
+        },
+      };
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      threads.set(task, s);
+    });
+  return {
+    /** Holds the spares until `release()`, starting those missing; resolves once they are ready (or gone). */
+    async hold(memoryMb: number, log: Logger): Promise<void> {
+      holders++;
+      const tasks = (['checks', 'validate'] as const).filter((task) => !threads.has(task));
+      await Promise.all(tasks.map((task) => spare(task, memoryMb, log)));
+    },
+    async release() {
+      if (--holders) return;
+      const ending = [...threads.values()];
+      threads.clear();
+      await Promise.all(ending.map((s) => s.worker.terminate()));
+    },
+    /** The spare of a task, now the caller's, when there is one of that memory cap. */
+    take(task: Task, memoryMb: number): { worker: Worker; ready: boolean } | undefined {
+      const s = threads.get(task);
+      if (s?.memoryMb !== memoryMb) return undefined;
+      threads.delete(task);
+      s.off();
+      return s;
+    },
+  };
+})();
+
 /**
  * One thread doing one kind of task, one message at a time in the order asked, each within the deadline and the memory
  * cap. A thread that overruns either is ended, and one that dies is gone: either way the task it held fails with
@@ -87,7 +167,7 @@ export interface StaticRunnerOptions {
  * at best — an allocation that passes it at the wrong moment aborts the whole process instead, so a thread is ended
  * when its heap passes the cap, well before it gets there.
  */
-function lane<T>(task: 'checks' | 'validate', o: Required<Omit<StaticRunnerOptions, 'thread'>>) {
+function lane<T>(task: Task, o: Required<Omit<StaticRunnerOptions, 'thread'>>) {
   type Job = { input: StaticInput; resolve: (r: T) => void; reject: (e: Error) => void };
   type Thread = {
     worker: Worker;
@@ -115,12 +195,8 @@ function lane<T>(task: 'checks' | 'validate', o: Required<Omit<StaticRunnerOptio
     next();
   };
   const start = (): Thread => {
-    const worker = startThread(new URL('./static-thread.js', import.meta.url), {
-      workerData: { task },
-      resourceLimits: { maxOldGenerationSizeMb: 2 * o.memoryMb },
-    });
-    worker.unref();
-    const t: Thread = { worker, ready: false, job: null, error: null, timers: [] };
+    const { worker, ready } = spares.take(task, o.memoryMb) ?? { worker: startWorker(task, o.memoryMb), ready: false };
+    const t: Thread = { worker, ready, job: null, error: null, timers: [] };
     worker.on('message', (m: { ready?: true; result?: T; error?: string }) => {
       if (m.ready) t.ready = true;
       else {
@@ -198,10 +274,11 @@ export function createStaticRunner(opts: StaticRunnerOptions): StaticRunner {
     const modules = Promise.all([import('./static-checks.js'), import('./validator.js')]);
     return {
       async run(input) {
-        const [checks, { validateHtml }] = await modules;
-        const r = checks.runStatic(input);
-        return input.only ? r : withValidation(r, checks.validation(input.html, validateHtml));
+        const [{ runStatic }, { validation }] = await modules;
+        const r = runStatic(input);
+        return input.only ? r : withValidation(r, validation(input.html));
       },
+      warm: async () => {},
       close: async () => {},
     };
   }
@@ -212,6 +289,8 @@ export function createStaticRunner(opts: StaticRunnerOptions): StaticRunner {
   };
   const checks = lane<StaticResult>('checks', limits);
   const validate = lane<Validation | null>('validate', limits);
+  let warmed = false;
+  let closed = false;
   return {
     async run(input) {
       if (input.only) return checks.post(input);
@@ -219,8 +298,16 @@ export function createStaticRunner(opts: StaticRunnerOptions): StaticRunner {
       if (r.status === 'rejected') throw r.reason;
       return withValidation(r.value, v.status === 'fulfilled' ? v.value : failureOf(v.reason));
     },
+    async warm() {
+      if (warmed || closed) return;
+      warmed = true;
+      await spares.hold(limits.memoryMb, opts.log);
+    },
     async close() {
-      await Promise.all([checks.close(), validate.close()]);
+      closed = true;
+      const held = warmed;
+      warmed = false;
+      await Promise.all([checks.close(), validate.close(), held && spares.release()]);
     },
   };
 }

@@ -3,6 +3,11 @@
 // accessibility rules for the accessibility check (less missing alt text, which the content check reports itself).
 import { HtmlValidate, StaticConfigLoader, type Message } from 'html-validate';
 import type { CheckFinding } from '../../contract/checks.js';
+import { withinDepth } from './markup.js';
+import { attempt, type Outcome } from './outcome.js';
+
+/** What html-validate found, for the content and accessibility checks. */
+export type Validation = Outcome<{ invalid: CheckFinding[]; accessibility: CheckFinding[] }>;
 
 /** The rules of html-validate's accessibility presets that are reported by the accessibility check. */
 const A11Y_RULES = new Set([
@@ -93,4 +98,10 @@ export function validateHtml(html: string): { invalid: CheckFinding[]; accessibi
       () => 'warning',
     ),
   };
+}
+
+/** html-validate over the HTML, as an outcome (null without HTML). */
+export function validation(html: string | null): Validation | null {
+  // The validator reads the HTML as far as the other checks do (markup.ts): deeper nesting is their finding.
+  return html === null ? null : attempt(() => validateHtml(withinDepth(html).html));
 }

@@ -53,6 +53,8 @@ export interface CheckedReport {
 export interface Checker {
   run(input: CheckInput, dns: CheckDns): Promise<CheckedReport>;
   refreshLinks(report: MessageChecks, input: CheckInput): Promise<CheckedReport>;
+  /** Loads, in the background, what a first report would load on its way. */
+  warm(): void;
 }
 
 export interface ChecksDeps {
@@ -117,6 +119,11 @@ export function createChecks(deps: ChecksDeps) {
   }
 
   return {
+    /** Loads what the checks need in the background, so that the first report does not wait for it. */
+    warm(): void {
+      deps.checker?.warm();
+    },
+
     /**
      * GET /sandbox/messages/{id}/checks: the kept report, or a new one made now and kept; with `refresh: 'links'`, the
      * links check run again.
