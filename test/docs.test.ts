@@ -1,11 +1,13 @@
 // The generated parts of docs/ (openapi.json, errors.md, commands.md) are committed; this regenerates them into a
-// temporary directory from the built package and fails when the committed copies differ from the code.
+// temporary directory from the built package and fails when the committed copies differ from the code. And what the
+// hand-written docs say that the code decides: the tools of `svc mcp`, the package's name.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT } from './helpers/binary.js';
+import { headingSlugs } from './helpers/markdown.js';
 
 const GENERATED = ['openapi.json', 'errors.md', 'commands.md'];
 
@@ -96,12 +98,38 @@ function commandSections(doc: string): Map<string, string> {
   return sections;
 }
 
-/** The anchors a Markdown renderer gives the headings of `text`, as GitHub makes them. */
-function headingSlugs(text: string): string[] {
-  return [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
-    m[1]!
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N} _-]/gu, '')
-      .replace(/ /g, '-'),
-  );
-}
+describe('svc mcp in the docs', () => {
+  it("lists every tool of the code's table wherever the docs list them, and no other", async () => {
+    const { tools } = await import('../src/cli/mcp/tools.js');
+    const names = tools()
+      .map((t) => t.name)
+      .sort();
+    expect(names.length).toBeGreaterThan(5);
+    const listed = (text: string) => [...new Set(text.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [])].sort();
+    const read = (name: string) => readFileSync(join(ROOT, 'docs', name), 'utf8');
+    // command-line.md's sentence, testing.md's table of tools, and the --help of `svc mcp` (commands.md).
+    const sentence = /Its tools are ([\s\S]*?); what each takes/.exec(read('command-line.md'))?.[1];
+    const table = /Its tools:\n\n\| tool [\s\S]*?\n\n/.exec(read('testing.md'))?.[0];
+    const help = /\nTools: ([\s\S]*?)\. The server/.exec(read('commands.md'))?.[1];
+    for (const [where, text] of Object.entries({ 'command-line.md': sentence, 'testing.md': table, help })) {
+      expect(text, `${where} lists the tools`).toBeDefined();
+      const found =
+        where === 'testing.md' ? [...text!.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]!).sort() : listed(text!);
+      expect(found, `the tools ${where} lists`).toEqual(names);
+    }
+  });
+});
+
+describe('the package in the docs', () => {
+  it('is imported as svc-mail (svc is its command)', () => {
+    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
+      f.endsWith('.md'),
+    );
+    const wrong = pages.flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/(?:from|of) [`'"]svc(?:\/[\w-]+)?[`'"]/g)].map(
+        (m) => `${page}: ${m[0]}`,
+      ),
+    );
+    expect(wrong).toEqual([]);
+  });
+});

@@ -90,10 +90,11 @@ export function timestamp(flag: string) {
   };
 }
 
-/** A duration in words: 90000 → "1m 30s". */
+/** A duration in words: 90000 → "1m 30s"; under a minute to the tenth of a second, 1500 → "1.5s". */
 export function humanDuration(ms: number): string {
+  const tenths = Math.round(ms / 100);
+  if (tenths < 600) return `${tenths / 10}s`;
   const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
   return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
 }

@@ -86,6 +86,10 @@ describe('failures, as a person reads them', () => {
     expect(
       describeError(new SessionEndedError(apiError(401, 'invalid_refresh_token').problem), 'svc whoami').line,
     ).toMatch(/hint: sign in again with `svc login`$/);
+    // A send too large is told the flag that attaches by URL, not the API's fields (`url` instead of `content`).
+    expect(describeError(apiError(413, 'payload_too_large'), 'svc emails send').line).toMatch(
+      /hint: attach large files by URL, fetched by the service at delivery \(--attach https:\/\/…\), not from disk$/,
+    );
   });
 
   it('lists each field error once in place of a detail that summarises them, with no hint pointing at the list', () => {

@@ -81,9 +81,27 @@ const HINTS: Record<string, (p: Problem, e: ApiError) => string | undefined> = {
     'confirm your email address with `svc verify-email TOKEN` (or `svc verify-email --resend`), or use a test key',
   rate_limited: (_p, e) => (e.retryAfter !== undefined ? `try again in ${e.retryAfter} s` : 'try again shortly'),
   idempotency_conflict: () => 'this Idempotency-Key was used with a different message; use a new --idempotency-key',
+  payload_too_large: (_p, e) =>
+    e.operation === 'sendEmail'
+      ? 'attach large files by URL, fetched by the service at delivery (--attach https://…), not from disk'
+      : undefined,
   email_taken: () => 'sign in with `svc login` instead',
   verification_token_invalid: () => 'ask for a new email with `svc verify-email --resend`',
+  not_found: (p, e) => (CAUGHT_MESSAGE_OPERATIONS.has(e.operation) ? caughtMessageHint(p) : undefined),
 };
+
+/** The sandbox operations that read one caught message by its id (`svc inbox show|check`, `svc mcp`'s tools). */
+const CAUGHT_MESSAGE_OPERATIONS = new Set(['getMessage', 'getRawMessage', 'getMessageChecks', 'claimMessage']);
+
+/**
+ * A caught message not found, by the kind of id: a `/v1` message's (msg_…), whose detail says where it is and names
+ * `svc emails get`, or caught mail's (eml_…), which `svc inbox` lists. Never the API's ids (keys, domains).
+ */
+function caughtMessageHint(p: Problem): string {
+  return /\bmsg_\w/.test(p.detail ?? '')
+    ? 'a msg_… id opens its message once the sink has caught it; `svc inbox --follow` shows mail as it arrives'
+    : '`svc inbox` lists caught mail with its eml_… ids; the msg_… id `svc emails send` prints works too';
+}
 
 /** How to give the credential an operation takes. */
 const CREDENTIAL_HINTS: Record<ApiError['auth'], string | undefined> = {
@@ -114,12 +132,13 @@ export function hintFor(e: ApiError): string | undefined {
 
 /**
  * The base URL the person meant, when a `/v1` operation was answered 404 under a base URL without `/v1`
- * (`--base-url http://localhost:4010`): every path of the API is missing there, whatever the id.
+ * (`--base-url http://localhost:4010`) or ending in another version (`…/v2`): every path of the API is missing there,
+ * whatever the id.
  */
 function missingV1(e: ApiError): string | undefined {
   if (e.status !== 404 || e.auth === 'admin' || !e.baseUrl) return undefined;
   const base = e.baseUrl.replace(/\/+$/, '');
-  return /\/v1$/.test(base) ? undefined : `${base}/v1`;
+  return /\/v1$/.test(base) ? undefined : `${base.replace(/\/v\d+$/, '')}/v1`;
 }
 
 /**
@@ -162,13 +181,18 @@ export function problemOf(err: unknown, c?: ClientErrors): Problem {
   return { type: 'about:blank', title: e?.message ?? String(err), status: 0, code };
 }
 
-/** The one line (and exit code) a failure is reported with. */
-export function describeError(err: unknown, command: string, c?: ClientErrors): { line: string; code: number } {
+/** The one line (and exit code) a failure is reported with; `hint` replaces the hint of a refusal by the service. */
+export function describeError(
+  err: unknown,
+  command: string,
+  c?: ClientErrors,
+  given?: string,
+): { line: string; code: number } {
   const code = exitCodeOf(err, c);
   if (c && err instanceof c.ApiError) {
     const p = err.problem;
     const ids = [p.code, p.request_id].filter(Boolean).join(', ');
-    const hint = hintFor(err);
+    const hint = given ?? hintFor(err);
     const detail = problemDetail(p);
     return {
       code,
@@ -184,10 +208,14 @@ export function describeError(err: unknown, command: string, c?: ClientErrors): 
 }
 
 /** Reports a failure and returns its exit code. */
-export async function reportError(io: IO, err: unknown, o: { command: string; json?: boolean }): Promise<number> {
+export async function reportError(
+  io: IO,
+  err: unknown,
+  o: { command: string; json?: boolean; hint?: string },
+): Promise<number> {
   const own = err instanceof UsageError || err instanceof AuthError || err instanceof CommandError;
   const c = own ? undefined : await clientErrors();
-  const { line, code } = describeError(err, o.command, c);
+  const { line, code } = describeError(err, o.command, c, o.hint);
   if (o.json && !(err instanceof UsageError) && !(err instanceof CommandError && err.bodyPrinted))
     io.print(JSON.stringify({ error: problemOf(err, c) }, null, 2));
   io.info(`${io.err.red('error:')} ${line}`);

@@ -1,11 +1,12 @@
 // The commander tree. Loading it loads only commander and the root's options: each top-level command's wiring is
 // imported when argv names it (a chunk of its own in the bundle), and each command's work, and what it needs (the HTTP
 // client, the contract's schemas, the profile, the keychain), when the command runs.
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { examples, int, typedCommand, type Runner } from './command.js';
 import type { Context, GlobalOptions } from './context.js';
 import { EXIT, reportError } from './errors.js';
 import { processIO, type IO } from './io.js';
+import { nearest } from '../lib/nearest.js';
 import { VERSION } from '../lib/version.js';
 
 export { VERSION };
@@ -134,7 +135,52 @@ export async function buildProgram(o: ProgramOptions): Promise<Command> {
     }
   };
   inherit(program);
+  suggestMistypes(program);
   return program;
+}
+
+/**
+ * Mistyped names answered with the one meant, where commander alone would not. A required option is checked after the
+ * unknown ones (commander checks it first: `--form` for `--from` would be told only that --from is missing). A word
+ * after a group whose default subcommand takes no argument (`svc inbox wiat`) is an unknown subcommand of the group,
+ * not an argument too many for the default one.
+ */
+function suggestMistypes(program: Command): void {
+  const required = new Set<Option>();
+  const walk = (c: Command) => {
+    for (const o of c.options.filter((o) => o.mandatory)) {
+      o.mandatory = false;
+      required.add(o);
+    }
+    if (c.commands.length) c.hook('preSubcommand', unknownSubcommand);
+    for (const sub of c.commands) walk(sub);
+  };
+  walk(program);
+  // Hooks run after the unknown options have been refused.
+  program.hook('preAction', (_program, action) => {
+    for (let c: Command | null = action; c; c = c.parent) {
+      for (const o of c.options) {
+        if (required.has(o) && c.getOptionValue(o.attributeName()) === undefined)
+          action.error(`error: required option '${o.flags}' not specified`, {
+            code: 'commander.missingMandatoryOptionValue',
+          });
+      }
+    }
+  });
+}
+
+/** `group` runs `sub`: the word typed after the group is no name of `sub` only when `sub` is the default. */
+function unknownSubcommand(group: Command, sub: Command): void {
+  const [word] = group.args;
+  if (word === undefined || word.startsWith('-') || sub.registeredArguments.length > 0) return;
+  if (word === sub.name() || sub.aliases().includes(word)) return;
+  const near = nearest(
+    word,
+    group.commands.map((c) => c.name()),
+  );
+  group.error(`error: unknown command '${word}'${near ? `\n(Did you mean ${near}?)` : ''}`, {
+    code: 'commander.unknownCommand',
+  });
 }
 
 /**
@@ -154,7 +200,9 @@ export async function run(argv: string[], io?: IO, runner?: Runner): Promise<num
     } catch (err) {
       // A credential refused by a local server reset since it was saved: said as such (reset.ts).
       const explained = ctx ? await (await import('./reset.js')).explainReset(ctx, err) : err;
-      code = await reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json });
+      // No credential sent to a local server: its seeded test key is named (local-key.ts).
+      const hint = ctx ? await (await import('./local-key.js')).localKeyHint(ctx, explained) : undefined;
+      code = await reportError(theIO, explained, { command: typedCommand(cmd), json: globals.json, hint });
     }
   };
   const program = await buildProgram({ runner: runner ?? real, io: theIO, commands: commandsFor(argv.slice(2)) });

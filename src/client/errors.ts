@@ -1,5 +1,6 @@
 import { ERROR_HELP, type ErrorHelp, type Problem } from '../contract/common.js';
 import { INSTANCE_HEADER, isSandbox } from '../contract/sandbox-headers.js';
+import { isInsecureBaseUrl } from './base-url.js';
 
 /** fetch's Headers (a header's value in node:http's record is a string or an array, never a function). */
 const isFetchHeaders = (raw: object): raw is Headers => typeof (raw as Headers).entries === 'function';
@@ -71,12 +72,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The service could not be reached (after the retries): refused, reset, timed out, or the name did not resolve. */
+/**
+ * The service could not be reached (after the retries): refused, reset, timed out, or the name did not resolve; or its
+ * port speaks the other scheme (`speaks`: https:// given to plain HTTP, http:// to HTTPS).
+ */
 export class ConnectionError extends Error {
   readonly code: string;
   constructor(
     readonly baseUrl: string,
     cause: unknown,
+    speaks?: 'http:' | 'https:',
   ) {
     const code = errorCode(cause) ?? 'UNKNOWN';
     const what =
@@ -85,12 +90,30 @@ export class ConnectionError extends Error {
         : code === BAD_PORT
           ? `${code}: fetch connects to no port browsers block, such as 6000, 6665–6669 or 10080`
           : code;
-    super(`could not reach ${baseUrl} (${what}); check the URL, or start a local service with \`svc serve\``, {
+    super(`could not reach ${baseUrl} (${what})${speaks ? otherSchemeAdvice(baseUrl, speaks) : NOT_REACHED_ADVICE}`, {
       cause,
     });
     this.name = 'ConnectionError';
     this.code = code;
   }
+}
+
+const NOT_REACHED_ADVICE = '; check the URL, or start a local service with `svc serve`';
+
+/** `: 127.0.0.1:4010 speaks plain HTTP, not HTTPS; use http://127.0.0.1:4010/v1`. */
+function otherSchemeAdvice(baseUrl: string, speaks: 'http:' | 'https:'): string {
+  const given = new URL(baseUrl);
+  const meant = new URL(baseUrl);
+  meant.protocol = speaks;
+  // The port stays the one that answered, also where it was the scheme's default.
+  meant.port = given.port || (given.protocol === 'https:' ? '443' : '80');
+  const [said, not] = speaks === 'http:' ? ['plain HTTP', 'HTTPS'] : ['HTTPS', 'plain HTTP'];
+  const where = `${given.hostname}:${meant.port}`;
+  // Plain HTTP goes to loopback only (base-url.ts): elsewhere the port is the mistake, not the scheme.
+  const fix = isInsecureBaseUrl(meant)
+    ? 'give the port its HTTPS is served on'
+    : `use ${meant.origin}${given.pathname.replace(/\/+$/, '')}`;
+  return `: ${where} speaks ${said}, not ${not}; ${fix}`;
 }
 
 /** A 2xx answer whose body does not match the contract: the base URL is not this service, or not this version of it. */

@@ -4,6 +4,7 @@
 import { IDEMPOTENCY_HEADER } from '../contract/emails.js';
 import { API_CALL_BACKOFF, backoffDelay, retryAfterMs, sleep as realSleep } from './backoff.js';
 import { ConnectionError, errorCode, ResponseHeaders } from './errors.js';
+import { otherScheme } from './other-scheme.js';
 import type { CallOptions, ClientOptions } from './options.js';
 import { readAll, send } from './transport.js';
 
@@ -74,7 +75,7 @@ export function createExchange(opts: ClientOptions, base: string): ExchangeFn {
           await wait(delayMs, o.signal);
           continue;
         }
-        throw new ConnectionError(base, err);
+        throw new ConnectionError(base, err, await otherScheme(url, code));
       }
       // 429 and 503 are refusals before any work; another 5xx may come after it, so only a safe request repeats it.
       const retryable = res.status === 429 || res.status === 503 || (res.status >= 500 && idempotent);

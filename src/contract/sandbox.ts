@@ -229,6 +229,34 @@ export const MessagesQuery = lazySchema(() =>
   }),
 );
 
+/** A `/v1` message not caught yet, as `GET /sandbox/outbox` lists it. */
+export const OutboxMessage = lazySchema(() =>
+  z.object({
+    /** The `/v1` message's id (`msg_…`): once it is caught, every `/sandbox/messages/{id}` route takes it. */
+    id: z.string(),
+    /** `queued` also while a deferred hand-over waits for its next attempt. */
+    status: z.enum(['scheduled', 'queued', 'sending']),
+    from: z.string(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    subject: z.string(),
+    created_at: Timestamp,
+    scheduled_at: Timestamp.nullable(),
+    workspace: z.object({ id: z.string(), name: z.string() }),
+  }),
+);
+export type OutboxMessage = z.infer<typeof OutboxMessage>;
+
+export const OutboxQuery = lazySchema(() =>
+  z.strictObject({
+    /** Any recipient of the message (To, Cc or Bcc), in any case. */
+    to: z.string().min(1).max(320).optional(),
+    /** A workspace by id or name. */
+    workspace: z.string().min(1).max(128).optional(),
+    limit: PageLimit.optional(),
+  }),
+);
+
 /**
  * `GET /sandbox/messages/{id}/html`: `remote_images=allow` lets the HTML load remote images and styles; `appearance`
  * shows it as a reader in that mode sees it: `light` or `dark` (its `prefers-color-scheme` styles for that scheme,
@@ -506,6 +534,13 @@ export const sandboxEndpoints = {
     path: '/sandbox/messages',
     query: MessagesQuery,
     success: [200, lazySchema(() => listOf(CaughtMessageSummary))],
+  },
+  /** The `/v1` messages not caught yet (scheduled, queued, being handed over), newest first. */
+  listOutbox: {
+    method: 'GET',
+    path: '/sandbox/outbox',
+    query: OutboxQuery,
+    success: [200, lazySchema(() => listOf(OutboxMessage))],
   },
   getMessage: { method: 'GET', path: '/sandbox/messages/:id', success: [200, CaughtMessage] },
   getRawMessage: {

@@ -1,4 +1,5 @@
-// HTML as text: text put into HTML (escapeHtml), and the words of an HTML document (htmlText).
+// HTML as text: text put into HTML (escapeHtml), the words of an HTML document (htmlText), and the parts of it a
+// reader of links needs (withoutSkipped, decodeEntities).
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -14,7 +15,7 @@ const SKIPPED = /<!--|<(head|style|script|title)\b/gi;
  * whatever the document holds: one left open runs to the end, as a browser reads it (a lazy pattern that looked for
  * its end from every opening made a few hundred KB of `<style` cost seconds).
  */
-function withoutSkipped(html: string): string {
+export function withoutSkipped(html: string): string {
   let out = '';
   let from = 0;
   SKIPPED.lastIndex = 0;
@@ -41,15 +42,21 @@ function withoutSkipped(html: string): string {
  * collapsed. Linear in the document's length: each pattern stops at the next `<`.
  */
 export function htmlText(html: string): string {
-  return withoutSkipped(html)
-    .replace(/<(br|\/p|\/div|\/tr|\/li|\/h[1-6])\b[^<>]*>/gi, '\n')
-    .replace(/<[^<>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]{1,8}|#\d{1,10}|[a-z]{1,10});/gi, (all, e: string) => {
-      if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? all;
-      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : ' ';
-    })
+  return decodeEntities(
+    withoutSkipped(html)
+      .replace(/<(br|\/p|\/div|\/tr|\/li|\/h[1-6])\b[^<>]*>/gi, '\n')
+      .replace(/<[^<>]*>/g, ' '),
+  )
     .replace(/[ \t\r\f\v]+/g, ' ')
     .replace(/ ?\n[\s]*/g, '\n')
     .trim();
+}
+
+/** The character references of HTML text or of an attribute's value read (`&amp;` in a link's query string). */
+export function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]{1,8}|#\d{1,10}|[a-z]{1,10});/gi, (all, e: string) => {
+    if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? all;
+    const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : ' ';
+  });
 }

@@ -16,10 +16,14 @@ export interface LocalServer {
   /** Its data directory; null for `--memory`. */
   data_dir: string | null;
   admin_token: string;
+  /** The test key it was seeded with (the ready line's), for the hint of a run given no key; absent when none works. */
+  seed_test_key?: string;
   started_at: string;
   /** Its SMTP listeners (the ready line's) and TLS certificate, for `svc smtp`; absent in entries of older versions. */
   smtp?: {
     sink: string;
+    /** Whether the sink offers STARTTLS (`--smtp-starttls`); absent in entries of older versions. */
+    sink_starttls?: boolean;
     submission: string | null;
     submissions: string | null;
     tls_cert: string | null;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { ReadyLine, Seed } from '../contract/sandbox.js';
-import { openApiDocument } from '../contract/endpoints.js';
+import { endpoints, openApiDocument } from '../contract/endpoints.js';
 import type { Changes } from '../lib/changes.js';
 import type { Clock } from '../lib/clock.js';
 import { createLogger } from '../lib/log.js';
@@ -51,10 +51,8 @@ export interface RunningServer {
   /** The submission listeners' ports (STARTTLS, implicit TLS); null when turned off. */
   submissionPort: number | null;
   submissionsPort: number | null;
-  /** The certificate SMTP TLS presents (sink STARTTLS and submission). */
+  /** The certificate SMTP TLS presents (submission, and the sink's STARTTLS when it offers it). */
   smtpTls: SmtpTls;
-  /** Default ports another program had, and the free ones taken instead (the summary says so). */
-  portsMoved: { flag: string; wanted: number; port: number }[];
   adminToken: string;
   /** The demo account created by this start (a fresh data directory, or `--memory`); null when none was. */
   seed: Seed | null;
@@ -67,12 +65,21 @@ export interface RunningServer {
   scheduler: Schedulers;
   /** The chaos rules of this server (PUT /sandbox/chaos), which the HTTP API and the SMTP sink both follow. */
   chaos: Chaos;
+  /**
+   * Loads, in the background, what the first delivery would otherwise load on its way: the compose thread and
+   * nodemailer on it, the sender's first connection to the sink, the sink's header parser. Called once the ready line
+   * is out (it delays neither the start nor the ready line); one step a turn of the event loop, none once stopping.
+   */
+  warmUp(): void;
   close(): Promise<void>;
 }
 
 /** SMTP submission's default ports: 587 and 465, the ports the real service listens on, moved above 1024. */
 export const DEFAULT_SUBMISSION_PORT = 2587;
 export const DEFAULT_SUBMISSIONS_PORT = 2465;
+
+/** How long after the ready line the warm-up starts loading on the main thread (RunningServer.warmUp). */
+const WARM_UP_PAUSE_MS = 100;
 
 export async function startServer(opts: ServeOptions = {}): Promise<RunningServer> {
   const { host, tls, retention, spamd } = checkOptions(opts);
@@ -116,12 +123,15 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const stack = opened();
   let failed = false;
   try {
-    // Submission's default ports give way to free ones when taken (listenOn below); only ports asked for are tried.
     await checkPortsFree(host, [
       { port: opts.port ?? 4010, flag: '--port' },
       { port: opts.smtpPort ?? 1025, flag: '--smtp-port' },
-      ...(typeof opts.submissionPort === 'number' ? [{ port: opts.submissionPort, flag: '--submission-port' }] : []),
-      ...(typeof opts.submissionsPort === 'number' ? [{ port: opts.submissionsPort, flag: '--submissions-port' }] : []),
+      ...(opts.submissionPort === null
+        ? []
+        : [{ port: opts.submissionPort ?? DEFAULT_SUBMISSION_PORT, flag: '--submission-port' }]),
+      ...(opts.submissionsPort === null
+        ? []
+        : [{ port: opts.submissionsPort ?? DEFAULT_SUBMISSIONS_PORT, flag: '--submissions-port' }]),
     ]);
     const backend = await openBackend({
       dataDir,
@@ -173,7 +183,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     const sink = createSink(
       { inbox: core.inbox, log, chaos, workspaceOf: core.keys.workspaceOf },
       { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
-      opts.smtpStarttls === false ? undefined : tlsPair,
+      opts.smtpStarttls ? tlsPair : undefined,
     );
     const smtpPort = await sink.listen(opts.smtpPort ?? 1025, host);
     ownPorts.add(smtpPort);
@@ -182,20 +192,12 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       { log, core },
       { tls: tlsPair, maxMessageBytes: ATTACHMENT_BODY_LIMIT, maxConnections: opts.smtpMaxConnections },
     );
-    const portsMoved: RunningServer['portsMoved'] = [];
-    /** Listens on the port asked for, or the default one; a default one that is taken gives way to a free one. */
+    /** Listens on the port asked for, or the default one; the error of one that is taken names its flag. */
     const listenOn = async (l: Sink, asked: number | null | undefined, fallback: number, flag: string) => {
       if (asked === null) return null;
-      let port: number;
-      try {
-        port = await l.listen(asked ?? fallback, host);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        if (asked !== undefined) throw Object.assign(err as Error, { flag });
-        port = await l.listen(0, host);
-        portsMoved.push({ flag, wanted: fallback, port });
-        log.info(`port ${fallback} is taken; SMTP submission listens on ${port} instead (${flag} picks one)`);
-      }
+      const port = await l.listen(asked ?? fallback, host).catch((err: Error) => {
+        throw Object.assign(err, { flag, flags: [flag] });
+      });
       ownPorts.add(port);
       stack.push(() => l.close());
       return port;
@@ -352,7 +354,6 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       submissionPort,
       submissionsPort,
       smtpTls: smtpTlsInUse,
-      portsMoved,
       adminToken,
       seed: backend.seed,
       ready: {
@@ -375,6 +376,23 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       changes,
       scheduler,
       chaos,
+      warmUp() {
+        // The compose thread a turn after the ready line (a sandbox closed at once never starts it): it loads on the
+        // other core. What loads on this thread (the sender's connection, the sink's parser, the send's schema: 0.1–0.2 s
+        // in all) goes a step a turn after a pause, so that a send made as soon as the server is up (a test's first) is
+        // answered before it and its delivery loads what it needs as before; a person's first send finds it loaded.
+        const steps = [() => sender.warm(), () => sink.warm(), () => void endpoints.sendEmail.body.safeParse({})];
+        const next = () => {
+          if (stopping) return;
+          steps.shift()?.();
+          if (steps.length) setImmediate(next);
+        };
+        setImmediate(() => {
+          if (stopping) return;
+          composer.warm();
+          setTimeout(next, WARM_UP_PAUSE_MS).unref();
+        });
+      },
       close() {
         closing ??= (async () => {
           // In the reverse order of opening: the API, the workers, the outbound side, the sink, then the backend (the

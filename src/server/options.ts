@@ -14,16 +14,16 @@ export interface ServeOptions {
   port?: number;
   smtpPort?: number;
   /**
-   * SMTP submission with STARTTLS (`--submission-port`): null turns it off, 0 takes a free port. Unset, it is 2587,
-   * or a free port when another program has 2587 (a given port that is taken stops the start).
+   * SMTP submission with STARTTLS (`--submission-port`): null turns it off, 0 takes a free port; unset, 2587. A port
+   * that is taken, the default one too, stops the start.
    */
   submissionPort?: number | null;
-  /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465 or a free port. */
+  /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465. */
   submissionsPort?: number | null;
   /**
-   * Whether the sink offers STARTTLS (default true; `--no-smtp-starttls`). Clients that upgrade whenever it is offered
-   * and verify the certificate (Go's net/smtp and gomail, PHP's mailers) fail against a sink that offers it unless they
-   * trust the certificate.
+   * Whether the sink offers STARTTLS (`--smtp-starttls`; default false). Off, it takes mail from a client given its host
+   * and port alone, as mail catchers do: nodemailer, Go's net/smtp and PHP's mailers upgrade whenever STARTTLS is
+   * offered, and then fail on a certificate they were not told to trust.
    */
   smtpStarttls?: boolean;
   /** The certificate (and key) of SMTP TLS; unset, one made for localhost and kept in the data directory. */

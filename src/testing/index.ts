@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { allCodes, allLinks } from '../lib/extract.js';
+import { chooseLink, findCodes, findLinks, missingLink, type LinkChoice, type MessageLink } from '../lib/extract.js';
 import {
   InboxStreamEnded,
   caughtSince,
@@ -26,6 +26,7 @@ import { startServer } from '../server/index.js';
 export type { ChaosRule, ChaosState } from '../contract/sandbox.js';
 export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
 export type { CheckFinding, MessageCheck, MessageChecks } from '../contract/checks.js';
+export type { LinkChoice, LinkRole, MessageLink } from '../lib/extract.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
@@ -41,8 +42,9 @@ export interface SandboxOptions {
   /** Caught messages kept, the newest (default 10,000); null keeps them all. */
   maxMessages?: number | null;
   /**
-   * Whether the SMTP sink offers STARTTLS (default true). false for a client that upgrades whenever it is offered and
-   * verifies the certificate without being given `submission.ca` (Go's net/smtp, PHP's mailers).
+   * Whether the SMTP sink offers STARTTLS (default false: a client needs only its host and port, as `svc serve`'s sink).
+   * true for code under test that must meet STARTTLS; a client that upgrades whenever it is offered then needs
+   * `submission.ca`.
    */
   smtpStarttls?: boolean;
   /** The server's log lines on stderr (default: none). */
@@ -55,12 +57,26 @@ export interface SandboxOptions {
   allowPrivateAttachmentUrls?: boolean;
 }
 
-/** A caught message, with what a test usually looks for in it. */
+/** A caught message, with what a test usually looks for in it: the code and the link a person would use. */
 export interface TestMessage extends CaughtMessage {
-  /** Every http(s) link, the text part's first, then the HTML's. */
-  links: string[];
-  /** Every one-time code (4 to 10 digits standing alone), in order. */
+  /**
+   * Every http(s) link, once each, as a person sees them: its text, its real target (`url`: a click-tracking redirect
+   * decoded), the redirect itself (`tracked`, null when not tracked) and its role (`action`, `view-in-browser`,
+   * `unsubscribe`, `preferences`, `social`, `image`, `other`).
+   */
+  links: MessageLink[];
+  /** Every one-time code, best first: what reads as a code by the words around it, in the subject and the body. */
   codes: string[];
+  /** The code a person would type (`codes[0]`), or null when nothing reads as a one-time code. */
+  code: string | null;
+  /** The best code `pattern` matches whole (its first group, when it has one), or null. */
+  codeMatching(pattern: RegExp | string): string | null;
+  /**
+   * The real target of the link a person would click: the action (the link worded as the mail's purpose), or the link
+   * whose text contains `text` or whose target contains `match` (a string, any case, or a RegExp). Throws when there is
+   * none, naming the links there are.
+   */
+  link(choice?: LinkChoice): string;
 }
 
 export interface WaitForOptions {
@@ -137,7 +153,8 @@ export interface Sandbox {
     clear(): Promise<void>;
     /**
      * The checks of a caught message (docs/checks.md): HTML compatibility, links, authentication, content,
-     * accessibility, spam. Made on the first call and kept; `refresh: 'links'` checks the links again.
+     * accessibility, spam. Made on the first call and kept; `refresh: 'links'` checks the links again. `message` is
+     * the message, its `eml_…` id, or the `msg_…` id its send answered.
      */
     check(message: string | { id: string }, opts?: { refresh?: 'links' }): Promise<MessageChecks>;
   };
@@ -200,7 +217,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const full = async (id: string): Promise<TestMessage> => {
     const m = (await client.sandbox('getMessage', { params: { id } })).body;
-    return { ...m, links: allLinks(m.text, m.html), codes: allCodes(m.text, m.html) };
+    return readMessage(m);
   };
 
   const sandbox: Sandbox = {
@@ -323,6 +340,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return `inbox.waitFor: no message${filters ? ` ${filters}` : ''} was caught within ${timeout} ms (counting from ${since}). ${held}`;
   }
 
+  // What the first delivery would load on its way, loaded in the background once the sandbox is handed over.
+  server.warmUp();
+  // And what the first inbox.check() would: the checks' threads, their data and html-validate (docs/testing.md).
+  setImmediate(() => server.core.checks.warm());
   return sandbox;
 }
 
@@ -424,4 +445,23 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 function closeServer(http: Server): Promise<void> {
   http.closeAllConnections();
   return new Promise((resolve) => http.close(() => resolve()));
+}
+
+/** A caught message with its links and codes read (lib/extract.ts: the rules of `svc inbox wait --extract`). */
+function readMessage(m: CaughtMessage): TestMessage {
+  const links = findLinks(m);
+  const codes = findCodes(m);
+  return {
+    ...m,
+    links,
+    codes,
+    code: codes[0] ?? null,
+    codeMatching: (pattern) => findCodes(m, pattern)[0] ?? null,
+    link(choice) {
+      const chosen = chooseLink(links, m.subject, choice);
+      if (chosen) return chosen.url;
+      const listed = links.map((l) => `  ${l.role}  ${l.text ? `"${l.text}"  ` : ''}${l.url}`).join('\n');
+      throw new Error(`link(): ${m.id} has ${missingLink(links, choice)}${listed ? `. Its links:\n${listed}` : ''}`);
+    },
+  };
 }

@@ -6,6 +6,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { newTenant } from '../helpers/tenants.js';
 import { launch, lowContrast, row, scrollsSideways, shot, signIn, type Session } from './browser.js';
 
 describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
@@ -150,6 +151,38 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     expect((await s.admin('DELETE', `/sandbox/webhooks/${created.id}`)).status).toBe(204);
     await page.getByRole('button', { name: '← Messages' }).click();
     await panel.getByText('No webhook endpoints').waitFor();
+  });
+
+  it("offers Redeliver only for the events an active endpoint of the message's workspace takes, following its endpoints", async () => {
+    await v1('Nobody listening');
+    await row(page, 'Nobody listening').click();
+    const timeline = page.getByRole('region', { name: 'Events' });
+    const delivered = timeline.locator('li[data-type="email.delivered"]');
+    await delivered.waitFor();
+    await panel.getByText('No webhook endpoints').waitFor();
+    // Without an endpoint, nothing would receive a redelivery: no button says otherwise.
+    expect(await timeline.getByRole('button').count()).toBe(0);
+
+    // An endpoint of another workspace takes nothing of this one's.
+    const other = await newTenant(s, 'elsewhere');
+    const rx = await receiver(() => 200);
+    const elsewhere = await s.admin('POST', '/sandbox/webhooks', { workspace_id: other.workspace_id, url: rx.url });
+    expect(elsewhere.status, elsewhere.text).toBe(201);
+    await panel.locator('li.endpoint', { hasText: rx.url }).waitFor();
+    expect(await timeline.getByRole('button').count()).toBe(0);
+
+    // One of this workspace taking email.delivered: its button appears without a reload, and only under that event.
+    const { id } = await endpoint(rx.url, ['email.delivered']);
+    const redeliver = delivered.getByRole('button', { name: 'Redeliver email.delivered' });
+    await redeliver.waitFor();
+    expect(await timeline.getByRole('button').count()).toBe(1);
+    await redeliver.click();
+    await page.getByText('Delivering email.delivered again to 1 endpoint.').waitFor();
+
+    // Removed, it takes the button with it.
+    expect((await s.admin('DELETE', `/sandbox/webhooks/${id}`)).status).toBe(204);
+    await redeliver.waitFor({ state: 'detached' });
+    expect(await timeline.getByRole('button').count()).toBe(0);
   });
 
   it('an endpoint failing seven times shows as disabled; Enable, reached by keyboard, makes it active and it receives again', async () => {

@@ -124,24 +124,24 @@ describe('svc argv', () => {
       { name: 'example.com', purpose: ['sending', 'mailbox'] },
     ],
     [['domains', 'list'], 'domains list', { limit: undefined, after: undefined }],
-    [['domains', 'get', 'dom_1'], 'domains get', { id: 'dom_1' }],
-    [['domains', 'dns', 'dom_1'], 'domains dns', { id: 'dom_1' }],
+    [['domains', 'get', 'example.com'], 'domains get', { domain: 'example.com' }],
+    [['domains', 'dns', 'dom_1'], 'domains dns', { domain: 'dom_1' }],
     [
       ['domains', 'update', 'dom_1', '--tracking-host', 'links.example.com'],
       'domains update',
-      { id: 'dom_1', trackingHost: 'links.example.com' },
+      { domain: 'dom_1', trackingHost: 'links.example.com' },
     ],
-    [['domains', 'delete', 'dom_1'], 'domains delete', { id: 'dom_1' }],
-    [['domains', 'verify', 'dom_1'], 'domains verify', { id: 'dom_1', wait: undefined, timeout: undefined }],
+    [['domains', 'delete', 'dom_1'], 'domains delete', { domain: 'dom_1' }],
+    [['domains', 'verify', 'dom_1'], 'domains verify', { domain: 'dom_1', wait: undefined, timeout: undefined }],
     [
       ['domains', 'verify', 'dom_1', '--wait', '--timeout', '2m'],
       'domains verify',
-      { id: 'dom_1', wait: true, timeout: 120_000 },
+      { domain: 'dom_1', wait: true, timeout: 120_000 },
     ],
     [
       ['domains', 'verify', 'dom_1', '--wait', '--timeout', '90'],
       'domains verify',
-      { id: 'dom_1', wait: true, timeout: 90_000 },
+      { domain: 'dom_1', wait: true, timeout: 90_000 },
     ],
     [
       [

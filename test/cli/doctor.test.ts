@@ -1,11 +1,16 @@
 // svc doctor against the real server (and against nothing at all), and the completion scripts run by a real bash.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginRun } from '../../src/cli/commands/auth/login.js';
 import { completionRun, type CommandSpec } from '../../src/cli/commands/completion.js';
 import { doctorRun } from '../../src/cli/commands/doctor.js';
 import { keysCreateRun } from '../../src/cli/commands/keys/create.js';
+import { BIN, ROOT, clientEnv, ensureBuilt, killAll, libfaketime, serve, stop } from '../helpers/binary.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createContext } from '../../src/cli/context.js';
 import { cli, fakeClock, parse, tempDirs, testIO } from './helpers.js';
@@ -100,6 +105,44 @@ describe('svc doctor', () => {
     );
     expect(c.stdout()).toMatch(/^- session +the service is not reachable$/m);
   });
+});
+
+describe('svc doctor against svc serve on the same machine (the built binary)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'svc-doctor-'));
+  beforeAll(() => ensureBuilt(), 120_000);
+  afterAll(() => {
+    killAll();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('calls the clocks in step, however far into its second the clock is when the service stamps its Date', async () => {
+    // One clock for both, stopped 900 ms into a second: the server's Date header says the whole second, which is 0.9 s
+    // behind this reading, but not behind the clock.
+    const clock = {
+      LD_PRELOAD: libfaketime(),
+      FAKETIME: '2026-08-01 12:00:00.900',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      TZ: 'UTC',
+    };
+    const s = await serve(['--memory', '--clock', 'manual'], clock);
+    try {
+      const r = await execa(process.execPath, [BIN, 'doctor', '--json'], {
+        env: clientEnv(home, s, clock),
+        extendEnv: false,
+        reject: false,
+        cwd: ROOT,
+      });
+      const checks = JSON.parse(r.stdout).checks as { name: string; status: string; detail: string }[];
+      expect(checks.find((c) => c.name === 'clock skew')).toEqual({
+        name: 'clock skew',
+        status: 'ok',
+        detail: expect.stringMatching(/^in step with the service \(/),
+      });
+      expect(r.exitCode, r.stdout).toBe(0);
+    } finally {
+      await stop(s);
+    }
+  }, 60_000);
 });
 
 /** A port nothing listens on: one the system just handed out and took back. */

@@ -86,7 +86,7 @@ describe('svc domains', () => {
     expect(keyOnly.stdout()).toMatch(new RegExp(`^${d.id}\t${d.name}\tpending\tsending\t`, 'm'));
 
     const get = await cli(s, { configDir });
-    expect(await get.run(domainsGetRun, { id: d.id })).toBe(0);
+    expect(await get.run(domainsGetRun, { domain: d.id })).toBe(0);
     expect(get.stdout().split('\n')).toEqual(
       expect.arrayContaining([
         `id\t${d.id}`,
@@ -98,7 +98,7 @@ describe('svc domains', () => {
     );
 
     const dns = await cli(s, { configDir, globals: { json: true } });
-    expect(await dns.run(domainsDnsRun, { id: d.id })).toBe(0);
+    expect(await dns.run(domainsDnsRun, { domain: d.id })).toBe(0);
     expect(DomainDns.parse(JSON.parse(dns.stdout()))).toMatchObject({
       domain: d.name,
       status: 'pending',
@@ -106,14 +106,14 @@ describe('svc domains', () => {
     });
 
     const missing = await cli(s, { configDir });
-    expect(await missing.run(domainsGetRun, { id: 'dom_000000000000000000000000' }, 'svc domains get')).toBe(1);
+    expect(await missing.run(domainsGetRun, { domain: 'dom_000000000000000000000000' }, 'svc domains get')).toBe(1);
     expect(missing.stderr()).toMatch(/^error: svc domains get: Not found .*\[not_found, req_\w+\]/);
   });
 
-  it('verifies: prints the findings and says what is missing; once the records are published, the domain is verified', async () => {
+  it('verifies: prints the findings and says what is missing (exit 1); once the records are published, the domain is verified', async () => {
     const d = await add();
     const first = await cli(s, { configDir });
-    expect(await first.run(domainsVerifyRun, { id: d.id })).toBe(0);
+    expect(await first.run(domainsVerifyRun, { domain: d.id }, 'svc domains verify')).toBe(1);
     const findings = first
       .stdout()
       .trimEnd()
@@ -129,14 +129,14 @@ describe('svc domains', () => {
     ]);
     expect(first.stderr()).toMatch(
       new RegExp(
-        `${d.name} is not verified yet: \\d+ required records missing or wrong\\. This is a local sandbox: ` +
-          `nothing is in its DNS zone until you run \`svc sandbox dns publish ${d.id}\` \\(or \`svc domains verify ${d.id} --publish\`\\)\\.`,
+        `^error: svc domains verify: ${d.name} is not verified yet \\(\\d+ required records missing or wrong\\); hint: this is a local sandbox: ` +
+          `nothing is in its DNS zone until you run \`svc sandbox dns publish ${d.id}\` \\(or \`svc domains verify ${d.id} --publish\`\\)\n$`,
       ),
     );
 
     expect((await s.admin('POST', `/sandbox/domains/${d.id}/publish`, {})).status).toBe(200);
     const second = await cli(s, { configDir, globals: { json: true } });
-    expect(await second.run(domainsVerifyRun, { id: d.id })).toBe(0);
+    expect(await second.run(domainsVerifyRun, { domain: d.id })).toBe(0);
     expect(VerifiedDomain.parse(JSON.parse(second.stdout()))).toMatchObject({ verified: true, status: 'verified' });
     expect(second.stderr()).toContain(`${d.name} is verified`);
   });
@@ -148,7 +148,7 @@ describe('svc domains', () => {
       if (ms === 10_000) await s.admin('POST', `/sandbox/domains/${d.id}/publish`, {});
     });
     const c = await cli(s, { configDir, clock });
-    expect(await c.run(domainsVerifyRun, { id: d.id, wait: true })).toBe(0);
+    expect(await c.run(domainsVerifyRun, { domain: d.id, wait: true })).toBe(0);
     expect(clock.slept).toEqual([5_000, 10_000]);
     expect(c.stderr()).toContain(`${d.name} is verified`);
     expect(c.stderr()).not.toContain('Checking');
@@ -163,7 +163,7 @@ describe('svc domains', () => {
         async (ms) => void (ms === 5_000 && (await s.admin('POST', `/sandbox/domains/${e.id}/publish`, {}))),
       ),
     });
-    expect(await tty.run(domainsVerifyRun, { id: e.id, wait: true })).toBe(0);
+    expect(await tty.run(domainsVerifyRun, { domain: e.id, wait: true })).toBe(0);
     expect(tty.stderr()).toContain(`Checking the records of ${e.id}`);
     expect(tty.stdout()).not.toContain('Checking');
     expect(tty.stdout()).toMatch(/ownership {2,}TXT/);
@@ -180,7 +180,7 @@ describe('svc domains', () => {
     const d = await add();
     const clock = fakeClock();
     const c = await cli(s, { configDir, clock, globals: { json: true } });
-    expect(await c.run(domainsVerifyRun, { id: d.id, wait: true, timeout: 20_000 }, 'svc domains verify')).toBe(1);
+    expect(await c.run(domainsVerifyRun, { domain: d.id, wait: true, timeout: 20_000 }, 'svc domains verify')).toBe(1);
     expect(clock.slept).toEqual([5_000, 10_000, 5_000]);
     const out = c.stdout();
     expect(VerifiedDomain.parse(JSON.parse(out))).toMatchObject({ verified: false });
@@ -199,7 +199,7 @@ describe('svc domains', () => {
     // Propagating records are named as such.
     await s.admin('POST', `/sandbox/domains/${d.id}/publish`, { state: 'propagating' });
     const p = await cli(s, { configDir, clock: fakeClock(), globals: { json: false } });
-    expect(await p.run(domainsVerifyRun, { id: d.id, wait: true, timeout: 5_000 }, 'svc domains verify')).toBe(1);
+    expect(await p.run(domainsVerifyRun, { domain: d.id, wait: true, timeout: 5_000 }, 'svc domains verify')).toBe(1);
     expect(p.stderr()).toContain('(published, still propagating)');
   });
 
@@ -207,7 +207,7 @@ describe('svc domains', () => {
     const d = await add();
     const u = await cli(s, { configDir, globals: { json: true } });
     expect(
-      await u.run(domainsUpdateRun, { id: d.id, trackingHost: `links.${d.name}`, mailFromSubdomain: 'mail' }),
+      await u.run(domainsUpdateRun, { domain: d.id, trackingHost: `links.${d.name}`, mailFromSubdomain: 'mail' }),
     ).toBe(0);
     const updated = UpdatedDomain.parse(JSON.parse(u.stdout()));
     expect(updated).toMatchObject({
@@ -219,14 +219,14 @@ describe('svc domains', () => {
 
     const bad = await cli(s, { configDir });
     expect(
-      await bad.run(domainsUpdateRun, { id: d.id, trackingHost: 'links.elsewhere.test' }, 'svc domains update'),
+      await bad.run(domainsUpdateRun, { domain: d.id, trackingHost: 'links.elsewhere.test' }, 'svc domains update'),
     ).toBe(1);
     expect(bad.stderr()).toMatch(/Validation failed — tracking_host: [^;[]+ \[validation_failed, req_\w+\]\n$/);
 
     const del = await cli(s, { configDir });
-    expect(await del.run(domainsDeleteRun, { id: d.id })).toBe(0);
+    expect(await del.run(domainsDeleteRun, { domain: d.id })).toBe(0);
     expect(del.stderr()).toContain(`Deleted ${d.id}`);
     const gone = await cli(s, { configDir });
-    expect(await gone.run(domainsGetRun, { id: d.id })).toBe(1);
+    expect(await gone.run(domainsGetRun, { domain: d.id })).toBe(1);
   });
 });

@@ -52,6 +52,22 @@ describe('svc inbox argv', () => {
       'inbox wait',
       { to: 'ada@example.org', subject: undefined, timeout: 500, since: undefined, extract: 'link' },
     ],
+    // Choosing a link or a code asks for it.
+    [
+      ['inbox', 'wait', '--to', 'ada@example.org', '--link-text', 'Accept invitation'],
+      'inbox wait',
+      { to: 'ada@example.org', extract: 'link', linkText: 'Accept invitation' },
+    ],
+    [
+      ['inbox', 'wait', '--to', 'ada@example.org', '--extract', 'link', '--link-match', '/reset?'],
+      'inbox wait',
+      { to: 'ada@example.org', extract: 'link', linkMatch: '/reset?' },
+    ],
+    [
+      ['inbox', 'wait', '--to', 'ada@example.org', '--code-pattern', '[A-Z]{3}-\\d{3}'],
+      'inbox wait',
+      { to: 'ada@example.org', extract: 'code', codePattern: /[A-Z]{3}-\d{3}/ },
+    ],
   ])('svc %j', async (argv, command, opts) => {
     const r = await parse(...argv);
     expect(r.stderr).toBe('');
@@ -68,7 +84,7 @@ describe('svc inbox argv', () => {
   it.each([
     [['inbox', '--follow', '--after', 'eml_1'], /--after pages back through older mail; it does not go with --follow/],
     [['inbox', '--limit', '0'], /--limit must be a whole number from 1 to 100/],
-    [['inbox', 'bogus'], /too many arguments/],
+    [['inbox', 'bogus'], /unknown command 'bogus'/],
     [['inbox', 'show'], /missing required argument 'id'/],
     [['inbox', 'wait'], /required option '--to <address>' not specified/],
     [
@@ -79,7 +95,23 @@ describe('svc inbox argv', () => {
     [['inbox', 'wait', '--to', 'a@example.org', '--since', 'yesterday'], /--since takes an ISO 8601 time/],
     [
       ['--json', 'inbox', 'wait', '--to', 'a@example.org', '--extract', 'code'],
-      /--extract prints one value; --json prints the whole message/,
+      /--extract \(and --link-text, --link-match, --code-pattern\) prints one value; --json prints the whole message/,
+    ],
+    [
+      ['--json', 'inbox', 'wait', '--to', 'a@example.org', '--link-text', 'Reset'],
+      /prints one value; --json prints the whole message/,
+    ],
+    [
+      ['inbox', 'wait', '--to', 'a@example.org', '--extract', 'code', '--link-text', 'Reset'],
+      /--link-text and --link-match choose a link: they go with --extract link, not code/,
+    ],
+    [
+      ['inbox', 'wait', '--to', 'a@example.org', '--extract', 'link', '--code-pattern', '\\d+'],
+      /--code-pattern chooses a code: it goes with --extract code, not link/,
+    ],
+    [
+      ['inbox', 'wait', '--to', 'a@example.org', '--code-pattern', '(\\d+'],
+      /--code-pattern takes a regular expression \(Invalid regular expression/,
     ],
   ])('svc %j is a usage error (exit 2)', async (argv, message) => {
     const r = await parse(...argv);
@@ -95,7 +127,17 @@ describe('svc inbox argv', () => {
       expect.arrayContaining(['inbox', 'inbox list', 'inbox show', 'inbox wait']),
     );
     expect(tree.find((t) => t.path === 'inbox wait')!.options.map((o) => o.flag)).toEqual(
-      expect.arrayContaining(['--to', '--subject', '--timeout', '--since', '--extract', '--json']),
+      expect.arrayContaining([
+        '--to',
+        '--subject',
+        '--timeout',
+        '--since',
+        '--extract',
+        '--link-text',
+        '--link-match',
+        '--code-pattern',
+        '--json',
+      ]),
     );
   });
 });

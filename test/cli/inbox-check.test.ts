@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/checks/${name}`, import.meta.url), 'utf8');
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+const partition = <T>(xs: T[], p: (x: T) => boolean): [T[], T[]] => [xs.filter(p), xs.filter((x) => !p(x))];
 
 describe('svc inbox check', { timeout: 120_000 }, () => {
   let s: TestServer;
@@ -70,13 +71,21 @@ describe('svc inbox check', { timeout: 120_000 }, () => {
       cwd: ROOT,
     });
 
-  it('piped: one tab-separated line per finding, the summary on stderr, exit 0 without errors', async () => {
+  it('piped: one tab-separated line per finding and per skipped check, the summary on stderr, exit 0 without errors', async () => {
     const r = await svc([receipt]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
       new RegExp(`^${receipt}: 0 errors, 0 warnings, \\d+ notices; HTML compatibility \\d+/100$`),
     );
-    const lines = r.stdout.split('\n');
+    // A check that could not run is a line of its own, told apart by its first field (never a severity), with why.
+    const [skipped, lines] = partition(r.stdout.split('\n'), (l) => l.startsWith('skipped\t'));
+    expect(skipped).toContainEqual(
+      expect.stringMatching(/^skipped\tspam\t-\t-\tNo spamd: start svc serve with --spamd HOST:PORT [^\t]+\t-$/),
+    );
+    const report = MessageChecks.parse(JSON.parse((await svc([receipt, '--json'])).stdout));
+    expect(skipped.map((l) => l.split('\t')[1])).toEqual(
+      report.checks.filter((c) => c.status === 'skipped').map((c) => c.id),
+    );
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) {
       const [severity, check, rule, where] = line.split('\t');
@@ -92,7 +101,7 @@ describe('svc inbox check', { timeout: 120_000 }, () => {
     expect((await svc([receipt, '--fail-on', 'warning'])).exitCode).toBe(0);
     const notices = await svc([receipt, '--fail-on', 'notice']);
     expect(notices.exitCode).toBe(1);
-    const count = notices.stdout.split('\n').length;
+    const count = notices.stdout.split('\n').filter((l) => !l.startsWith('skipped\t')).length;
     expect(notices.stderr).toContain(`${receipt} has ${count} findings at or above notice (--fail-on notice)`);
 
     const failed = await svc([dropped]);

@@ -412,7 +412,7 @@ describe('svc inbox', () => {
       );
     });
 
-    it('--subject picks the first matching message (any case, a substring), and --extract link its first link', async () => {
+    it('--subject picks the first matching message (any case, a substring), and --extract link its action link', async () => {
       const { code, c } = await waitFor({ to: 'ada@example.org', subject: 'RESET', extract: 'link' }, async () => {
         await send('ada@example.org', 'Welcome aboard', { text: 'Start at https://app.example.com/welcome' });
         const html = '<p><a href="https://app.example.com/reset?t=1&amp;u=ada">Reset</a></p>';
@@ -422,17 +422,56 @@ describe('svc inbox', () => {
       expect(c.stdout()).toBe('https://app.example.com/reset?t=1&u=ada\n');
     });
 
-    it('extracts the link as the recipient gets it: through the click tracking of mail sent through /v1', async () => {
-      const { code, c } = await waitFor({ to: 'ada@example.org', extract: 'link' }, async () => {
-        await send('ada@example.org', 'Reset your password', {
-          html: '<p><a href="https://app.example.com/reset?t=1">Reset</a></p>',
-        });
+    it('--link-text, --link-match and --code-pattern choose another link or code; each says what it did not find', async () => {
+      const html =
+        '<p><a href="https://app.example.com/view/1">View in browser</a></p><p>Your code is 482913, backup code AB-1234.</p>' +
+        '<p><a href="https://app.example.com/invite/accept?t=1">Accept invitation</a></p>' +
+        '<p><a href="https://app.example.com/unsubscribe">Unsubscribe</a></p>';
+      const run = async (o: Omit<InboxWaitOptions, 'to'>) => {
+        await send('ada@example.org', 'You are invited', { html });
+        const c = await cmd({ clock: heldClock().clock });
+        const exit = await c.run(inboxWaitRun, { to: 'ada@example.org', ...o }, 'svc inbox wait');
+        return exit === 0 ? c.stdout() : c.stderr();
+      };
+      expect(await run({ extract: 'link', linkText: 'UNSUBSCRIBE' })).toBe('https://app.example.com/unsubscribe\n');
+      expect(await run({ extract: 'link', linkMatch: '/view/' })).toBe('https://app.example.com/view/1\n');
+      expect(await run({ extract: 'code', codePattern: /[A-Z]{2}-(\d{4})/ })).toBe('1234\n');
+      expect(await run({ extract: 'link', linkText: 'Reset' })).toMatch(
+        /^error: svc inbox wait: eml_\w+ arrived, but it has no link whose text contains "Reset"; hint: its links: "View in browser" https:\/\/app\.example\.com\/view\/1, "Accept invitation" https:\/\/app\.example\.com\/invite\/accept\?t=1, "Unsubscribe" https:\/\/app\.example\.com\/unsubscribe; choose one with --link-text or --link-match\n/,
+      );
+      expect(await run({ extract: 'code', codePattern: /\d{8}/ })).toMatch(
+        /^error: svc inbox wait: eml_\w+ arrived, but it has no code that \/\\d\{8\}\/ matches; hint: see what it says with `svc inbox show eml_\w+`\n/,
+      );
+    });
+
+    it('--extract code prints the code a person would type, not the first number of the mail', async () => {
+      const mails: [string, string, string][] = [
+        ['Your Acme order', 'Thanks for order #10423 (2 items).\nYour verification code is 482913.', '482913'],
+        ['318604 is your Acme code', 'Hi Ada,\nSomeone is signing in to account 77812345.', '318604'],
+        ['Your sign-in code', 'Acme Inc, 1200 Market Street, San Francisco, CA 94103\nYour code: 90 31 17', '903117'],
+        ['Verify your phone', 'G-605112 is your Acme verification code.', '605112'],
+      ];
+      const printed = [];
+      for (const [subject, text] of mails) {
+        await send('ada@example.org', subject, { text });
+        const c = await cmd({ clock: heldClock().clock });
+        const exit = await c.run(inboxWaitRun, { to: 'ada@example.org', extract: 'code' }, 'svc inbox wait');
+        printed.push(exit === 0 ? c.stdout().trim() : c.stderr());
+      }
+      expect(printed).toEqual(mails.map((m) => m[2]));
+    });
+
+    it("--extract link prints the real target of the mail's action, not the first link nor its tracking redirect", async () => {
+      await send('ada@example.org', 'Confirm your email address', {
+        html:
+          '<p><a href="https://news.example.com/view/8812">View in browser</a></p>' +
+          '<a href="https://example.com/"><img src="https://example.com/logo.png" alt="Acme"></a>' +
+          '<p><a class="button" href="https://app.example.com/confirm?t=abc&amp;u=1">Confirm email</a></p>' +
+          '<p><a href="https://app.example.com/unsubscribe?u=1">Unsubscribe</a></p>',
       });
-      expect(code, c.stderr()).toBe(0);
-      const link = c.stdout().trim();
-      expect(link.startsWith(`${s.origin}/`)).toBe(true);
-      const followed = await fetch(link, { redirect: 'manual' });
-      expect(followed.headers.get('location')).toBe('https://app.example.com/reset?t=1');
+      const c = await cmd({ clock: heldClock().clock });
+      expect(await c.run(inboxWaitRun, { to: 'ada@example.org', extract: 'link' }, 'svc inbox wait')).toBe(0);
+      expect(c.stdout()).toBe('https://app.example.com/confirm?t=abc&u=1\n');
     });
 
     it('takes mail to an envelope-only recipient (a Bcc), and prints the message with --json', async () => {
@@ -528,7 +567,7 @@ describe('svc inbox', () => {
       });
       expect(code).toBe(1);
       expect(c.stderr()).toMatch(
-        /error: svc inbox wait: eml_\w+ arrived, but it has no 4–10 digit code; hint: see what it says with `svc inbox show eml_\w+`/,
+        /error: svc inbox wait: eml_\w+ arrived, but it has nothing that reads as a one-time code; hint: see what it says with `svc inbox show eml_\w+`, and say what its code looks like with --code-pattern/,
       );
     });
 

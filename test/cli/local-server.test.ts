@@ -266,7 +266,7 @@ describe('a sandbox says so, and the client says how to publish there', { timeou
     );
 
     const verify = await svc(m, ['domains', 'verify', id], env);
-    expect(verify.exitCode).toBe(0);
+    expect(verify.exitCode).toBe(1);
     expect(verify.stderr).toContain(`nothing is in its DNS zone until you run \`svc sandbox dns publish ${id}\``);
 
     // --wait says so at its first check, instead of waiting out its ten minutes silently.

@@ -6,12 +6,23 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import pty from '@lydell/node-pty';
 import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, killAll, launch, ROOT, serve, stop, within, type Served } from '../helpers/binary.js';
+import {
+  ANY_PORTS,
+  BIN,
+  ensureBuilt,
+  killAll,
+  launch,
+  ROOT,
+  serve,
+  stop,
+  within,
+  type Served,
+} from '../helpers/binary.js';
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
@@ -295,13 +306,14 @@ describe('a second svc serve on a taken port', { timeout: 60_000 }, () => {
     expect((await svc(m, ['sandbox', 'clock'], { SVC_BASE_URL: a.ready.api })).exitCode).toBe(0);
   });
 
-  it('says so when the program holding the port is not svc', async () => {
+  it('names the program holding the port when it is not svc: its pid and name', async () => {
     const port = String((other.address() as { port: number }).port);
     const fresh = join(m.home, 'fresh-2');
     const r = await start(['--port', port, '--data-dir', fresh]);
     expect(r).toEqual({
       code: 1,
-      stderr: `error: svc serve: 127.0.0.1:${port} is taken by another program; hint: stop it, or pass --port 0 (a free one)\n`,
+      // This test's process holds it: its pid and name.
+      stderr: `error: svc serve: 127.0.0.1:${port} is taken by another program (pid ${process.pid}, ${basename(process.execPath)}); hint: stop it, or pass --port 0 (a free one)\n`,
     });
     expect(existsSync(fresh)).toBe(false);
   });
@@ -316,10 +328,11 @@ describe("svc serve's log", { timeout: 60_000 }, () => {
       [['--quiet'], false],
       [['--log-level', 'debug'], true],
     ] as const) {
-      const t = terminal(m, ['serve', '--port', '0', '--smtp-port', '0', '--memory', ...args]);
+      const t = terminal(m, ['serve', ...ANY_PORTS, '--memory', ...args]);
       let api = '';
       await t.shows((s) => {
-        api = /"api":"(http:\/\/127\.0\.0\.1:\d+\/v1)"/.exec(s)?.[1] ?? '';
+        // The summary in place of the ready line.
+        api = /^ +API +(http:\/\/127\.0\.0\.1:\d+\/v1)\r?$/m.exec(s)?.[1] ?? '';
         return api !== '' && /Ctrl-C stops it\./.test(s);
       });
       expect((await fetch(`${api}/openapi.json`)).status).toBe(200);
@@ -346,7 +359,7 @@ describe("svc serve's log", { timeout: 60_000 }, () => {
       if (expected) expect(s.stderr()).toMatch(expected);
       else expect(s.stderr()).not.toMatch(/^(info|debug) /m);
     }
-    const t = terminal(m, ['serve', '--port', '0', '--smtp-port', '0', '--memory', '--json']);
+    const t = terminal(m, ['serve', ...ANY_PORTS, '--memory', '--json']);
     let api = '';
     await t.shows((s) => {
       api = /"api":"(http:\/\/127\.0\.0\.1:\d+\/v1)"/.exec(s)?.[1] ?? '';

@@ -92,14 +92,18 @@ describe('svc mcp tools', () => {
     const got = json(code);
     expect(got.code).toBe('482913');
     expect(got.message).toMatchObject({ subject: 'Your code', to: ['code@example.org'], codes: ['482913'] });
-    expect(got.message.links).toEqual(['https://app.example.org/verify?t=abc']);
+    expect(got.message.links).toEqual([
+      { text: 'Or follow', url: 'https://app.example.org/verify?t=abc', tracked: null, role: 'action' },
+    ]);
     // Whole messages are text only.
     expect(code.structuredContent).toBeUndefined();
 
     // A wait returns a message once: the next one waits for the next message.
     const again = await call('wait_for_message', { to: 'code@example.org', timeout_ms: 200 });
     expect(again.isError).toBe(true);
-    expect(again.content[0]!.text).toMatch(/^wait_for_message: no message to code@example\.org was caught within 0s/);
+    expect(again.content[0]!.text).toMatch(
+      /^wait_for_message: no message to code@example\.org was caught within 0\.2s/,
+    );
     expect(again.content[0]!.text).toContain(
       `the latest one, ${got.message.id}, came at ${got.message.received_at} and an earlier wait returned it: read it with get_message`,
     );
@@ -110,6 +114,39 @@ describe('svc mcp tools', () => {
     expect(link.isError).toBeFalsy();
     expect(json(link).link).toBe('https://app.example.org/next');
     expect(json(link).message.message_id).toBe(second.id);
+  });
+
+  it('answers the real target of the action link beside its tracking redirect, or the link or code chosen', async () => {
+    const { call } = await connect();
+    const html =
+      '<p><a href="https://app.example.org/view/7">View in browser</a></p><p>Order #10423: your code is 90 31 17, ' +
+      'backup code AB-1234.</p><p><a href="https://app.example.org/reset?t=1&amp;u=2">Reset password</a></p>' +
+      '<p><a href="https://app.example.org/unsubscribe">Unsubscribe</a></p>';
+    const mail = { to: 'choose@example.org', subject: 'Reset your password', html };
+    for (let i = 0; i < 4; i++) await send(call, mail);
+    const wait = async (args: Record<string, unknown>) => {
+      const r = await call('wait_for_message', { to: 'choose@example.org', timeout_ms: 5_000, ...args });
+      expect(r.isError, r.content[0]!.text).toBeFalsy();
+      return json(r);
+    };
+    // Click tracking (on by default through /v1) rewrote the links: the answer is where they lead.
+    const action = await wait({ extract: 'link' });
+    expect(action.link).toBe('https://app.example.org/reset?t=1&u=2');
+    expect(action.tracked_link).toMatch(new RegExp(`^${s.origin}/t/c/`));
+    expect((await fetch(action.tracked_link, { redirect: 'manual' })).headers.get('location')).toBe(action.link);
+    expect(action.message.links.map((l: any) => l.role)).toEqual(['view-in-browser', 'action', 'unsubscribe']);
+    expect(action.message.codes).toEqual(['903117', '1234']);
+    // Choosing implies what to extract.
+    expect((await wait({ link_text: 'unsubscribe' })).link).toBe('https://app.example.org/unsubscribe');
+    expect((await wait({ extract: 'link', link_match: '/VIEW/' })).link).toBe('https://app.example.org/view/7');
+    expect((await wait({ code_pattern: '[A-Z]{2}-(\\d{4})' })).code).toBe('1234');
+
+    const bad = await call('wait_for_message', { to: 'choose@example.org', code_pattern: '(' });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]!.text).toMatch(/code_pattern/);
+    const mixed = await call('wait_for_message', { to: 'choose@example.org', extract: 'code', link_text: 'x' });
+    expect(mixed.isError).toBe(true);
+    expect(mixed.content[0]!.text).toMatch(/link_text and link_match choose a link/);
   });
 
   it('waits for mail that has not come yet (telling the client it waits), and says when a message has no code', async () => {
@@ -129,7 +166,9 @@ describe('svc mcp tools', () => {
     await send(call, { to: 'later@example.org', subject: 'Welcome aboard', text: 'No digits here.' });
     const r = (await result) as Result;
     expect(r.isError).toBe(true);
-    expect(r.content[0]!.text).toMatch(/^wait_for_message: eml_\w+ arrived, but it has no 4–10 digit code/);
+    expect(r.content[0]!.text).toMatch(
+      /^wait_for_message: eml_\w+ arrived, but it has nothing that reads as a one-time code/,
+    );
   });
 
   it('leaves out mail caught before svc mcp started', async () => {

@@ -178,6 +178,16 @@ describe('svc mcp, the built binary on stdio', () => {
     expect(await within(5_000, exited, 'svc mcp exit')).toEqual({ code: 0, signal: null });
   });
 
+  it('says how long a wait that found nothing waited, to the tenth of a second', async () => {
+    const { client, call } = await start();
+    const r = await call('wait_for_message', { to: 'nobody-soon@example.org', timeout_ms: 1500 });
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(
+      /^wait_for_message: no message to nobody-soon@example\.org was caught within 1\.5s /,
+    );
+    await client.close();
+  });
+
   it('ends by itself, exit 0, when the client closes its stdin', async () => {
     const { transport, exited, stderr } = await start();
     await transport.close();

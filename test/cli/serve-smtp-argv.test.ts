@@ -29,8 +29,10 @@ describe('svc serve --max-message-size and --smtp-max-connections', () => {
     expect(none.smtpMaxConnections).toBeUndefined();
   });
 
-  it("--no-smtp-starttls turns the sink's STARTTLS off; it is on unless given", async () => {
-    expect((await serveFlags()).smtpStarttls).toBe(true);
+  it("--smtp-starttls turns the sink's STARTTLS on; off unless given, and --no-smtp-starttls names that default", async () => {
+    // Not given: the server's default, off.
+    expect((await serveFlags()).smtpStarttls).toBeUndefined();
+    expect((await serveFlags('--smtp-starttls')).smtpStarttls).toBe(true);
     expect((await serveFlags('--no-smtp-starttls')).smtpStarttls).toBe(false);
   });
 

@@ -228,7 +228,7 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     expect(asked).not.toContain(s.seed!.password);
   });
 
-  it("lists a refused request's field errors once each, without a hint pointing at them", async () => {
+  it("lists a refused request's field errors once each, by the flag that gave each, without a hint pointing at them", async () => {
     const r = await svc(
       home,
       ['emails', 'send', '--from', 'hello@example.test', '--to', 'not-an-address', '--cc', 'nor-this', '--text', 'x'],
@@ -238,7 +238,7 @@ describe('svc in a terminal and in a pipe', { timeout: 120_000 }, () => {
     );
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(
-      /^error: svc emails send: Validation failed — to\.0: "not-an-address" is not a valid email address; cc\.0: "nor-this" is not a valid email address \[validation_failed, req_\w{24}\]$/,
+      /^error: svc emails send: Validation failed — --to: "not-an-address" is not a valid email address; --cc: "nor-this" is not a valid email address \[validation_failed, req_\w{24}\]$/,
     );
   });
 

@@ -3,30 +3,15 @@
 // flight, and the next start, on the machine's own clock, delivers every accepted message at once (the refused ones
 // after their own 2 s), each caught once, while a scheduled send keeps the instant its sender chose
 // (ARCHITECTURE.md, How a job runs).
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, kill9, killAll, serve, stop, type Served } from '../helpers/binary.js';
+import { ensureBuilt, kill9, killAll, libfaketime, serve, stop, type Served } from '../helpers/binary.js';
 
 const AHEAD_MS = 2 * 3600_000;
 const MESSAGES = 122;
 const FROM = 'Shop <orders@example.test>';
-
-/** libfaketime's preload library, where Debian's `faketime` package puts it (a directory per architecture). */
-function libfaketime(): string {
-  const found = readdirSync('/usr/lib', { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => join('/usr/lib', e.name, 'faketime', 'libfaketime.so.1'))
-    .find((p) => existsSync(p));
-  if (!found) {
-    throw new Error(
-      'libfaketime is not installed: this test runs `svc serve` with its clock two hours ahead through it. ' +
-        'Install it with `apt-get install faketime` (Debian, Ubuntu); .ci/run installs it when missing.',
-    );
-  }
-  return found;
-}
 
 async function call(s: Served, method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(s.origin + path, {

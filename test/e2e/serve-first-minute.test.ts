@@ -144,20 +144,30 @@ describe('svc serve, the first minute', () => {
     ]);
     expect(run.code, run.screen).toBe(0);
     const lines = run.screen.split(/\r?\n/);
-    // The ready line comes first, whole, as JSON.
-    const ready = ReadyLine.parse(JSON.parse(lines[0]!));
-    const seed = ready.seed!;
+    // On a terminal the summary takes the ready line's place (a script reads that line from a pipe), and says each thing
+    // once.
+    expect(
+      lines.filter((l) => l.startsWith('{')),
+      run.screen,
+    ).toEqual([]);
+    const said = lines.map((l) => l.trim()).filter(Boolean);
+    expect(
+      said.filter((l, i) => said.indexOf(l) !== i),
+      run.screen,
+    ).toEqual([]);
+    const row = (label: string) => new RegExp(`^ {2}${label} +(\\S+)`, 'm').exec(run.screen)?.[1];
+    const api = row('API')!;
+    expect(api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(row('Inbox')).toMatch(new RegExp(`^${escapeRegExp(api.replace(/v1$/, ''))}\\?token=adm_\\w+$`));
+    expect(row('SMTP')).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
+    const password = /^ {2}Login +owner@example\.test {2}password (sandbox-\w+)\r?$/m.exec(run.screen)?.[1];
+    expect(password, run.screen).toBeDefined();
+    const testKey = row('Test key')!;
+    expect(testKey).toMatch(/^svc_test_\w{32}$/);
     expect(run.screen).toContain(`svc serve is running, its data in ${dataDir}.`);
-    expect(run.screen).toMatch(
-      new RegExp(
-        `\\n {2}Inbox {5}${escapeRegExp(ready.inbox)}\\r?\\n {2}API {7}${escapeRegExp(ready.api)}\\r?\\n {2}SMTP {6}${escapeRegExp(ready.smtp)}`,
-      ),
-    );
-    expect(run.screen).toContain(
-      'offers STARTTLS: Go and PHP mailers (Supabase Auth too) need the TLS cert trusted, or --no-smtp-starttls',
-    );
-    expect(run.screen).toContain(`Login     ${seed.email}  password ${seed.password}`);
-    expect(run.screen).toContain(`Test key  ${seed.api_key_test}`);
+    // The sink takes mail from a client given its host and port alone, as mail catchers do.
+    expect(run.screen).toMatch(/^ {2}SMTP +smtp:\S+ +the sink: catches any mail, no TLS or login needed\r?$/m);
+    expect(run.screen).not.toContain('STARTTLS:');
     expect(run.screen).toContain('Keeps     the newest 10,000 caught messages; /v1 messages and events until a reset');
     expect(run.screen).toContain('SIGINT: draining and closing…');
     expect(run.raw).not.toMatch(/\x1b\[1m/);
@@ -166,11 +176,13 @@ describe('svc serve, the first minute', () => {
       .slice(4)
       .trim();
     expect(tryLine).toBe(
-      `SVC_BASE_URL=${ready.api} SVC_API_KEY=${seed.api_key_test} svc emails send --from hello@example.test --to you@example.org --subject Hello --text 'Your code is 482913'`,
+      `SVC_BASE_URL=${api} SVC_API_KEY=${testKey} svc emails send --from hello@example.test --to you@example.org --subject Hello --text 'Your code is 482913'`,
     );
 
     // As a person would: the same data directory, started again (piped now), and the command pasted into a shell.
-    const again = await serve(['--data-dir', dataDir, '--port', new URL(ready.api).port]);
+    const again = await serve(['--data-dir', dataDir, '--port', new URL(api).port]);
+    // Piped, the ready line is the first line of stdout, and reports the same seed.
+    expect(again.ready.seed).toMatchObject({ email: 'owner@example.test', password, api_key_test: testKey });
     const bin = join(home, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
@@ -186,19 +198,19 @@ describe('svc serve, the first minute', () => {
 
     // In colour without NO_COLOR; with --memory it says nothing is kept; what it keeps follows the flags, and so does
     // what it says of the sink's STARTTLS.
-    const coloured = await inTerminal(
-      ['--memory', '--max-messages', 'off', '--max-age', '7d', '--no-smtp-starttls'],
-      {},
-      [(screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined)],
-    );
+    const coloured = await inTerminal(['--memory', '--max-messages', 'off', '--max-age', '7d', '--smtp-starttls'], {}, [
+      (screen) => (screen.includes('Ctrl-C stops it.') ? '\x03' : undefined),
+    ]);
     expect(coloured.code).toBe(0);
     expect(coloured.raw).toMatch(/\x1b\[1mInbox/);
     expect(coloured.screen).toContain('svc serve is running, in memory (nothing is kept).');
     expect(coloured.screen).toContain(
       'every caught message, none older than 7 days; /v1 messages and events for 7 days',
     );
-    expect(coloured.screen).toContain('the sink: catches any mail; STARTTLS off');
-    expect(coloured.screen).not.toContain('offers STARTTLS');
+    expect(coloured.screen).toContain('the sink: catches any mail; offers STARTTLS (--smtp-starttls)');
+    expect(coloured.screen).toContain(
+      'STARTTLS: clients that upgrade whenever it is offered (nodemailer, Go and PHP mailers) must trust the TLS cert',
+    );
   }, 60_000);
 
   it('--reset asks on a terminal: "No" keeps everything (exit 1), "Yes" removes only what svc keeps and starts fresh', async () => {
@@ -231,11 +243,10 @@ describe('svc serve, the first minute', () => {
         `Removed svc\\.sqlite, (svc\\.sqlite-\\w+, )*secrets\\.json, admin-token, seed\\.json, smtp-tls\\.crt, smtp-tls\\.key from ${escapeRegExp(dataDir)}\\.`,
       ),
     );
-    const ready = ReadyLine.parse(
-      JSON.parse(accepted.screen.slice(accepted.screen.indexOf('{"ready"')).split(/\r?\n/)[0]!),
-    );
-    expect(ready.admin_token).not.toBe(first.ready.admin_token);
-    expect(ready.seed!.user_id).not.toBe(first.ready.seed!.user_id);
+    // A new admin token (the inbox address carries it) and a new seed.
+    expect(accepted.screen).toMatch(/^ {2}Inbox +\S+\?token=adm_\w+\r?$/m);
+    expect(accepted.screen).not.toContain(first.ready.admin_token);
+    expect(accepted.screen).not.toContain(first.ready.seed!.password);
     expect(readFileSync(join(dataDir, 'notes.txt'), 'utf8')).toBe('mine');
   }, 60_000);
 

@@ -1,8 +1,9 @@
 // The real `svc serve` binary, as a person or a CI job runs it: a child process, its ready line, its files,
 // its signals. Kept small: every start costs a process.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY_PORTS, ensureBuilt, killAll, launch, serve, stop, within, type Served } from '../helpers/binary.js';
 import { inboxSession } from '../helpers/inbox-session.js';
@@ -278,4 +279,65 @@ describe('svc serve (the real binary)', () => {
     expect(await stop(s)).toEqual({ code: 0, signal: null });
     expect(readdirSync(home)).toEqual([]);
   }, 30_000);
+});
+
+describe("svc serve's default SMTP submission ports, taken", () => {
+  const home = mkdtempSync(join(tmpdir(), 'svc-e2e-taken-'));
+  // A registry of its own: the only svc serve it knows of are the ones started here.
+  const env = { SVC_RUNTIME_DIR: join(home, 'run') };
+  /** Every port but submission's any free one: 2587 and 2465 as a person gets them. */
+  const defaults = ['--port', '0', '--smtp-port', '0', '--memory', '--no-seed'];
+  afterAll(() => {
+    killAll();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  async function refused(): Promise<string> {
+    const l = launch(defaults, env);
+    const exit = await within(15_000, l.exited, 'exit of a start on taken ports');
+    expect(exit.code, l.stderr()).toBe(1);
+    return l.stderr();
+  }
+
+  it('fail the start, naming the program that holds them (its pid) and the flag that picks another; never moved', async () => {
+    // A plain TCP listener, as another mail server is to svc.
+    const holder = createNetServer();
+    const held = await new Promise<boolean>((resolve) => {
+      holder.once('error', () => resolve(false));
+      holder.listen(2587, '127.0.0.1', () => resolve(true));
+    });
+    try {
+      const stderr = await refused();
+      // Held here (it may be held by some other program of this machine already: either way it is taken).
+      if (held) {
+        expect(stderr).toBe(
+          `error: svc serve: 127.0.0.1:2587 is taken by another program (pid ${process.pid}, ${basename(process.execPath)}); ` +
+            'hint: stop it, or pass --submission-port 0 (a free one)\n',
+        );
+      } else {
+        expect(stderr).toMatch(/^error: svc serve: 127\.0\.0\.1:2587 is taken by .*--submission-port 0/);
+      }
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('by another svc serve: names it, and both flags', async () => {
+    // serve() gives every port as 0 unless told: these are the defaults, named.
+    const first = await serve([...defaults, '--submission-port', '2587', '--submissions-port', '2465'], env).catch(
+      (err: Error) => err,
+    );
+    // Nothing else of this machine may hold them for this case (the one above released 2587).
+    expect(first).not.toBeInstanceOf(Error);
+    const a = first as Served;
+    try {
+      expect(a.ready).toMatchObject({ submission: 'smtp://127.0.0.1:2587', submissions: 'smtps://127.0.0.1:2465' });
+      expect(await refused()).toBe(
+        `error: svc serve: svc serve (pid ${a.proc.pid}, in memory) already listens on 127.0.0.1:2587 (its SMTP submission); ` +
+          `hint: stop it (Ctrl-C where it runs, or kill ${a.proc.pid}), or pass --submission-port 0 and --submissions-port 0 (free ones)\n`,
+      );
+    } finally {
+      await stop(a);
+    }
+  });
 });

@@ -1,7 +1,6 @@
-// The sink of the real binary takes what clients insist on (STARTTLS, any AUTH), and mail whose client logged in with
-// an API key is filed under that key's workspace: each project has an inbox of its own; with --no-smtp-starttls it
-// offers no STARTTLS, for clients that upgrade whenever it is offered. And the command line prints the SMTP settings an
-// app's configuration wants, which work as printed.
+// The sink of the real binary takes any AUTH, and mail whose client logged in with an API key is filed under that key's
+// workspace: each project has an inbox of its own (stock clients and STARTTLS: smtp-sink-clients.test.ts). And the
+// command line prints the SMTP settings an app's configuration wants, which work as printed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,32 +8,6 @@ import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, clientEnv, ensureBuilt, killAll, serve, stop, type Served } from '../helpers/binary.js';
-import { smtpTalk } from '../helpers/smtp.js';
-
-/** What the sink's EHLO reply names (its extensions), as a client reads it. */
-async function ehlo(port: number): Promise<string> {
-  const talk = await smtpTalk(port);
-  try {
-    await talk.reply();
-    talk.write('EHLO client.example\r\n');
-    return await talk.reply();
-  } finally {
-    talk.destroy();
-  }
-}
-
-/**
- * A client that upgrades whenever the server offers STARTTLS and verifies the certificate against the system's
- * authorities, as Go's net/smtp, gomail and PHP's mailers do: nodemailer's defaults.
- */
-async function sendUpgradingWhenOffered(port: number, subject: string, pass: string) {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, auth: { user: 'app', pass } });
-  try {
-    return await transport.sendMail({ from: 'app@anywhere.example', to: 'someone@example.org', subject, text: 'x' });
-  } finally {
-    transport.close();
-  }
-}
 
 describe('the sink with AUTH, per-project inboxes, and svc smtp', () => {
   let s: Served;
@@ -83,13 +56,11 @@ describe('the sink with AUTH, per-project inboxes, and svc smtp', () => {
       cwd: ROOT,
     });
 
-  /** Sends to the sink as an app does: STARTTLS required (trusting the server's certificate), with `auth` if given. */
+  /** Sends to the sink as an app configured with its host and port does, with `auth` if given. */
   async function toSink(subject: string, auth?: { user: string; pass: string }) {
     const transport = nodemailer.createTransport({
       host: '127.0.0.1',
       port: Number(new URL(s.ready.smtp).port),
-      requireTLS: true,
-      tls: { ca: await certOf() },
       ...(auth ? { auth } : {}),
     });
     try {
@@ -117,14 +88,6 @@ describe('the sink with AUTH, per-project inboxes, and svc smtp', () => {
       socket.on('error', reject);
     });
   }
-
-  it('offers STARTTLS: a client that upgrades whenever it is offered fails unless it trusts the certificate', async () => {
-    const port = Number(new URL(s.ready.smtp).port);
-    expect(await ehlo(port)).toMatch(/^250[- ]STARTTLS\r$/m);
-    const refused = await sendUpgradingWhenOffered(port, 'upgraded', s.ready.seed!.api_key_test!).catch((e) => e);
-    expect(refused).toBeInstanceOf(Error);
-    expect(refused.message).toMatch(/self[- ]signed certificate/i);
-  });
 
   it("files mail caught with a key as the AUTH password under the key's workspace; other mail under none", async () => {
     await toSink('from the seed project', { user: 'resend', pass: s.ready.seed!.api_key_test! });
@@ -166,10 +129,22 @@ describe('the sink with AUTH, per-project inboxes, and svc smtp', () => {
       password: acme.key,
       ca_cert: null,
       fingerprint_sha256: s.ready.smtp_tls.fingerprint_sha256,
+      sink: s.ready.smtp,
+      sink_starttls: false,
     });
+    // Both ports and how each speaks TLS (a certificate made in memory has no file to name).
     const env = await svc(['smtp', '--env'], { SVC_API_KEY: acme.key });
-    expect(env.stdout.split('\n')).toEqual(
-      expect.arrayContaining([`SMTP_HOST=127.0.0.1`, `SMTP_PORT=${settings.port}`, `SMTP_PASS=${acme.key}`]),
+    expect(env.exitCode, env.stderr).toBe(0);
+    expect(env.stdout).toBe(
+      [
+        'SMTP_HOST=127.0.0.1',
+        `SMTP_PORT=${settings.port}`,
+        'SMTP_SECURE=false',
+        'SMTP_REQUIRE_TLS=true',
+        `SMTP_TLS_PORT=${settings.tls_port}`,
+        'SMTP_USER=svc',
+        `SMTP_PASS=${acme.key}`,
+      ].join('\n'),
     );
     // Acme has no verified domain: the settings work, and the refusal says what to do.
     const transport = nodemailer.createTransport({
@@ -219,48 +194,5 @@ describe('the sink with AUTH, per-project inboxes, and svc smtp', () => {
     const r = await svc(['smtp'], { SVC_BASE_URL: 'http://127.0.0.1:9/v1' });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/no local svc serve with SMTP submission is registered for http:\/\/127\.0\.0\.1:9\/v1/);
-  });
-});
-
-describe('svc serve --no-smtp-starttls', () => {
-  let s: Served;
-  beforeAll(async () => {
-    ensureBuilt();
-    s = await serve(['--memory', '--clock', 'manual', '--no-smtp-starttls']);
-  }, 120_000);
-  afterAll(async () => {
-    if (s) await stop(s);
-    killAll();
-  });
-
-  it('the sink offers no STARTTLS, a client that requires TLS is told so, and AUTH is still taken', async () => {
-    const port = Number(new URL(s.ready.smtp).port);
-    const extensions = await ehlo(port);
-    expect(extensions).toMatch(/^250[- ]AUTH PLAIN LOGIN/m);
-    expect(extensions).not.toMatch(/STARTTLS/);
-    // A client that upgrades whenever it is offered sends in the clear, logged in: its mail is filed under the key's
-    // workspace.
-    const key = s.ready.seed!.api_key_test!;
-    const sent = await sendUpgradingWhenOffered(port, 'in the clear', key);
-    expect(sent.response).toMatch(/^250 /);
-    const listed = await fetch(`${s.origin}/sandbox/messages?workspace=${s.ready.seed!.workspace_id}`, {
-      headers: { authorization: `Bearer ${s.ready.admin_token}` },
-    });
-    expect(((await listed.json()) as any).data.map((m: any) => m.subject)).toEqual(['in the clear']);
-    // One that requires TLS stops before it sends anything, saying why.
-    const strict = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port,
-      requireTLS: true,
-      auth: { user: 'a', pass: key },
-    });
-    const refused = await strict
-      .sendMail({ from: 'app@anywhere.example', to: 'someone@example.org', subject: 'never', text: 'x' })
-      .catch((e) => e);
-    strict.close();
-    expect(refused).toMatchObject({ code: 'ETLS', command: 'STARTTLS' });
-    expect(refused.message).toMatch(/Error upgrading connection with STARTTLS: 500 /);
-    // Submission is untouched: TLS is still required there.
-    expect(await ehlo(Number(new URL(s.ready.submission!).port))).toMatch(/^250[- ]STARTTLS\r$/m);
   });
 });

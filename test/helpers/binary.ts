@@ -107,6 +107,24 @@ export async function within<T>(ms: number, p: Promise<T>, what: string): Promis
   }
 }
 
+/**
+ * libfaketime's preload library, where Debian's `faketime` package puts it (a directory per architecture), for a binary
+ * run on a clock of a test's choosing (`LD_PRELOAD` and `FAKETIME` in its environment).
+ */
+export function libfaketime(): string {
+  const found = readdirSync('/usr/lib', { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join('/usr/lib', e.name, 'faketime', 'libfaketime.so.1'))
+    .find((p) => existsSync(p));
+  if (!found) {
+    throw new Error(
+      'libfaketime is not installed: some tests run the binary on a clock of their own through it. ' +
+        'Install it with `apt-get install faketime` (Debian, Ubuntu); .ci/run installs it when missing.',
+    );
+  }
+  return found;
+}
+
 /** SIGTERM and wait (bounded) for the exit. */
 export function stop(s: Launched): Promise<Exit> {
   s.proc.kill('SIGTERM');

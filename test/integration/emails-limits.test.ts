@@ -116,10 +116,12 @@ describe('sending rate limit', () => {
     remaining: r.headers.get('x-ratelimit-remaining'),
     reset: r.headers.get('x-ratelimit-reset'),
   });
+  /** X-RateLimit-Limit is the bucket's size (2 × rate): what Remaining counts down from, never below it. */
   const expectRateHeaders = (r: Reply, remaining: number) => {
     const h = rateHeaders(r);
-    expect(h.limit, r.text).toBe('2');
+    expect(h.limit, r.text).toBe('4');
     expect(h.remaining).toBe(String(remaining));
+    expect(Number(h.remaining)).toBeLessThanOrEqual(Number(h.limit));
     expect(h.reset).toMatch(/^\d+$/);
   };
 
@@ -138,6 +140,7 @@ describe('sending rate limit', () => {
     const before = outbox(s, s.seed!.workspace_id).length;
     const limited = await send(s, mail({ to }));
     expectProblem(limited, 429, 'rate_limited');
+    expect(limited.body.detail).toBe('This workspace may send 2 requests a second, 4 at once; retry in 1 s.');
     const retryAfter = limited.headers.get('retry-after');
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBe(1);

@@ -157,7 +157,15 @@ describe('a full disk', () => {
     await smtpSend(first, randomBytes(512 * 1024).toString('base64'));
     await first.close();
     const kept = readdirSync(dir).sort();
-    const failed = startServer({ dataDir: dir, port: 0, smtpPort: 0, log: silentLogger, maxDbSize: 64 * 1024 });
+    const failed = startServer({
+      dataDir: dir,
+      port: 0,
+      smtpPort: 0,
+      submissionPort: 0,
+      submissionsPort: 0,
+      log: silentLogger,
+      maxDbSize: 64 * 1024,
+    });
     await expect(failed).rejects.toMatchObject({ diskFull: true });
     expect(readdirSync(dir).sort()).toEqual(kept);
     const again = await startTestServer({ dataDir: dir });

@@ -1,8 +1,8 @@
 // SMTP submission's rules beyond the common ones (test/e2e/smtp-submission.test.ts): a key revoked or a workspace
 // suspended during a session, the abuse filter, an Idempotency-Key reused with another message, a message whose To
 // names none of its recipients; every way a message can end, each answered as what was stored; AUTH only over TLS,
-// and failed AUTHs throttled; TLS sessions resumed with a ticket on both listeners; and the listeners' ports: a
-// default one that is taken gives way, a given one does not.
+// and failed AUTHs throttled; TLS sessions resumed with a ticket on both listeners; and the listeners' ports: one that
+// is taken stops the start.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GTUBE } from '../../src/server/core/send-rules.js';
-import { DEFAULT_SUBMISSION_PORT, startServer } from '../../src/server/index.js';
+import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createKey, sessionOf } from '../helpers/tenants.js';
@@ -439,34 +439,39 @@ describe("SMTP submission's TLS", () => {
 });
 
 describe("SMTP submission's ports", () => {
-  it('takes a free port when the default one is taken, and says so; a port given that is taken stops the start', async () => {
-    // Held here, unless another program holds it already: either way it is taken.
-    const holder: Server = createServer();
-    await new Promise<void>((resolve) => {
-      holder.once('error', () => resolve());
-      holder.listen(DEFAULT_SUBMISSION_PORT, '127.0.0.1', () => resolve());
-    });
-    const common = { memory: true, port: 0, smtpPort: 0, submissionsPort: 0, log: silentLogger, seed: false };
+  it('a port that is taken stops the start, naming every flag whose port is taken; off turns a listener off', async () => {
+    // Two ports held here (test/e2e/serve.test.ts holds the default ones, which a start without the flags would try).
+    const held = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<Server>((resolve) => {
+            const holder = createServer();
+            holder.listen(0, '127.0.0.1', () => resolve(holder));
+          }),
+      ),
+    );
+    const [starttls, implicit] = held.map((h) => (h.address() as { port: number }).port) as [number, number];
+    const common = { memory: true, port: 0, smtpPort: 0, log: silentLogger, seed: false };
     try {
-      const moved = await startServer(common);
-      try {
-        expect(moved.submissionPort).not.toBe(DEFAULT_SUBMISSION_PORT);
-        expect(moved.ready.submission).toBe(`smtp://127.0.0.1:${moved.submissionPort}`);
-        expect(moved.portsMoved).toEqual([
-          { flag: '--submission-port', wanted: DEFAULT_SUBMISSION_PORT, port: moved.submissionPort },
-        ]);
-        await expect(startServer({ ...common, submissionPort: moved.submissionPort })).rejects.toMatchObject({
-          code: 'EADDRINUSE',
-          flag: '--submission-port',
-        });
-      } finally {
-        await moved.close();
-      }
+      await expect(
+        startServer({ ...common, submissionPort: starttls, submissionsPort: implicit }),
+      ).rejects.toMatchObject({
+        code: 'EADDRINUSE',
+        port: starttls,
+        flag: '--submission-port',
+        flags: ['--submission-port', '--submissions-port'],
+      });
+      await expect(startServer({ ...common, submissionPort: 0, submissionsPort: implicit })).rejects.toMatchObject({
+        code: 'EADDRINUSE',
+        port: implicit,
+        flag: '--submissions-port',
+        flags: ['--submissions-port'],
+      });
       const off = await startServer({ ...common, submissionPort: null, submissionsPort: null });
       expect(off.ready).toMatchObject({ submission: null, submissions: null });
       await off.close();
     } finally {
-      holder.close();
+      for (const h of held) h.close();
     }
   });
 });

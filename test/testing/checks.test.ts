@@ -1,5 +1,7 @@
 // svc-mail/testing's inbox.check, as an app's test uses it: send, wait for the mail, then assert on its checks' findings.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { type Site, startSite } from '../helpers/site.js';
@@ -45,5 +47,34 @@ describe('sb.inbox.check', () => {
     const again = await sb.inbox.check(m.id, { refresh: 'links' });
     expect(heads()).toBe(asked + 1);
     expect(again.checked_at).toBe(report.checked_at);
+  });
+
+  it("loads the checks once started, in the background: a sandbox's first check starts no thread", async () => {
+    // Node says each thread it starts on this channel.
+    const threads: Worker[] = [];
+    const started = (m: unknown) => threads.push((m as { worker: Worker }).worker);
+    subscribe('worker_threads', started);
+    const box = await startSandbox();
+    try {
+      const waiting = box.inbox.waitFor({ to: 'bo@example.org' });
+      await box.client.call('sendEmail', {
+        body: {
+          from: 'The Shop <orders@example.test>',
+          to: 'bo@example.org',
+          subject: 'Welcome to the shop',
+          html: '<!doctype html><html lang="en"><head><title>Welcome</title></head><body><p>Your code is <b>482913</b>.</p></body></html>',
+          text: 'Your code is 482913.',
+        },
+      });
+      const m = await waiting;
+      const before = threads.length;
+      const report = await box.inbox.check(m);
+      const ran = report.checks.filter((c) => ['html-compatibility', 'content', 'accessibility'].includes(c.id));
+      expect(ran.map((c) => c.status)).not.toContain('skipped');
+      expect(threads.length, 'threads the first check started').toBe(before);
+    } finally {
+      unsubscribe('worker_threads', started);
+      await box.close();
+    }
   });
 });

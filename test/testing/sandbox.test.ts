@@ -31,7 +31,9 @@ describe('startSandbox', () => {
     const m = await waiting;
     expect(m.subject).toBe('Your code');
     expect(m.codes).toEqual(['123456']);
-    expect(m.links).toEqual(['https://app.example/confirm?t=9']);
+    expect(m.links).toEqual([
+      { text: 'Confirm at', url: 'https://app.example/confirm?t=9', tracked: null, role: 'action' },
+    ]);
     expect(m.dkim).toBe('pass');
   });
 
@@ -60,6 +62,37 @@ describe('startSandbox', () => {
       expect.stringMatching(/^ {2}\S+ {2}to bo@example\.org {2}"Welcome" {2}\(an earlier wait returned it\)$/),
       expect.stringMatching(/^ {2}\S+ {2}to ada@example\.org {2}"Your code" {2}\(an earlier wait returned it\)$/),
     ]);
+  });
+
+  it('takes out the code a person would type and the links as a person sees them, their tracking decoded', async () => {
+    const waiting = sb.inbox.waitFor({ to: 'ida@example.org' });
+    await send({
+      to: 'ida@example.org',
+      subject: 'Confirm your Acme account',
+      text:
+        'Thanks for order #10423.\nYour verification code is 482913.\n\nConfirm your account: https://app.example/confirm?t=9\n\n' +
+        'Unsubscribe: https://app.example/unsubscribe',
+      html:
+        '<p><a href="https://app.example/view/1">View in browser</a></p><p>Thanks for order #10423.</p>' +
+        '<p>Your verification code is <b>482913</b>.</p><p><a href="https://app.example/confirm?t=9">Confirm your account</a></p>' +
+        '<p><a href="https://app.example/unsubscribe">Unsubscribe</a></p>',
+    });
+    const m = await waiting;
+    expect(m.codes).toEqual(['482913']);
+    expect(m.code).toBe('482913');
+    expect(m.links.map((l) => [l.role, l.text, l.url])).toEqual([
+      ['view-in-browser', 'View in browser', 'https://app.example/view/1'],
+      ['action', 'Confirm your account', 'https://app.example/confirm?t=9'],
+      ['unsubscribe', 'Unsubscribe', 'https://app.example/unsubscribe'],
+    ]);
+    expect(m.link()).toBe('https://app.example/confirm?t=9');
+    expect(m.link({ text: 'unsubscribe' })).toBe('https://app.example/unsubscribe');
+    expect(m.link({ match: /\/view\// })).toBe('https://app.example/view/1');
+    // Each tracked as sent through /v1: the redirect beside the target, for a test of click events.
+    const confirm = m.links[1]!;
+    expect(confirm.tracked).toMatch(new RegExp(`^${sb.apiUrl.replace(/\/v1$/, '')}/t/c/`));
+    const followed = await fetch(confirm.tracked!, { redirect: 'manual' });
+    expect(followed.headers.get('location')).toBe(confirm.url);
   });
 
   it('moves the clock: a scheduled send goes out when its time comes, not before', async () => {
@@ -151,7 +184,7 @@ describe('startSandbox', () => {
     expect((await sb.inbox.list({ workspace: sb.seed!.workspace_id })).map((x) => x.id)).toContain(m.id);
   });
 
-  it("smtpStarttls: false — the sink offers no STARTTLS, for a client that upgrades whenever it is offered and trusts no one's certificate", async () => {
+  it('the sink takes a client given its host and port alone; smtpStarttls: true offers STARTTLS, which such a client then fails', async () => {
     // nodemailer's defaults: STARTTLS whenever the server offers it, the certificate verified against the system's list.
     const send = (box: Sandbox) => {
       const transport = nodemailer.createTransport({
@@ -163,14 +196,14 @@ describe('startSandbox', () => {
         .sendMail({ from: 'app@example.org', to: 'go-app@example.org', subject: 'From an app', text: 'x' })
         .finally(() => transport.close());
     };
-    await expect(send(sb)).rejects.toThrow(/self[- ]signed certificate/i);
-    const plain = await startSandbox({ smtpStarttls: false });
+    const waiting = sb.inbox.waitFor({ to: 'go-app@example.org', workspace: sb.seed!.workspace_id });
+    expect((await send(sb)).response).toMatch(/^250 /);
+    expect((await waiting).subject).toBe('From an app');
+    const offering = await startSandbox({ smtpStarttls: true });
     try {
-      const waiting = plain.inbox.waitFor({ to: 'go-app@example.org', workspace: plain.seed!.workspace_id });
-      expect((await send(plain)).response).toMatch(/^250 /);
-      expect((await waiting).subject).toBe('From an app');
+      await expect(send(offering)).rejects.toThrow(/self[- ]signed certificate/i);
     } finally {
-      await plain.close();
+      await offering.close();
     }
   });
 

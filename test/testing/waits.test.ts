@@ -51,9 +51,9 @@ describe.each(['manual', 'real'] as const)('inbox.waitFor after the send (%s clo
   });
 
   it('with two sent before any wait, returns the oldest first, then the next', async () => {
-    await smtp('queue@example.org', 'One 100001');
-    await smtp('queue@example.org', 'Two 100002');
-    await smtp('queue@example.org', 'Three 100003');
+    await smtp('queue@example.org', 'Code one: 100001');
+    await smtp('queue@example.org', 'Code two: 100002');
+    await smtp('queue@example.org', 'Code three: 100003');
     const got = [];
     for (let i = 0; i < 3; i++) got.push((await sb.inbox.waitFor({ to: 'queue@example.org' })).codes[0]);
     expect(got).toEqual(['100001', '100002', '100003']);
@@ -62,8 +62,8 @@ describe.each(['manual', 'real'] as const)('inbox.waitFor after the send (%s clo
   it('two waits at once for one address take different messages', async () => {
     const a = sb.inbox.waitFor({ to: 'race@example.org' });
     const b = sb.inbox.waitFor({ to: 'race@example.org' });
-    await smtp('race@example.org', 'A 900001');
-    await smtp('race@example.org', 'B 900002');
+    await smtp('race@example.org', 'Code A: 900001');
+    await smtp('race@example.org', 'Code B: 900002');
     const codes = [(await a).codes[0], (await b).codes[0]];
     expect(codes.sort()).toEqual(['900001', '900002']);
   });

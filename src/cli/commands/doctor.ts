@@ -69,15 +69,7 @@ export async function doctorRun(ctx: Context): Promise<void> {
     );
     const date = Date.parse(r.headers.get('date') ?? '');
     if (Number.isNaN(date)) add('clock skew', 'skip', 'the service sent no Date header');
-    else {
-      // The Date header has whole seconds: compare it with the middle of the exchange.
-      const skew = Math.round(((sent + received) / 2 - date) / 1000);
-      add(
-        'clock skew',
-        Math.abs(skew) <= MAX_SKEW_S ? 'ok' : 'fail',
-        `${skew === 0 ? 'none' : `this machine is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service`}${Math.abs(skew) > MAX_SKEW_S ? '; sync its clock (NTP)' : ''}`,
-      );
-    }
+    else add('clock skew', ...clockSkew(sent, received, date));
   } catch (err) {
     add('base url', 'fail', (err as Error).message);
   }
@@ -152,6 +144,27 @@ export async function doctorRun(ctx: Context): Promise<void> {
       undefined,
       ctx.json,
     );
+}
+
+/**
+ * How far this machine's clock is from the service's, from one exchange. The service read its clock at a moment between
+ * `sent` and `received` by this one, and its Date header has whole seconds: that reading was in [date, date + 1 s).
+ * When an offset of zero fits both, the clocks are in step, as a server on this machine always is, however late in a
+ * second it answered; otherwise the middle of the offsets that fit is the estimate.
+ */
+function clockSkew(sent: number, received: number, date: number): [Check['status'], string] {
+  const least = sent - (date + 1000);
+  const most = received - date;
+  const rtt = received - sent;
+  if (least < 0 && most >= 0) {
+    return ['ok', `in step with the service (within its Date header's whole second and the ${rtt} ms round trip)`];
+  }
+  const skew = Math.round((least + most) / 2 / 1000);
+  const far = Math.abs(skew) > MAX_SKEW_S;
+  return [
+    far ? 'fail' : 'ok',
+    `this machine is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service${far ? '; sync its clock (NTP)' : ''}`,
+  ];
 }
 
 /** Where the base URL came from, in words. */

@@ -10,11 +10,11 @@ export function mcpCommand(runner: Runner): Command {
     )
     .addHelpText(
       'after',
-      '\nTools: send_email, list_messages, get_message, wait_for_message, list_events,\n' +
-        'advance_clock, publish_domain_records. The server, API key and admin token are\n' +
-        'found as by every command (--base-url, --api-key, --admin-token, SVC_*, the\n' +
-        'profile). stdout carries protocol messages only; it ends when stdin closes, or\n' +
-        'at SIGINT or SIGTERM.',
+      '\nTools: send_email, list_messages, get_message, check_message, wait_for_message,\n' +
+        'list_events, advance_clock, publish_domain_records, set_chaos. The server, API\n' +
+        'key and admin token are found as by every command (--base-url, --api-key,\n' +
+        '--admin-token, SVC_*, the profile). stdout carries protocol messages only; it\n' +
+        'ends when stdin closes, or at SIGINT or SIGTERM.',
     )
     .action((_o: object, c: Command) => runner(c, mcpRun, {}));
   return examples(cmd, 'svc mcp', 'SVC_BASE_URL=http://127.0.0.1:4610/v1 SVC_API_KEY=svc_test_… svc mcp');

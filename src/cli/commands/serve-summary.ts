@@ -3,26 +3,39 @@ import type { ReadyLine } from '../../contract/sandbox.js';
 import { DEFAULT_BASE_URL } from '../config.js';
 import type { IO } from '../io.js';
 
-/** On a terminal, the ready line for a person (stderr: stdout keeps only the line itself). */
+/**
+ * The ready line for a person, on the terminal: on stdout in its place when stdout is one, else on stderr (stdout then
+ * keeps only the line itself).
+ */
 export function printSummary(
   io: IO,
   ready: ReadyLine,
-  dataDir: string | undefined,
-  registered: boolean,
-  moved: { flag: string; wanted: number; port: number }[] = [],
-  sinkStarttls = true,
+  o: { dataDir: string | undefined; registered: boolean; sinkStarttls: boolean; where: 'stdout' | 'stderr' },
 ): void {
-  const { bold, dim } = io.err;
+  const { bold, dim } = o.where === 'stdout' ? io.out : io.err;
   const row = (label: string, value: string) => `  ${bold(label.padEnd(9))} ${value}`;
+  const submit = [
+    ready.submission && `${ready.submission} (STARTTLS)`,
+    ready.submissions && `${ready.submissions} (TLS)`,
+  ].filter(Boolean);
   const lines = [
     '',
-    `${bold('svc serve')} is running, ${dataDir ? `its data in ${dataDir}` : 'in memory (nothing is kept)'}.`,
+    `${bold('svc serve')} is running, ${o.dataDir ? `its data in ${o.dataDir}` : 'in memory (nothing is kept)'}.`,
     '',
     row('Inbox', ready.inbox),
     row('API', ready.api),
-    row('SMTP', `${ready.smtp}  ${dim(`the sink: catches any mail${sinkStarttls ? '' : '; STARTTLS off'}`)}`),
-    ...(sinkStarttls ? [`  ${' '.repeat(9)} ${dim(SINK_STARTTLS_NOTE)}`] : []),
-    ...submissionRows(ready, moved, row, dim),
+    row(
+      'SMTP',
+      `${ready.smtp}  ${dim(`the sink: catches any mail${o.sinkStarttls ? '; offers STARTTLS (--smtp-starttls)' : ', no TLS or login needed'}`)}`,
+    ),
+    ...(o.sinkStarttls ? [`  ${' '.repeat(9)} ${dim(SINK_STARTTLS_NOTE)}`] : []),
+    // `svc smtp` prints the settings an app wants.
+    ...(submit.length
+      ? [row('Submit', `${submit.join(', ')}  ${dim('any username, an API key as the password: svc smtp')}`)]
+      : []),
+    ...(submit.length || o.sinkStarttls
+      ? [row('TLS cert', ready.smtp_tls.cert ?? `made in memory, SHA-256 ${ready.smtp_tls.fingerprint_sha256}`)]
+      : []),
     row('Keeps', keeps(ready.retention)),
   ];
   const seed = ready.seed;
@@ -30,8 +43,11 @@ export function printSummary(
     lines.push(row('Login', `${seed.email}  password ${seed.password}`));
     lines.push(row('Test key', seed.api_key_test ?? 'revoked (svc keys create makes another)'));
   }
-  lines.push('', ...tryNext(ready, registered), dim('Ctrl-C stops it.'), '');
-  for (const line of lines) io.info(line);
+  lines.push('', ...tryNext(ready, o.registered), dim('Ctrl-C stops it.'), '');
+  for (const line of lines) {
+    if (o.where === 'stdout') io.print(line);
+    else io.info(line);
+  }
 }
 
 /**
@@ -39,31 +55,7 @@ export function printSummary(
  * unless they trust it.
  */
 const SINK_STARTTLS_NOTE =
-  'offers STARTTLS: Go and PHP mailers (Supabase Auth too) need the TLS cert trusted, or --no-smtp-starttls';
-
-/** SMTP submission's listeners and certificate, and a default port that was taken (`svc smtp` prints the settings). */
-function submissionRows(
-  ready: ReadyLine,
-  moved: { flag: string; wanted: number; port: number }[],
-  row: (label: string, value: string) => string,
-  dim: (s: string) => string,
-): string[] {
-  const urls = [
-    ready.submission && `${ready.submission} (STARTTLS)`,
-    ready.submissions && `${ready.submissions} (TLS)`,
-  ].filter(Boolean);
-  if (urls.length === 0) return [];
-  const lines = [
-    row('Submit', `${urls.join(', ')}  ${dim('any username, an API key as the password: svc smtp')}`),
-    row('TLS cert', ready.smtp_tls.cert ?? `made in memory, SHA-256 ${ready.smtp_tls.fingerprint_sha256}`),
-  ];
-  for (const m of moved) {
-    lines.push(
-      `  ${' '.repeat(9)} ${dim(`port ${m.wanted} was taken (another svc serve?), so ${m.port}; ${m.flag} picks one`)}`,
-    );
-  }
-  return lines;
-}
+  'STARTTLS: clients that upgrade whenever it is offered (nodemailer, Go and PHP mailers) must trust the TLS cert';
 
 /** What the server keeps, in words: "the newest 10,000 caught messages; /v1 messages and events until a reset". */
 function keeps(r: ReadyLine['retention']): string {

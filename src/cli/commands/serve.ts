@@ -69,7 +69,7 @@ function portOrOff(flag: string) {
 }
 
 /** The server's options that `svc serve` always gives (commander supplies their defaults). */
-type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate' | 'smtpStarttls';
+type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate';
 /** The server's options that it gives when their flags are used. */
 type Optional =
   | 'dataDir'
@@ -86,6 +86,7 @@ type Optional =
   | 'trustProxy'
   | 'json'
   | 'maxDbSize'
+  | 'smtpStarttls'
   | 'smtpTlsCert'
   | 'smtpTlsKey'
   | 'spamd'
@@ -100,7 +101,7 @@ export type ServeFlags = Required<Pick<ServeOptions, Given>> &
     maxMessages?: number | 'off';
     /** Milliseconds after which caught mail and `/v1` history go (`off` or absent: never). */
     maxAge?: number | 'off';
-    /** SMTP submission's ports (`off`: none); absent, the defaults (2587, 2465) or free ones when they are taken. */
+    /** SMTP submission's ports (`off`: none); absent, the defaults (2587, 2465). */
     submissionPort?: number | 'off';
     submissionsPort?: number | 'off';
     /** Empty the data directory first (after a confirmation, or `yes`). */
@@ -156,7 +157,7 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
     throw err;
   }
   // Registered before the ready line is out, so whoever reads it can run `svc inbox` at once; gone when it stops.
-  const unregister = await register(io, server.ready, dataDir);
+  const unregister = await register(io, server.ready, dataDir, Boolean(flags.smtpStarttls));
   // Handled before the ready line is out: whoever reads it may signal at once.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -169,11 +170,21 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
-  io.print(JSON.stringify(server.ready));
+  // On a terminal the summary takes the ready line's place: the line is for a program, which reads it from a pipe (or
+  // asks for it with --json); a person on a terminal reads the summary, on whichever of stdout and stderr is one.
+  const forPerson = io.stdoutIsTTY && !flags.json;
+  if (!forPerson) io.print(JSON.stringify(server.ready));
   held.release();
-  if (io.stderrIsTTY) {
-    printSummary(io, server.ready, dataDir, unregister !== undefined, server.portsMoved, flags.smtpStarttls);
+  if (forPerson || io.stderrIsTTY) {
+    printSummary(io, server.ready, {
+      dataDir,
+      registered: unregister !== undefined,
+      sinkStarttls: Boolean(flags.smtpStarttls),
+      where: forPerson ? 'stdout' : 'stderr',
+    });
   }
+  // What the first delivery would load on its way, loaded now that the ready line is out (docs/local-server.md).
+  server.warmUp();
   await stopped;
 }
 
@@ -181,7 +192,12 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
  * Registers the server for the local client (lib/local-servers.ts): its API address → data directory and admin token.
  * A server that cannot register still serves (undefined); the client then needs the token given (SVC_ADMIN_TOKEN).
  */
-async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): Promise<(() => void) | undefined> {
+async function register(
+  io: IO,
+  ready: ReadyLine,
+  dataDir: string | undefined,
+  sinkStarttls: boolean,
+): Promise<(() => void) | undefined> {
   const { registerLocalServer } = await import('../../lib/local-servers.js');
   try {
     const unregister = registerLocalServer(
@@ -189,8 +205,10 @@ async function register(io: IO, ready: ReadyLine, dataDir: string | undefined): 
         api: ready.api,
         data_dir: dataDir ? process.getBuiltinModule('node:path').resolve(dataDir) : null,
         admin_token: ready.admin_token,
+        seed_test_key: ready.seed?.api_key_test ?? undefined,
         smtp: {
           sink: ready.smtp,
+          sink_starttls: sinkStarttls,
           submission: ready.submission,
           submissions: ready.submissions,
           tls_cert: ready.smtp_tls.cert,
@@ -285,12 +303,12 @@ export function serveCommand(runner: Runner): Command {
       .option('--smtp-port <n>', 'SMTP sink port (0 picks a free one)', intArg('--smtp-port', 0, 65535), 1025)
       .option(
         '--submission-port <n|off>',
-        'SMTP submission with STARTTLS and API-key AUTH (0 picks a free one; default: 2587, or a free port when taken)',
+        'SMTP submission with STARTTLS and API-key AUTH (0 picks a free one; default: 2587)',
         portOrOff('--submission-port'),
       )
       .option(
         '--submissions-port <n|off>',
-        'SMTP submission with implicit TLS (0 picks a free one; default: 2465, or a free port when taken)',
+        'SMTP submission with implicit TLS (0 picks a free one; default: 2465)',
         portOrOff('--submissions-port'),
       )
       .option(
@@ -299,8 +317,12 @@ export function serveCommand(runner: Runner): Command {
       )
       .option('--smtp-tls-key <file>', 'private key for --smtp-tls-cert')
       .option(
+        '--smtp-starttls',
+        'the sink offers STARTTLS too, with the SMTP TLS certificate: a client that upgrades whenever it is offered (nodemailer, Go, PHP) must then trust it',
+      )
+      .option(
         '--no-smtp-starttls',
-        "the sink offers no STARTTLS: for clients that upgrade whenever it is offered and verify the certificate (Go's net/smtp and gomail, as Supabase Auth sends, PHP's mailers)",
+        'the default: the sink offers no STARTTLS, a client needs only its host and port (kept for scripts that name it)',
       )
       .option(
         '--max-message-size <size>',

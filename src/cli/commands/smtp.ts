@@ -18,8 +18,13 @@ export interface SmtpSettings {
   /** The certificate the server presents, for clients that verify it (null: made in memory, not on disk). */
   ca_cert: string | null;
   fingerprint_sha256: string;
-  /** The sink, which catches anything and needs no login (mail sent there skips the API's rules). */
+  /** The sink, which catches anything from a client given its host and port (mail sent there skips the API's rules). */
   sink: string;
+  /**
+   * Whether the sink offers STARTTLS (`svc serve --smtp-starttls`): a client that upgrades whenever it is offered must
+   * then trust the certificate.
+   */
+  sink_starttls: boolean;
 }
 
 export const SMTP_USERNAME = 'svc';
@@ -49,15 +54,23 @@ export async function smtpSettings(ctx: Context, password: string | null): Promi
     ca_cert: smtp.tls_cert,
     fingerprint_sha256: smtp.tls_fingerprint,
     sink: smtp.sink,
+    sink_starttls: smtp.sink_starttls === true,
   };
 }
 
-/** The settings as `NAME=value` lines for a `.env` file (the names most frameworks' examples use). */
+/**
+ * The settings as `NAME=value` lines for a `.env` file (the names most frameworks' examples use): SMTP_PORT is the
+ * STARTTLS port (SMTP_SECURE=false: TLS after connecting, which SMTP_REQUIRE_TLS insists on), or the implicit TLS one
+ * when the server has no STARTTLS port (SMTP_SECURE=true); SMTP_TLS_PORT the implicit TLS one; SMTP_CA_CERT the
+ * certificate to trust, when it is a file.
+ */
 function envLines(s: SmtpSettings): string[] {
   return [
     `SMTP_HOST=${s.host}`,
-    `SMTP_PORT=${s.port ?? s.tls_port ?? ''}`,
-    `SMTP_SECURE=${s.port === null && s.tls_port !== null ? 'true' : 'false'}`,
+    `SMTP_PORT=${s.port ?? s.tls_port}`,
+    `SMTP_SECURE=${s.port === null}`,
+    'SMTP_REQUIRE_TLS=true',
+    ...(s.tls_port !== null ? [`SMTP_TLS_PORT=${s.tls_port}`] : []),
     `SMTP_USER=${s.username}`,
     `SMTP_PASS=${s.password ?? ''}`,
     ...(s.ca_cert ? [`SMTP_CA_CERT=${s.ca_cert}`] : []),
@@ -120,7 +133,8 @@ export function smtpCommand(runner: Runner): Command {
 
 export async function smtpRun(ctx: Context, o: { env: boolean }): Promise<void> {
   const s = await smtpSettings(ctx, (await ctx.apiKey()) ?? null);
-  if (!s) throw noSettings((await ctx.baseUrl()).url);
+  // A server run with both submission ports off has no settings to give.
+  if (!s || (s.port === null && s.tls_port === null)) throw noSettings((await ctx.baseUrl()).url);
   const { io } = ctx;
   if (ctx.json) {
     io.print(JSON.stringify(s, null, 2));
@@ -134,7 +148,7 @@ export async function smtpRun(ctx: Context, o: { env: boolean }): Promise<void> 
   if (io.stderrIsTTY) {
     io.info(
       io.err.dim(
-        `Mail sent this way goes through the API's rules (a verified From domain, the key's workspace); ${s.sink} is the sink, which catches anything. docs/smtp.md has settings for nodemailer, Django, Laravel, Rails and Supabase.`,
+        `Mail sent this way goes through the API's rules (a verified From domain, the key's workspace). To only catch mail, point an app at the sink, ${s.sink}${s.sink_starttls ? ': it offers STARTTLS (--smtp-starttls), so a client that upgrades whenever it is offered must trust the TLS cert' : ', with its host and port alone: no TLS or login needed'}. docs/smtp.md has settings for nodemailer, Django, Laravel, Rails and Supabase.`,
       ),
     );
   }

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { Client } from '../../client/index.js';
 import { domainNamed } from '../../client/domains.js';
-import { allCodes, allLinks, firstCode, firstLink } from '../../lib/extract.js';
+import { chooseLink, findCodes, findLinks, missingCode, missingLink, type MessageLink } from '../../lib/extract.js';
 import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
 import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';
@@ -72,6 +72,13 @@ export interface Tool<S extends z.ZodObject = z.ZodObject> {
   run(args: z.output<S>, env: ToolEnv): Promise<Record<string, unknown>>;
 }
 
+/** A caught message named by either of its ids. */
+const caughtId = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe("the caught message's id (eml_…), or the id send_email answered (msg_…)");
+
 /** A tool, its `run` typed from its input schema. */
 function tool<S extends z.ZodObject>(t: Tool<S>): Tool<S> {
   return t;
@@ -100,11 +107,11 @@ export function createSession(ctx: Context): Session {
 }
 
 /** A caught message as the tools give it: every field of `GET /sandbox/messages/{id}`, its links and its codes. */
-export type MessageView = CaughtMessage & { links: string[]; codes: string[] };
+export type MessageView = CaughtMessage & { links: MessageLink[]; codes: string[] };
 
 async function messageView(client: Client, id: string): Promise<MessageView> {
   const m = (await client.sandbox('getMessage', { params: { id } })).body;
-  return { ...m, links: allLinks(m.text, m.html), codes: allCodes(m.text, m.html) };
+  return { ...m, links: findLinks(m), codes: findCodes(m) };
 }
 
 /** Every tool, in the order `tools/list` gives them. Built when `svc mcp` runs (the contract's schemas with it). */
@@ -183,9 +190,13 @@ export function tools(): Tool[] {
       title: 'Read a caught message',
       description:
         'One caught message, whole: subject, from, to, cc, text, html, headers, attachments, DKIM, the /v1 ' +
-        "message's status and events, and what was found in it: `links` (every http(s) link, the text part's " +
-        'first) and `codes` (every 4–10 digit one-time code standing alone).',
-      input: z.strictObject({ id: z.string().min(1).max(64).describe("the caught message's id (eml_…)") }),
+        "message's status and events, and what was found in it: `links` (every http(s) link, once, with its " +
+        '`text`, its real target `url` (a click-tracking redirect decoded), the redirect `tracked`, and its `role`: ' +
+        'action, view-in-browser, unsubscribe, preferences, social, image or other) and `codes` (the one-time codes ' +
+        'a person would read as such, best first).',
+      input: z.strictObject({
+        id: caughtId,
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       structured: false,
       async run({ id }, { ctx }) {
@@ -204,7 +215,7 @@ export function tools(): Tool[] {
         'with its `status` and `findings` (severity, rule, title, detail). Made on the first call and kept; ' +
         '`refresh_links` checks the links again.',
       input: z.strictObject({
-        id: z.string().min(1).max(64).describe("the caught message's id (eml_…)"),
+        id: caughtId,
         refresh_links: z.boolean().optional().describe('check the links again rather than answer the kept result'),
       }),
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -219,7 +230,9 @@ export function tools(): Tool[] {
       title: 'Wait for the next message',
       description:
         'Waits for the next caught message (to `to`, of `workspace`, with `subject` in its subject) and answers it ' +
-        'as get_message does; with `extract` also its first link or one-time code, as `link` or `code`. "Next" is ' +
+        'as get_message does; with `extract` also the real target of its action link (the one worded as what the ' +
+        'mail is for; `link_text` or `link_match` to choose another) or the one-time code a person would type ' +
+        '(`code_pattern` to say what it looks like), as `link` or `code`. "Next" is ' +
         'the oldest matching message caught since svc mcp started that no earlier wait returned (this one, another ' +
         'svc mcp, svc inbox wait), so call it after the action that sends, even once the mail is there: send, wait, ' +
         'send, wait answers the two messages in turn. `since` (a service time, e.g. the created_at of send_email) ' +
@@ -237,7 +250,28 @@ export function tools(): Tool[] {
         extract: z
           .enum(['link', 'code'])
           .optional()
-          .describe("also answer the message's first http(s) link, or its first 4–10 digit code"),
+          .describe("also answer the real target of the message's action link, or its one-time code"),
+        link_text: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('with extract "link": the link whose text contains this (any case), rather than the action'),
+        link_match: z
+          .string()
+          .min(1)
+          .max(2000)
+          .optional()
+          .describe('with extract "link": the link whose real target contains this (any case), rather than the action'),
+        code_pattern: z
+          .string()
+          .min(1)
+          .max(200)
+          .refine(isRegExp, 'not a regular expression')
+          .optional()
+          .describe(
+            'with extract "code": a regular expression the code matches whole (its first group, if it has one)',
+          ),
         since: InputTimestamp.optional().describe(
           'only mail received at or after this service time (ISO 8601) rather than since svc mcp started',
         ),
@@ -245,6 +279,13 @@ export function tools(): Tool[] {
       annotations: { readOnlyHint: true, openWorldHint: false },
       structured: false,
       async run(a, { ctx, signal, session, progress }) {
+        // Choosing a link or a code asks for it.
+        const choosesLink = a.link_text !== undefined || a.link_match !== undefined;
+        const extract = a.extract ?? (choosesLink ? 'link' : a.code_pattern !== undefined ? 'code' : undefined);
+        if ((choosesLink && extract !== 'link') || (a.code_pattern !== undefined && extract !== 'code'))
+          throw new CommandError(
+            'link_text and link_match choose a link (extract "link"), code_pattern a code (extract "code"): give the ones of the extract asked for',
+          );
         const client = await ctx.client();
         const timeout = Math.min(a.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
         const since = a.since ?? (await session.start()).since;
@@ -296,16 +337,26 @@ export function tools(): Tool[] {
           );
         }
         const message = await messageView(client, found.id);
-        if (!a.extract) return message;
-        const value =
-          a.extract === 'link' ? firstLink(message.text, message.html) : firstCode(message.text, message.html);
-        if (value === null) {
+        if (!extract) return message;
+        if (extract === 'code') {
+          const code = a.code_pattern === undefined ? message.codes[0] : findCodes(message, a.code_pattern)[0];
+          if (code === undefined)
+            throw new CommandError(
+              `${found.id} arrived, but it has ${missingCode(a.code_pattern)}`,
+              'read what it says with get_message',
+            );
+          return { code, message };
+        }
+        const choice = { text: a.link_text, match: a.link_match };
+        const link = chooseLink(message.links, message.subject, choice);
+        if (!link) {
           throw new CommandError(
-            `${found.id} arrived, but it has no ${a.extract === 'link' ? 'http(s) link' : '4–10 digit code'}`,
-            'read what it says with get_message',
+            `${found.id} arrived, but it has ${missingLink(message.links, choice)}`,
+            'read its links (text, url, role) with get_message',
           );
         }
-        return { [a.extract]: value, message };
+        // The redirect too, for a test of click events: following it records email.clicked.
+        return { link: link.url, tracked_link: link.tracked, message };
       },
     }),
     tool({
@@ -447,3 +498,13 @@ export const INSTRUCTIONS =
   "publishes a domain's records in the sandbox DNS zone; set_chaos makes the sandbox fail on purpose (an API " +
   "route's status, a delay, a dropped connection, an SMTP reply). A call that fails answers isError with the " +
   "service's Problem.";
+
+/** Whether a `code_pattern` compiles. */
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}

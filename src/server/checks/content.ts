@@ -1,6 +1,6 @@
 // `content`: what a reader and a receiving server make of the message as written — its parts, images' alt text, size,
 // unsubscribe headers, sender, subject and preheader, and valid HTML (docs/checks.md).
-import { allCodes, allLinks } from '../../lib/extract.js';
+import { findCodes, findLinks } from '../../lib/extract.js';
 import type { CheckFinding } from '../../contract/checks.js';
 import { MAX_DEPTH, type Markup, collapse, placeOf, preheaderOf } from './markup.js';
 
@@ -57,8 +57,8 @@ export function contentFindings(input: ContentInput): CheckFinding[] {
 
   if (m && hasText) {
     const html = m.html;
-    const inText = new Map(allLinks(text, null).map((u) => [normal(u), u]));
-    const inHtml = new Map(allLinks(null, html).map((u) => [normal(u), u]));
+    const inText = new Map(findLinks({ text, html: null }).map(({ url }) => [normal(url), url]));
+    const inHtml = new Map(findLinks({ text: null, html }).map(({ url }) => [normal(url), url]));
     const links: CheckFinding[] = [];
     for (const [key, url] of inHtml) {
       if (!inText.has(key))
@@ -74,8 +74,8 @@ export function contentFindings(input: ContentInput): CheckFinding[] {
         detail: `${f.url} is in one part and not the other: a reader of the other part cannot follow it.`,
       });
     }
-    const textCodes = allCodes(text, null);
-    const htmlCodes = allCodes(null, html);
+    const textCodes = findCodes({ subject: input.subject, text, html: null });
+    const htmlCodes = findCodes({ subject: input.subject, text: null, html });
     for (const code of textCodes.filter((c) => !htmlCodes.includes(c)).slice(0, MAX_EACH)) {
       out.push({
         severity: 'warning',

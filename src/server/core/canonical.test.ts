@@ -82,7 +82,7 @@ describe('send rate bucket', () => {
     const bucket = createSendRate(2, clock);
     const states = Array.from({ length: 5 }, () => bucket.take('ws'));
     expect(states.map((s) => s.allowed)).toEqual([true, true, true, true, false]);
-    expect(states[4]).toMatchObject({ limit: 2, remaining: 0, retryAfter: 1 });
+    expect(states[4]).toMatchObject({ limit: 4, rate: 2, remaining: 0, retryAfter: 1 });
     clock.advance(1000);
     expect([bucket.take('ws').allowed, bucket.take('ws').allowed, bucket.take('ws').allowed]).toEqual([
       true,

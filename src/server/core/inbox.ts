@@ -5,12 +5,14 @@ import type {
   CaughtMessageEvent,
   CaughtMessageSummary,
   InboxEvent,
+  OutboxMessage,
   WebhookAttempt,
   WebhookDelivery,
 } from '../../contract/sandbox.js';
 import { iso, type Clock } from '../../lib/clock.js';
 import { timeOrderedIds } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
+import type { MessageRow } from '../store/messages.js';
 import type { SinkAttachment, SinkRow, SinkStore, SinkSummaryRow } from '../store/sink.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { omittedNotes, readAttachment, readBody, readHtml } from './caught-body.js';
@@ -25,6 +27,32 @@ type Row = Omit<SinkRow, 'raw'>;
 
 const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
 const noMessage = () => fail('not_found', NO_CAUGHT_MESSAGE);
+
+/**
+ * Why a `/v1` message has no caught copy, by its status (none: no message has this id), and the command that follows
+ * a message by that id.
+ */
+function notCaught(id: string, m: Pick<MessageRow, 'status' | 'scheduled_at'> | undefined): never {
+  const follow = `\`svc emails get ${id}\` shows its status and events`;
+  if (!m) {
+    return fail(
+      'not_found',
+      `No message has this id: ${id} was not sent through this server, or has been removed since; \`svc inbox\` lists the caught mail.`,
+    );
+  }
+  const why: Record<string, string> = {
+    scheduled: `is scheduled for ${m.scheduled_at === null ? 'later' : iso(m.scheduled_at)}: it is caught once it is sent`,
+    queued: 'is queued: on its way to the sink, not caught yet (a deferred one waits for its next attempt)',
+    sending: 'is being handed over to the sink: not caught yet',
+    cancelled: 'was cancelled before it was sent: nothing was caught',
+    failed: 'failed before it was caught',
+    suppressed: 'was suppressed: every recipient is on the suppression list, so nothing was sent',
+  };
+  return fail(
+    'not_found',
+    `${id} ${why[m.status] ?? `was handed over (${m.status}), but its caught copy is gone: deleted, or removed by the inbox's retention`}; ${follow}.`,
+  );
+}
 
 export type DkimVerdict = 'pass' | 'fail' | 'none';
 
@@ -139,6 +167,8 @@ export interface InboxDeps {
   verifyDkim?: (raw: Buffer) => Promise<DkimVerdict>;
   /** Called after a message is stored. */
   onCaught?: (id: string) => void;
+  /** A `/v1` message's status (why a `msg_…` id has no caught copy). */
+  message?: (id: string) => Pick<MessageRow, 'status' | 'scheduled_at'> | undefined;
 }
 
 export function createInbox(deps: InboxDeps) {
@@ -183,6 +213,16 @@ export function createInbox(deps: InboxDeps) {
 
   const row = (id: string) => store.get(id) ?? noMessage();
   const rawOf = (id: string) => store.raw(id) ?? noMessage();
+
+  /** The workspaces a filter names by id or name (404 when none has it); undefined: no filter. */
+  function workspacesOf(q: { workspace_id?: string; workspace?: string }): string[] | undefined {
+    if (q.workspace === undefined) return q.workspace_id === undefined ? undefined : [q.workspace_id];
+    const named = store.workspacesNamed(q.workspace);
+    if (named.length === 0) {
+      fail('not_found', `No workspace has the id or name "${q.workspace.slice(0, 128)}"; \`svc whoami\` names yours.`);
+    }
+    return q.workspace_id ? named.filter((id) => id === q.workspace_id) : named;
+  }
 
   return {
     /**
@@ -257,18 +297,8 @@ export function createInbox(deps: InboxDeps) {
       q?: string;
     }) {
       const limit = q.limit ?? 20;
-      let workspaceId: string | string[] | undefined = q.workspace_id;
-      if (q.workspace !== undefined) {
-        const named = store.workspacesNamed(q.workspace);
-        if (named.length === 0) {
-          fail(
-            'not_found',
-            `No workspace has the id or name "${q.workspace.slice(0, 128)}"; \`svc whoami\` names yours.`,
-          );
-        }
-        workspaceId = q.workspace_id ? named.filter((id) => id === q.workspace_id) : named;
-        if (workspaceId.length === 0) return { data: [], has_more: false };
-      }
+      const workspaceId = workspacesOf(q);
+      if (workspaceId?.length === 0) return { data: [], has_more: false };
       const rows =
         store.list({
           to: q.to,
@@ -280,6 +310,38 @@ export function createInbox(deps: InboxDeps) {
           search: q.q ? (parseSearch(q.q) ?? undefined) : undefined,
         }) ?? unknownCursor();
       return { data: rows.slice(0, limit).map(summaryOf), has_more: rows.length > limit };
+    },
+
+    /**
+     * The caught message a `/sandbox/messages/{id}` path names: an `eml_…` id as it is, or the `msg_…` id of a `/v1`
+     * message, which names its caught copy (the first one caught: store.caughtOf). A `/v1` message with none is a 404
+     * that says why, from its status.
+     */
+    caughtId(id: string): string {
+      if (!id.startsWith('msg_')) return id;
+      return store.caughtOf(id) ?? notCaught(id, deps.message?.(id));
+    },
+
+    /** GET /sandbox/outbox: the `/v1` messages not caught yet, the last sent first. */
+    outbox(q: { to?: string; workspace?: string; limit?: number }): { data: OutboxMessage[]; has_more: boolean } {
+      const limit = q.limit ?? 20;
+      const workspaceId = workspacesOf(q);
+      if (workspaceId?.length === 0) return { data: [], has_more: false };
+      const rows = store.outbox({ to: q.to, workspaceId, limit: limit + 1 });
+      return {
+        data: rows.slice(0, limit).map((r) => ({
+          id: r.id,
+          status: r.status,
+          from: r.from_header,
+          to: r.to_addrs,
+          cc: r.cc_addrs,
+          subject: r.subject,
+          created_at: iso(r.created_at),
+          scheduled_at: r.scheduled_at === null ? null : iso(r.scheduled_at),
+          workspace: { id: r.workspace_id, name: r.workspace_name },
+        })),
+        has_more: rows.length > limit,
+      };
     },
 
     /** One message in full: envelope, headers, body, DKIM verdict and, for a `/v1` message, its timeline. */

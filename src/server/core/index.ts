@@ -92,6 +92,7 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     webhooks,
     attempts: webhookStore,
     verifyDkim: verifyDkim && ((raw) => verifyDkim(raw, deps.resolver)),
+    message: messageStore.get,
     onCaught: () => {
       deps.changes.notify('sink');
       retention.caught();

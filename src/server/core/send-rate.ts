@@ -2,7 +2,10 @@ import type { Clock } from '../../lib/clock.js';
 
 export interface BucketState {
   allowed: boolean;
+  /** The bucket's size (2 × rate): the most requests at once, and what `remaining` counts down from. */
   limit: number;
+  /** Tokens a second it refills at. */
+  rate: number;
   remaining: number;
   /** Seconds until the bucket is full again. */
   reset: number;
@@ -29,7 +32,8 @@ export function createSendRate(rate: number, clock: Clock) {
       buckets.set(workspaceId, b);
       return {
         allowed,
-        limit: rate,
+        limit: capacity,
+        rate,
         remaining: Math.floor(b.tokens),
         reset: Math.ceil((capacity - b.tokens) / rate),
         retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / rate)),

@@ -24,6 +24,8 @@ export function sandboxRoutes(
     if (collect && inbox.size(id) >= BIG_MESSAGE_BYTES) setImmediate(collect);
     return view;
   };
+  /** The caught message a path names: by its own `eml_…` id, or by the `msg_…` id of the `/v1` message it is. */
+  const caught = (params: { id?: string }) => inbox.caughtId(params.id!);
 
   return {
     createInvite: ({ body }) => ({ body: accounts.createInvite(body) }),
@@ -33,36 +35,44 @@ export function sandboxRoutes(
     closeWorkspace: ({ params }) => ({ body: accounts.setWorkspaceStatus(params.id!, 'closed') }),
 
     listMessages: ({ query }) => ({ body: inbox.list(query) }),
-    getMessage: async ({ params }) => ({ body: viewed(params.id!, await inbox.get(params.id!)) }),
+    listOutbox: ({ query }) => ({ body: inbox.outbox(query) }),
+    getMessage: async ({ params }) => {
+      const id = caught(params);
+      return { body: viewed(id, await inbox.get(id)) };
+    },
     getRawMessage: ({ params }) => ({
-      raw: { body: new Uint8Array(inbox.raw(params.id!)), contentType: 'message/rfc822' },
+      raw: { body: new Uint8Array(inbox.raw(caught(params))), contentType: 'message/rfc822' },
       headers: { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
     }),
-    getMessageHtml: async ({ params, query }) => ({
-      raw: {
-        body: messageDocument(viewed(params.id!, await inbox.html(params.id!)), query.appearance),
-        contentType: 'text/html; charset=utf-8',
-      },
-      headers: {
-        'Content-Security-Policy': messageCsp(query.remote_images === 'allow'),
-        'X-Content-Type-Options': 'nosniff',
-        'Referrer-Policy': 'no-referrer',
-        'Cache-Control': 'no-store',
-      },
-    }),
+    getMessageHtml: async ({ params, query }) => {
+      const id = caught(params);
+      return {
+        raw: {
+          body: messageDocument(viewed(id, await inbox.html(id)), query.appearance),
+          contentType: 'text/html; charset=utf-8',
+        },
+        headers: {
+          'Content-Security-Policy': messageCsp(query.remote_images === 'allow'),
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'no-referrer',
+          'Cache-Control': 'no-store',
+        },
+      };
+    },
     getAttachment: async ({ params }) => {
-      const { index, attachment: a } = viewed(params.id!, await inbox.attachment(params.id!, params.n!));
+      const id = caught(params);
+      const { index, attachment: a } = viewed(id, await inbox.attachment(id, params.n!));
       return {
         raw: { body: new Uint8Array(a.content), contentType: mediaType(a.contentType) },
         headers: attachmentHeaders(a, index),
       };
     },
-    getMessageChecks: async ({ params, query }) => ({ body: await core.checks.get(params.id!, query.refresh) }),
-    deleteMessage: ({ params }) => inbox.remove(params.id!),
+    getMessageChecks: async ({ params, query }) => ({ body: await core.checks.get(caught(params), query.refresh) }),
+    deleteMessage: ({ params }) => inbox.remove(caught(params)),
     deleteMessages: () => inbox.clear(),
-    markMessageRead: ({ params }) => ({ body: inbox.markRead(params.id!, true) }),
-    markMessageUnread: ({ params }) => ({ body: inbox.markRead(params.id!, false) }),
-    claimMessage: ({ params }) => ({ body: inbox.claim(params.id!) }),
+    markMessageRead: ({ params }) => ({ body: inbox.markRead(caught(params), true) }),
+    markMessageUnread: ({ params }) => ({ body: inbox.markRead(caught(params), false) }),
+    claimMessage: ({ params }) => ({ body: inbox.claim(caught(params)) }),
 
     getClock: () => ({ body: clock.state() }),
     moveClock: async ({ body }) => {

@@ -48,6 +48,11 @@ export async function composeSigned(req: ComposeRequest, log: Logger = silentLog
 export interface Composer {
   /** The signed MIME of a message; rejects with ComposeThreadDied when the thread stopped under it. */
   compose(req: ComposeRequest): Promise<Buffer>;
+  /**
+   * Loads what the first message would: the thread, and nodemailer on it, by building a small message that is thrown
+   * away (a message asked for meanwhile is built right after it).
+   */
+  warm(): void;
   /** How many threads have been started so far (a restart after a crash, or after a big message, makes two). */
   readonly threads?: number;
   close(): Promise<void>;
@@ -119,8 +124,24 @@ function sizeOf(req: ComposeRequest): number {
   return n;
 }
 
+/** What the warm-up builds: a text and an HTML part, as most messages have. */
+const WARM_UP: ComposeRequest = {
+  mail: {
+    from: 'warm-up@svc.test',
+    to: 'warm-up@svc.test',
+    subject: 'warm-up',
+    text: 'warm-up',
+    html: '<p>warm-up</p>',
+  },
+  key: undefined,
+  signTime: 0,
+};
+
 export function createComposer(opts: ComposerOptions): Composer {
-  if (!opts.thread) return { compose: (req) => composeSigned(req, opts.log), close: async () => {} };
+  if (!opts.thread) {
+    const compose = (req: ComposeRequest) => composeSigned(req, opts.log);
+    return { compose, warm: () => void compose(WARM_UP).catch(() => {}), close: async () => {} };
+  }
   interface Request {
     req: ComposeRequest;
     /** BIG_MESSAGE_BYTES or more, about: it goes to the thread alone. */
@@ -218,12 +239,14 @@ export function createComposer(opts: ComposerOptions): Composer {
     t.postMessage({ id, req: r.req }, [...transfer]);
   }
 
+  const compose = (req: ComposeRequest) =>
+    new Promise<Buffer>((resolve, reject) => {
+      waiting.push({ req, big: sizeOf(req) >= BIG_MESSAGE_BYTES, resolve, reject });
+      pump();
+    });
   return {
-    compose: (req) =>
-      new Promise((resolve, reject) => {
-        waiting.push({ req, big: sizeOf(req) >= BIG_MESSAGE_BYTES, resolve, reject });
-        pump();
-      }),
+    compose,
+    warm: () => void compose(WARM_UP).catch(() => {}),
     get threads() {
       return starts;
     },

@@ -57,7 +57,10 @@ interface Conn {
  */
 export function createPoolSender(
   opts: ({ host: string; port: number } | { path: string }) & { maxConnections?: number },
-): Sender {
+): Sender & {
+  /** Opens a first connection ahead of the first message (nodemailer loaded, greeted, EHLO answered), if none is. */
+  warm(): void;
+} {
   const max = opts.maxConnections ?? 8;
   const where = 'path' in opts ? opts.path : `${opts.host}:${opts.port}`;
   const conns = new Set<Conn>();
@@ -161,6 +164,9 @@ export function createPoolSender(
         queue.push({ mail, resolve, reject });
         pump();
       });
+    },
+    warm() {
+      if (!closed && conns.size === 0) open();
     },
     close() {
       closed = true;

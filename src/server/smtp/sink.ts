@@ -15,6 +15,7 @@ import type { CaughtMail, DkimVerdict, Inbox } from '../core/inbox.js';
 import type { Chaos, ChaosHit, SmtpStage } from '../sandbox/chaos.js';
 import { glanceBody, previewOf } from './body-text.js';
 import { headerBlock, parseHeaders } from './headers.js';
+import { headerReader } from './seams/mailparser.js';
 import { useConnections } from './seams/smtp-server.js';
 
 /** The sink's answer when it has no room to store a message. */
@@ -155,6 +156,8 @@ export interface CatchingSink extends Sink {
    * the connection limit, which counts the clients on the port alone, and in a directory only this user may enter.
    */
   ownPath(): string;
+  /** Loads the header parser (mailparser) the first message caught would, ahead of it. */
+  warm(): void;
 }
 
 /**
@@ -204,8 +207,9 @@ export interface SinkLimits {
 /**
  * The sink's smtp-server options apart from its handlers: the sessions it takes and its limits. bench/smtp-ingest's
  * floor (bench/smtp-floor-server.ts) runs a server on them too, with nothing behind it. Like any mail catcher it takes
- * what clients insist on: STARTTLS with `tls` (without it STARTTLS is off), and AUTH of any kind, never refused, also
- * without TLS (the handler is createSink's).
+ * mail from a client given its host and port alone: STARTTLS only with `tls` (a client that upgrades whenever it is
+ * offered would otherwise fail on a certificate it does not trust), and AUTH of any kind, never refused, also without
+ * TLS (the handler is createSink's).
  */
 export function sinkServerOptions(limits: SinkLimits = {}, tls?: { key: Buffer; cert: Buffer }): SMTPServerOptions {
   return {
@@ -355,6 +359,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
       if (!socket) throw new Error('the sink is not listening');
       return socket.path;
     },
+    warm: () => void headerReader(deps.log),
     async close() {
       // Its name goes at once: the listener is already bound, and the close may wait for connections to end.
       socket?.remove();

@@ -208,7 +208,7 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
           refusal(
             451,
             '4.7.1',
-            `This workspace may send ${state.limit} messages a second; retry in ${state.retryAfter} s.`,
+            `This workspace may send ${state.rate} messages a second; retry in ${state.retryAfter} s.`,
           ),
         );
       },
@@ -216,7 +216,7 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
       onData,
     });
     smtp.on('error', (err: NodeJS.ErrnoException) => {
-      // A port that is taken is answered where it is listened on (the start moves or stops), not logged here.
+      // A port that is taken is answered where it is listened on (the start stops), not logged here.
       if (err.syscall !== 'listen') log.warn('smtp submission error', { error: err.message });
     });
     return listener(smtp, log);

@@ -1,9 +1,10 @@
-// The certificate of SMTP TLS: the sink's STARTTLS and both submission listeners present it. One brought with
-// `--smtp-tls-cert/--smtp-tls-key` is used as given; otherwise one for `localhost` (and `host.docker.internal`),
-// 127.0.0.1 and ::1 is made on the first start and kept in the data directory (0600), so a client that trusts it once
-// (nodemailer's `tls.ca`, Python's `cafile`, swaks's `--tls-ca-path`) keeps trusting it across restarts. With `--memory`
-// it is made in memory, once per process: every in-memory server of a test run presents the same one. A kept one is
-// used whatever its key (an RSA one made by an earlier version too) until it nears its end.
+// The certificate of SMTP TLS: both submission listeners present it, and the sink's STARTTLS (`--smtp-starttls`).
+// One brought with `--smtp-tls-cert/--smtp-tls-key` is used as given; otherwise one for `localhost` (and
+// `host.docker.internal`), 127.0.0.1 and ::1 is made on the first start and kept in the data directory (0600), so a
+// client that trusts it once (nodemailer's `tls.ca`, Python's `cafile`, swaks's `--tls-ca-path`) keeps trusting it
+// across restarts. With `--memory` it is made in memory, once per process: every in-memory server of a test run
+// presents the same one. A kept one is used whatever its key (an RSA one made by an earlier version too) until it nears
+// its end.
 //
 // Making one costs about a millisecond once its library is loaded: node:crypto makes an ECDSA P-256 key and the
 // signature, and forge's ASN.1 module (X.509 needs an ASN.1 writer; node:crypto reads certificates but writes none)

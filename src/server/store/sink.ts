@@ -66,6 +66,20 @@ export type SinkSummaryRow = Omit<
   tags: { name: string; value: string }[] | null;
 };
 
+/** A `/v1` message not caught yet, as the outbox lists it, with its workspace's name. */
+export interface OutboxRow {
+  id: string;
+  status: 'scheduled' | 'queued' | 'sending';
+  from_header: string;
+  to_addrs: string[];
+  cc_addrs: string[];
+  subject: string;
+  created_at: number;
+  scheduled_at: number | null;
+  workspace_id: string;
+  workspace_name: string;
+}
+
 /** A word or a phrase of a search, in one field or (field null) in any; a prefix term matches words that start with it. */
 export interface SinkTerm {
   field: 'subject' | 'sender' | 'recipients' | null;
@@ -124,6 +138,15 @@ const decodeRow = (r: Stored<SinkRow>): SinkRow => ({
   attachments: JSON.parse(r.attachments!),
 });
 
+/**
+ * The caught copies of the `/v1` message whose id is `idSql`, found by their Message-ID, `<msg_…@domain>` (RFC 5322's
+ * form, brackets and all), in the index kept for the service's own mail: every header naming that id lies in one range
+ * of it, whatever its domain (`@` is the character before `A`). No index of its own is written for it.
+ */
+const caughtCopyOf = (idSql: string) =>
+  `s.from_service = 1 AND s.message_id_header >= '<' || ${idSql} || '@'
+   AND s.message_id_header < '<' || ${idSql} || 'A' AND s.svc_message_id = ${idSql}`;
+
 const SUMMARY_COLUMNS = `s.seq, s.id, s.message_id_header, s.svc_message_id, s.workspace_id, s.mail_from, s.rcpt_to, s.from_addr,
   s.to_addrs, s.cc_addrs, s.subject, s.preview, s.has_attachments, s.read_at, s.claimed_at, s.dkim, s.size,
   s.received_at, m.status, m.tags, w.name AS workspace_name`;
@@ -181,6 +204,9 @@ export function createSinkStore(db: Db) {
   const pieces = db.prepare('SELECT bytes FROM sink_raw_pieces WHERE seq = ? ORDER BY n').pluck();
   const index = db.prepare('INSERT INTO sink_search (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)');
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
+  const firstCopy = db
+    .prepare(`SELECT s.id FROM sink_messages s WHERE ${caughtCopyOf('@id')} ORDER BY s.seq LIMIT 1`)
+    .pluck();
 
   const add = (row: SinkRow): number | null => {
     const r = insert.run({
@@ -296,6 +322,44 @@ export function createSinkStore(db: Db) {
       const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY ${key} DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, opts.limit + 1) as Stored<SinkSummaryRow>[]).map(decodeSummary);
+    },
+    /**
+     * The caught copy of a `/v1` message: the first one caught (the service hands each message over once, for all its
+     * recipients, and the sink keeps no second copy of it; another program may send one under another domain).
+     */
+    caughtOf: (messageId: string): string | undefined => firstCopy.get({ id: messageId }) as string | undefined,
+    /**
+     * The `/v1` messages not caught yet — scheduled, queued (a deferred one too) or being handed over — the last sent
+     * first, `to` matching any recipient (Bcc too) in any case. Walked from their delivery jobs, so the walk is as long
+     * as the work still to do, whatever the number of messages kept; one the sink took before its hand-over was
+     * recorded is left out.
+     */
+    outbox(opts: { to?: string; workspaceId?: string[]; limit: number }): OutboxRow[] {
+      const where = [`j.kind = 'deliver'`, `m.status IN ('scheduled', 'queued', 'sending')`];
+      const args: unknown[] = [];
+      if (opts.workspaceId) {
+        where.push(`m.workspace_id IN (${opts.workspaceId.map(() => '?').join(', ')})`);
+        args.push(...opts.workspaceId);
+      }
+      if (opts.to) {
+        where.push(
+          `(EXISTS (SELECT 1 FROM json_each(m.to_addrs) WHERE lower(value) = lower(?))
+            OR EXISTS (SELECT 1 FROM json_each(m.cc_addrs) WHERE lower(value) = lower(?))
+            OR EXISTS (SELECT 1 FROM json_each(m.bcc_addrs) WHERE lower(value) = lower(?)))`,
+        );
+        args.push(opts.to, opts.to, opts.to);
+      }
+      where.push(`NOT EXISTS (SELECT 1 FROM sink_messages s WHERE ${caughtCopyOf('m.id')})`);
+      const rows = db
+        .prepare(
+          `SELECT m.id, m.status, m.from_header, m.to_addrs, m.cc_addrs, m.subject, m.created_at, m.scheduled_at,
+             m.workspace_id, w.name AS workspace_name
+           FROM jobs j JOIN messages m ON m.id = json_extract(j.payload, '$.message_id')
+             JOIN workspaces w ON w.id = m.workspace_id
+           WHERE ${where.join(' AND ')} ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+        )
+        .all(...args, opts.limit) as (OutboxRow & { to_addrs: string; cc_addrs: string })[];
+      return rows.map((r) => ({ ...r, to_addrs: JSON.parse(r.to_addrs), cc_addrs: JSON.parse(r.cc_addrs) }));
     },
     /** A message without its raw source (`raw` reads that): a view of a big message need not load it again. */
     get(id: string): Omit<SinkRow, 'raw'> | undefined {

@@ -2,17 +2,19 @@ import { Command } from 'commander';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { printFields, printJson } from '../../output.js';
+import { DOMAIN_ARGUMENT, findDomain } from './shared.js';
 
 export function domainsGetCommand(runner: Runner): Command {
   const cmd = new Command('get')
     .description('Show one domain')
-    .argument('<id>', 'the domain id (dom_…)')
-    .action((id: string, _o: object, c: Command) => runner(c, domainsGetRun, { id }));
-  return examples(cmd, 'svc domains get dom_…', 'svc domains get dom_… --json | jq -r .status');
+    .argument(...DOMAIN_ARGUMENT)
+    .action((domain: string, _o: object, c: Command) => runner(c, domainsGetRun, { domain }));
+  return examples(cmd, 'svc domains get example.com', 'svc domains get dom_… --json | jq -r .status');
 }
 
-export async function domainsGetRun(ctx: Context, o: { id: string }): Promise<void> {
-  const r = await (await ctx.client()).call('getDomain', { params: { id: o.id } });
+export async function domainsGetRun(ctx: Context, o: { domain: string }): Promise<void> {
+  const { id } = await findDomain(ctx, o.domain);
+  const r = await (await ctx.client()).call('getDomain', { params: { id } });
   if (ctx.json) return printJson(ctx.io, r.raw);
   const d = r.body;
   printFields(ctx.io, [

@@ -1,5 +1,27 @@
 import type { DnsRecord, Finding } from '../../../contract/domains.js';
+import type { Context } from '../../context.js';
+import { CommandError } from '../../errors.js';
 import type { Column } from '../../output.js';
+
+/** The argument of every command on one domain. */
+export const DOMAIN_ARGUMENT = ['<domain>', 'the domain, by name (example.com) or id (dom_…)'] as const;
+
+/**
+ * The domain a command is given: an id (`dom_…`) as it is; a name (any case, a trailing dot ignored) found among the
+ * workspace's domains, with its name for messages.
+ */
+export async function findDomain(ctx: Context, given: string): Promise<{ id: string; name?: string }> {
+  if (/^dom_[A-Za-z0-9]+$/.test(given)) return { id: given };
+  const { domainNamed } = await import('../../../client/domains.js');
+  const found = await domainNamed(await ctx.client(), given);
+  if (!found) {
+    throw new CommandError(
+      `this workspace has no domain named ${given}`,
+      `\`svc domains list\` shows its domains; \`svc domains add ${given}\` adds it`,
+    );
+  }
+  return found;
+}
 
 /** The records to publish. */
 export const recordColumns: Column<DnsRecord>[] = [

@@ -4,10 +4,11 @@ import { duration, examples, humanDuration, type Runner } from '../../command.js
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
 import { printJson, printTable } from '../../output.js';
-import { findingColumns, sandboxZoneNote } from './shared.js';
+import { DOMAIN_ARGUMENT, findDomain, findingColumns, sandboxZoneNote } from './shared.js';
 
 export interface DomainsVerifyOptions {
-  id: string;
+  /** A name or an id. */
+  domain: string;
   /** On a local server: publish the expected records in its sandbox zone first. */
   publish?: boolean;
   wait?: boolean;
@@ -19,18 +20,21 @@ export const DEFAULT_VERIFY_TIMEOUT_MS = 10 * 60_000;
 
 export function domainsVerifyCommand(runner: Runner): Command {
   const cmd = new Command('verify')
-    .description("Look the domain's records up now and print what was found; --wait checks again until it is verified")
-    .argument('<id>', 'the domain id (dom_…)')
+    .description(
+      "Look the domain's records up now and print what was found, exit 1 unless it is verified; --wait checks again " +
+        'until it is verified',
+    )
+    .argument(...DOMAIN_ARGUMENT)
     .option('--wait', 'check again, less and less often, until verified or --timeout')
     .option('--timeout <duration>', 'with --wait: give up after this long (default 10m)', duration('--timeout'))
     .option('--publish', 'on a local svc serve only: publish the records in its sandbox zone first, then verify')
-    .action((id: string, o: { wait?: boolean; timeout?: number; publish?: boolean }, c: Command) => {
+    .action((domain: string, o: { wait?: boolean; timeout?: number; publish?: boolean }, c: Command) => {
       if (o.timeout !== undefined && !o.wait) throw new UsageError('--timeout goes with --wait');
-      return runner(c, domainsVerifyRun, { id, publish: o.publish, wait: o.wait, timeout: o.timeout });
+      return runner(c, domainsVerifyRun, { domain, publish: o.publish, wait: o.wait, timeout: o.timeout });
     });
   return examples(
     cmd,
-    'svc domains verify dom_…',
+    'svc domains verify example.com',
     'svc domains verify dom_… --wait --timeout 30m',
     'svc domains verify dom_… --publish   # a local svc serve',
   );
@@ -46,21 +50,22 @@ export async function domainsVerifyRun(ctx: Context, o: DomainsVerifyOptions): P
   const { io, clock } = ctx;
   const client = await ctx.client();
   const timeout = o.timeout ?? DEFAULT_VERIFY_TIMEOUT_MS;
-  if (o.publish) await publish(ctx, o.id);
+  const { id } = await findDomain(ctx, o.domain);
+  if (o.publish) await publish(ctx, id);
   const deadline = clock.now() + timeout;
-  let spinner = await io.spinner(`Checking the records of ${o.id}…`);
+  let spinner = await io.spinner(`Checking the records of ${o.domain}…`);
   let r;
   try {
     for (let attempt = 0; ; attempt++) {
-      r = await client.call('verifyDomain', { params: { id: o.id } });
+      r = await client.call('verifyDomain', { params: { id } });
       if (!o.wait || r.body.verified || clock.now() >= deadline) break;
       if (attempt === 0 && !o.publish && r.headers.sandbox && wrong(r.body).length) {
         // Nothing will appear by itself in a sandbox's zone: say so now rather than after the whole --timeout.
         spinner.stop();
         io.info(
-          `${io.err.yellow('note:')} ${sandboxZoneNote(o.id)}; still waiting (or stop and run \`svc domains verify ${o.id} --publish --wait\`)`,
+          `${io.err.yellow('note:')} ${sandboxZoneNote(id)}; still waiting (or stop and run \`svc domains verify ${o.domain} --publish --wait\`)`,
         );
-        spinner = await io.spinner(`Checking the records of ${o.id}…`);
+        spinner = await io.spinner(`Checking the records of ${o.domain}…`);
       }
       const pause = Math.min(
         RECHECK_SECONDS[Math.min(attempt, RECHECK_SECONDS.length - 1)]! * 1000,
@@ -89,13 +94,13 @@ export async function domainsVerifyRun(ctx: Context, o: DomainsVerifyOptions): P
       ctx.json,
     );
   }
-  if (sandbox) {
-    io.info(
-      `${d.name} is not verified yet: ${summary(d)}. ${capital(sandboxZoneNote(d.id))} (or \`svc domains verify ${d.id} --publish\`).`,
-    );
-  } else {
-    io.info(`${d.name} is not verified yet: ${summary(d)}. Wait for it with: svc domains verify ${d.id} --wait`);
-  }
+  throw new CommandError(
+    `${d.name} is not verified yet (${summary(d)})`,
+    sandbox
+      ? `${sandboxZoneNote(d.id)} (or \`svc domains verify ${d.id} --publish\`)`
+      : `publish the records of \`svc domains dns ${d.id}\`, then wait for them with \`svc domains verify ${d.id} --wait\``,
+    ctx.json,
+  );
 }
 
 /**
@@ -127,5 +132,3 @@ function summary(d: VerifiedDomain): string {
   const bad = d.findings.filter((f) => f.required && f.status !== 'ok');
   return bad.length ? `${bad.length} required record${bad.length === 1 ? '' : 's'} missing or wrong` : d.status;
 }
-
-const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

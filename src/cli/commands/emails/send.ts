@@ -1,10 +1,11 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { FieldError } from '../../../contract/common.js';
 import type { Attachment, SendEmailRequest, Tag } from '../../../contract/emails.js';
 import { examples, repeat, timestamp, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { clientErrors, UsageError } from '../../errors.js';
 import { printJson } from '../../output.js';
 
 export interface EmailsSendOptions {
@@ -144,9 +145,71 @@ export async function buildEmail(ctx: Context, o: EmailsSendOptions): Promise<Se
   };
 }
 
+/** The flag that gives each field of the send request that is not a body or an attachment. */
+const FLAGS: Record<string, string> = {
+  from: '--from',
+  to: '--to',
+  cc: '--cc',
+  bcc: '--bcc',
+  reply_to: '--reply-to',
+  subject: '--subject',
+  headers: '--header',
+  tags: '--tag',
+  scheduled_at: '--scheduled-at',
+};
+
+/** `Shop orders@example.com`: a name and an address without the angle brackets that tell them apart. */
+const UNBRACKETED = /^([^<>@"]+?)\s+([^\s<>@]+@[^\s<>@]+)$/;
+
+/**
+ * A field error of the service (`reply_to.0`, `html`: the names of its JSON body) in the terms of the flag that gave
+ * the field; an address given with a name but without angle brackets is shown with them.
+ */
+function inFlags(f: FieldError, o: EmailsSendOptions): FieldError {
+  if (f.code === 'content_required')
+    return { ...f, path: 'body', message: 'give --text, --text-file, --html or --html-file' };
+  const [field = '', at = '0'] = f.path.split('.');
+  const n = Number(at);
+  if (field === 'text') return { ...f, path: o.textFile === undefined ? '--text' : '--text-file' };
+  if (field === 'html') return { ...f, path: o.htmlFile === undefined ? '--html' : '--html-file' };
+  if (field === 'attachments') return { ...f, path: `--attach ${o.attach?.[n] ?? ''}`.trimEnd() };
+  if (field === 'headers') return { ...f, path: `--header ${f.path.slice('headers.'.length)}` };
+  if (field === 'tags') return { ...f, path: `--tag ${o.tags?.[n]?.name ?? ''}`.trimEnd() };
+  const flag = FLAGS[field];
+  if (!flag) return f;
+  const addresses: Record<string, string | string[] | undefined> = {
+    from: o.from,
+    to: o.to,
+    cc: o.cc,
+    bcc: o.bcc,
+    reply_to: o.replyTo,
+  };
+  const parts = f.code === 'invalid' ? UNBRACKETED.exec([addresses[field] ?? []].flat()[n] ?? '') : null;
+  const meant = parts ? `; did you mean ${flag} '${parts[1]} <${parts[2]}>'?` : '';
+  return { ...f, path: flag, message: `${f.message}${meant}` };
+}
+
+/**
+ * A refusal that lists the fields of the request (its detail is that list), told with the flags that gave them. The
+ * Problem as the service wrote it stays for --json.
+ */
+async function toldInFlags(ctx: Context, err: unknown, o: EmailsSendOptions): Promise<unknown> {
+  const { ApiError } = await clientErrors();
+  if (ctx.json || !(err instanceof ApiError)) return err;
+  const p = err.problem;
+  if (!p.errors?.length || (p.code !== 'validation_failed' && p.code !== 'invalid_request')) return err;
+  const errors = p.errors.map((f) => inFlags(f, o));
+  const problem = { ...p, detail: errors.map((f) => `${f.path}: ${f.message}`).join('; '), errors };
+  return new ApiError(err.status, problem, err.headers, err.operation, err.auth, err.baseUrl);
+}
+
 export async function emailsSendRun(ctx: Context, o: EmailsSendOptions): Promise<void> {
   const email = await buildEmail(ctx, o);
-  const r = await (await ctx.client()).call('sendEmail', { body: email, idempotencyKey: o.idempotencyKey });
+  const r = await (await ctx.client())
+    .call('sendEmail', { body: email, idempotencyKey: o.idempotencyKey })
+    .catch(async (err: unknown) => {
+      throw await toldInFlags(ctx, err, o);
+    });
   if (ctx.json) return printJson(ctx.io, r.raw);
   if (ctx.quiet) return ctx.io.print(r.body.id);
   ctx.io.print(ctx.io.stdoutIsTTY ? `${r.body.id}  ${r.body.status}` : `${r.body.id}\t${r.body.status}`);

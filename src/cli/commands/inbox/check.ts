@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { CheckFinding, CheckId, MessageChecks } from '../../../contract/checks.js';
+import type { CheckFinding, CheckId, MessageCheck, MessageChecks } from '../../../contract/checks.js';
 import { SEVERITIES, type Severity, findingsAtOrAbove } from '../../../contract/severity.js';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
@@ -20,7 +20,7 @@ export function inboxCheckCommand(runner: Runner): Command {
       "Check a caught message: will it render in mail clients, do its links work, would it pass receivers' " +
         'authentication, is its content sound; exit 1 on findings at or above --fail-on',
     )
-    .argument('<id>', 'the caught message id (eml_…)')
+    .argument('<id>', 'the caught message id (eml_…), or the id `svc emails send` printed (msg_…)')
     .addOption(
       new Option('--fail-on <severity>', 'exit 1 when a finding this bad or worse exists (default error)').choices([
         ...SEVERITIES,
@@ -47,6 +47,19 @@ const columns: Column<Row>[] = [
   { header: 'WHERE', value: (f) => (f.line !== undefined ? `${f.line}:${f.column ?? 1}` : null) },
   { header: 'FINDING', value: (f) => (f.url ? `${f.title}: ${f.url}` : f.title) },
   { header: 'DETAIL', value: (f) => f.detail },
+];
+
+/**
+ * A check that could not run, as a piped line beside the findings: `skipped` where a finding has its severity (so a
+ * script tells them apart), the check, and why in the place of a finding's title.
+ */
+const skippedColumns: Column<MessageCheck>[] = [
+  { header: 'SEVERITY', value: () => 'skipped' },
+  { header: 'CHECK', value: (c) => c.id },
+  { header: 'RULE', value: () => null },
+  { header: 'WHERE', value: () => null },
+  { header: 'FINDING', value: (c) => c.reason },
+  { header: 'DETAIL', value: () => null },
 ];
 
 /** The summary in one line: `2 errors, 5 warnings, 3 notices; HTML compatibility 87/100`. */
@@ -85,7 +98,8 @@ function printChecks(io: IO, r: MessageChecks): void {
 
 /**
  * Prints a caught message's checks (GET /sandbox/messages/{id}/checks): on a terminal the summary, each check and a
- * table of the findings; piped, the findings as tab-separated lines (the summary on stderr); `--json` the report.
+ * table of the findings; piped, the checks skipped and the findings as tab-separated lines (the summary on stderr);
+ * `--json` the report.
  */
 export async function inboxCheckRun(ctx: Context, o: InboxCheckOptions): Promise<void> {
   const { io } = ctx;
@@ -107,6 +121,11 @@ export async function inboxCheckRun(ctx: Context, o: InboxCheckOptions): Promise
     }
   } else {
     io.info(`${report.message_id}: ${summaryLine(report)}`);
+    await printTable(
+      io,
+      report.checks.filter((c) => c.status === 'skipped'),
+      skippedColumns,
+    );
     await printTable(io, findings, columns);
   }
   const failOn = o.failOn ?? 'error';

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import type { CaughtMessageSummary } from '../../../contract/sandbox.js';
+import type { CaughtMessageSummary, OutboxMessage } from '../../../contract/sandbox.js';
 import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
+import type { IO } from '../../io.js';
 import { oneLine, printJson, printMore, printTable, shortTime, terminalWidths } from '../../output.js';
 import { isTo, summaryColumns, workspaceMatches } from './shared.js';
 
@@ -49,15 +50,46 @@ export function inboxListCommand(runner: Runner): Command {
   );
 }
 
+/** How many messages still on their way the listing names. */
+const ON_ITS_WAY = 10;
+
 export async function inboxListRun(ctx: Context, o: InboxListOptions): Promise<void> {
   if (o.follow) return follow(ctx, o);
-  const r = await (await ctx.client()).sandbox('listMessages', {
-    query: { to: o.to, workspace: o.workspace, limit: o.limit, after: o.after },
-  });
-  if (ctx.json) return printJson(ctx.io, r.raw);
-  await printTable(ctx.io, r.body.data, summaryColumns);
-  const again = ['svc inbox', o.to && `--to ${o.to}`, o.workspace && `--workspace ${JSON.stringify(o.workspace)}`];
-  printMore(ctx.io, r.body, again.filter(Boolean).join(' '));
+  const client = await ctx.client();
+  const filters = { to: o.to, workspace: o.workspace };
+  // The first page also says what was sent and is not caught yet: a message sent a moment ago may still be on its way
+  // (docs/command-line.md#behaviour-in-detail). A server without the outbox (an older one) leaves the listing alone.
+  const [r, outbox] = await Promise.all([
+    client.sandbox('listMessages', { query: { ...filters, limit: o.limit, after: o.after } }),
+    o.after
+      ? undefined
+      : client.sandbox('listOutbox', { query: { ...filters, limit: ON_ITS_WAY } }).then(
+          (a) => a.body,
+          () => undefined,
+        ),
+  ]);
+  if (ctx.json) printJson(ctx.io, r.raw);
+  else {
+    await printTable(ctx.io, r.body.data, summaryColumns);
+    const again = ['svc inbox', o.to && `--to ${o.to}`, o.workspace && `--workspace ${JSON.stringify(o.workspace)}`];
+    printMore(ctx.io, r.body, again.filter(Boolean).join(' '));
+  }
+  if (outbox?.data.length) printOnItsWay(ctx.io, outbox.data, outbox.has_more);
+}
+
+/**
+ * The `/v1` messages not caught yet, on stderr (stdout, and --json, stay the caught mail alone): `id<TAB>status<TAB>
+ * recipients<TAB>subject`, a scheduled one's time after its status.
+ */
+function printOnItsWay(io: IO, messages: OutboxMessage[], more: boolean): void {
+  io.info(`On its way, not caught yet${more ? ` (the ${messages.length} sent last)` : ''}:`);
+  for (const m of messages) {
+    const status = m.scheduled_at ? `${m.status} ${m.scheduled_at}` : m.status;
+    io.info([m.id, status, [...m.to, ...m.cc].join(', '), m.subject].map(oneLine).join('\t'));
+  }
+  io.info(
+    'Each is listed once the sink catches it (`svc inbox --follow` shows it as it arrives); `svc emails get ID` follows one.',
+  );
 }
 
 /**

@@ -12,12 +12,13 @@ export interface InboxShowOptions {
 export function inboxShowCommand(runner: Runner): Command {
   const cmd = new Command('show')
     .description('Show one caught message: its fields and text, or with --raw its source exactly as received')
-    .argument('<id>', 'the caught message id (eml_…)')
+    .argument('<id>', 'the caught message id (eml_…), or the id `svc emails send` printed (msg_…)')
     .option('--raw', 'print the message as received, byte for byte (message/rfc822)')
     .action((id: string, o: { raw?: boolean }, c: Command) => runner(c, inboxShowRun, { id, raw: o.raw }));
   return examples(
     cmd,
     'svc inbox show eml_…',
+    'svc inbox show msg_…',
     'svc inbox show eml_… --raw > message.eml',
     'svc inbox show eml_… --json | jq -r .html',
   );

@@ -1,11 +1,11 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../../client/inbox-wait.js';
 import { duration, examples, humanDuration, timestamp, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
 import type { Spinner } from '../../io.js';
-import { printJson } from '../../output.js';
-import { firstCode, firstLink } from '../../../lib/extract.js';
+import { oneLine, printJson } from '../../output.js';
+import { chooseLink, findCodes, findLinks, missingCode, missingLink } from '../../../lib/extract.js';
 import { printMessage } from './shared.js';
 
 export interface InboxWaitOptions {
@@ -18,17 +18,26 @@ export interface InboxWaitOptions {
   /** Only mail received at or after this service time, rather than within the look-back window. */
   since?: string;
   extract?: 'link' | 'code';
+  /** With `extract: 'link'`: the link whose text contains this (any case), rather than the action. */
+  linkText?: string;
+  /** With `extract: 'link'`: the link whose real target contains this (any case), rather than the action. */
+  linkMatch?: string;
+  /** With `extract: 'code'`: what the code looks like (a regular expression). */
+  codePattern?: RegExp;
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
+/** A message without the link asked for: the links it has, this many named. */
+const SHOWN_LINKS = 6;
 /** Without --since, a wait takes mail received up to this long (service time) before it began. */
 export const LOOK_BACK_MS = 60_000;
 
 export function inboxWaitCommand(runner: Runner): Command {
   const cmd = new Command('wait')
     .description(
-      'Wait for the next message to an address and print it, or only its first link or code (for CI): the oldest ' +
-        'caught in the last minute (or since --since) that no earlier wait returned, else the next to arrive',
+      'Wait for the next message to an address and print it, or only the link or code a person would use (for ' +
+        'CI): the oldest caught in the last minute (or since --since) that no earlier wait returned, else the next to ' +
+        'arrive',
     )
     .requiredOption('--to <address>', 'the recipient (an envelope recipient, To or Cc)')
     .option('--subject <text>', 'only a message whose subject contains this text (any case)')
@@ -43,14 +52,38 @@ export function inboxWaitCommand(runner: Runner): Command {
       timestamp('--since'),
     )
     .addOption(
-      new Option('--extract <what>', 'print only the first link, or the first 4–10 digit code').choices([
-        'link',
-        'code',
-      ]),
+      new Option(
+        '--extract <what>',
+        "print only the real target of the mail's action link, or the one-time code a person would type",
+      ).choices(['link', 'code']),
+    )
+    .addOption(
+      new Option('--link-text <text>', 'print the link whose text contains this (any case)').implies({
+        extract: 'link',
+      }),
+    )
+    .addOption(
+      new Option('--link-match <text>', 'print the link whose real target contains this (any case)').implies({
+        extract: 'link',
+      }),
+    )
+    .addOption(
+      new Option(
+        '--code-pattern <regex>',
+        'print the code this regular expression matches whole (its first group if it has one)',
+      )
+        .argParser(codePattern)
+        .implies({ extract: 'code' }),
     )
     .action((o: InboxWaitOptions, c: Command) => {
       if (o.extract && c.optsWithGlobals().json)
-        throw new UsageError('--extract prints one value; --json prints the whole message: give one of them');
+        throw new UsageError(
+          '--extract (and --link-text, --link-match, --code-pattern) prints one value; --json prints the whole message: give one of them',
+        );
+      if (o.extract === 'code' && (o.linkText !== undefined || o.linkMatch !== undefined))
+        throw new UsageError('--link-text and --link-match choose a link: they go with --extract link, not code');
+      if (o.extract === 'link' && o.codePattern)
+        throw new UsageError('--code-pattern chooses a code: it goes with --extract code, not link');
       return runner(c, inboxWaitRun, {
         to: o.to,
         subject: o.subject,
@@ -58,6 +91,9 @@ export function inboxWaitCommand(runner: Runner): Command {
         timeout: o.timeout,
         since: o.since,
         extract: o.extract,
+        linkText: o.linkText,
+        linkMatch: o.linkMatch,
+        codePattern: o.codePattern,
       });
     });
   return examples(
@@ -65,6 +101,8 @@ export function inboxWaitCommand(runner: Runner): Command {
     'svc inbox wait --to ada@example.org --extract code',
     'svc inbox wait --to ada@example.org --subject "reset your password" --extract link --timeout 1m',
     'svc inbox wait --to ada@example.org --workspace Acme --extract code',
+    'svc inbox wait --to ada@example.org --link-text "accept invitation"',
+    "svc inbox wait --to ada@example.org --code-pattern '[A-Z]{3}-\\d{3}'",
     "svc emails send --from hi@example.test --to ada@example.org --text 'Your code is 482913' && svc inbox wait --to ada@example.org --extract code",
   );
 }
@@ -131,12 +169,39 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   const r = await client.sandbox('getMessage', { params: { id: found.id } });
   if (ctx.json) return printJson(io, r.raw);
   if (!o.extract) return printMessage(io, r.body);
-  const value = o.extract === 'link' ? firstLink(r.body.text, r.body.html) : firstCode(r.body.text, r.body.html);
-  if (value === null) {
+  if (o.extract === 'code') {
+    const code = findCodes(r.body, o.codePattern)[0];
+    if (code === undefined)
+      throw new CommandError(
+        `${found.id} arrived, but it has ${missingCode(o.codePattern)}`,
+        `see what it says with \`svc inbox show ${found.id}\`${o.codePattern ? '' : ', and say what its code looks like with --code-pattern'}`,
+      );
+    return io.print(oneLine(code));
+  }
+  const links = findLinks(r.body);
+  const choice = { text: o.linkText, match: o.linkMatch };
+  const link = chooseLink(links, r.body.subject, choice);
+  if (!link) {
     throw new CommandError(
-      `${found.id} arrived, but it has no ${o.extract === 'link' ? 'http(s) link' : '4–10 digit code'}`,
-      `see what it says with \`svc inbox show ${found.id}\``,
+      `${found.id} arrived, but it has ${missingLink(links, choice)}`,
+      links.length
+        ? `its links: ${links
+            .slice(0, SHOWN_LINKS)
+            .map((l) => oneLine(`${l.text ? `"${l.text}" ` : ''}${l.url}`))
+            .join(', ')}${links.length > SHOWN_LINKS ? `, … (${links.length} in all)` : ''}; ` +
+            'choose one with --link-text or --link-match'
+        : `see what it says with \`svc inbox show ${found.id}\``,
     );
   }
-  io.print(value);
+  // What a sender wrote reaches the terminal with its control characters shown, not acted on.
+  io.print(oneLine(link.url));
+}
+
+/** `--code-pattern`: a regular expression, or a usage error saying why it is not one. */
+function codePattern(source: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch (err) {
+    throw new InvalidArgumentError(`--code-pattern takes a regular expression (${(err as Error).message}).`);
+  }
 }

@@ -52,7 +52,7 @@ export function emailRoutes(
       throw new RouteRefusal(
         new ServiceError(
           'rate_limited',
-          `This workspace may send ${state.limit} requests a second; retry in ${state.retryAfter} s.`,
+          `This workspace may send ${state.rate} requests a second, ${state.limit} at once; retry in ${state.retryAfter} s.`,
           { retryAfterSeconds: state.retryAfter },
         ),
         rate,

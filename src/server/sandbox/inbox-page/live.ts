@@ -8,7 +8,7 @@ import { addWorkspace, loadList, refreshSoon, removeRows, replaceRow } from './l
 import { remember, state } from './state.js';
 import { countUnreadSoon } from './unread.js';
 import { renew } from './session.js';
-import { refreshOpen } from './view.js';
+import { openMessage, refreshOpen } from './view.js';
 import { loadWebhooks, webhooksSoon } from './webhooks.js';
 
 /** The data of the stream's event named `E`. */
@@ -40,6 +40,8 @@ export function connect(view: string) {
   });
   self.addEventListener('message', (e) => {
     const m = JSON.parse(e.data) as Data<'message'>;
+    // The address named a `/v1` message by its msg_… id before it was caught: it is open now.
+    if (!state.open && state.openId !== null && state.openId === m.message_id) void openMessage(m.id, false);
     addWorkspace(m.workspace);
     countUnreadSoon();
     if (state.after === null) {

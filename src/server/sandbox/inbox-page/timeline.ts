@@ -1,6 +1,6 @@
 // The events of an open `/v1` message: each event with its detail, its webhook deliveries by endpoint with their
-// attempts, and a Redeliver button when the server manages webhook endpoints. The attempt line is the webhooks
-// panel's too.
+// attempts, and a Redeliver button where an active endpoint of the message's workspace takes the event (drawn again
+// as the endpoints change). The attempt line is the webhooks panel's too.
 import type {
   CaughtMessage,
   CaughtMessageEvent,
@@ -10,7 +10,7 @@ import type {
 } from '../../../contract/sandbox.js';
 import { api, say } from './api.js';
 import { exact, h } from './dom.js';
-import { hooksServed } from './state.js';
+import { state } from './state.js';
 
 /**
  * A value of an event's detail in words: a list (the recipients) as its items joined by commas, an object as its
@@ -99,6 +99,17 @@ function redeliverButton(e: CaughtMessageEvent): HTMLButtonElement {
   return button;
 }
 
+/**
+ * Whether a redelivery of an event of this type would go anywhere: an active endpoint of the message's workspace takes
+ * it (none is known until the webhooks panel has loaded them, and none where the server manages no endpoints).
+ */
+function redeliverable(m: CaughtMessage, type: string): boolean {
+  const workspace = m.workspace?.id;
+  return (state.endpoints?.endpoints ?? []).some(
+    (e) => e.workspace_id === workspace && e.status === 'active' && (e.events === null || e.events.includes(type)),
+  );
+}
+
 /** The message's events section; null for mail from other programs, which has no events. */
 export function timelineOf(m: CaughtMessage): HTMLElement | null {
   if (!m.events) return null;
@@ -110,8 +121,9 @@ export function timelineOf(m: CaughtMessage): HTMLElement | null {
       ? h(
           'ol',
           { class: 'timeline' },
-          ...m.events.map((e) =>
-            h(
+          ...m.events.map((e) => {
+            const redeliver = redeliverable(m, e.type);
+            return h(
               'li',
               { 'data-type': e.type, 'data-event-id': e.id },
               h('time', { datetime: e.occurred_at, title: exact(e.occurred_at) }, e.occurred_at.slice(11, 23)),
@@ -119,12 +131,25 @@ export function timelineOf(m: CaughtMessage): HTMLElement | null {
               h('strong', {}, e.type),
               ' ',
               h('span', { class: 'detail' }, detailText(e.detail)),
-              hooksServed ? ' ' : null,
-              hooksServed ? redeliverButton(e) : null,
+              redeliver ? ' ' : null,
+              redeliver ? redeliverButton(e) : null,
               deliveriesOf(e),
-            ),
-          ),
+            );
+          }),
         )
       : h('p', { class: 'empty' }, 'No events yet.'),
   );
+}
+
+/**
+ * Draws the open message's events again (they changed, or the endpoints that take them did), the focus kept on the
+ * Redeliver button that had it.
+ */
+export function redrawTimeline(m: CaughtMessage): void {
+  const focused = (document.activeElement as HTMLElement | null)
+    ?.closest?.('#timeline [data-redeliver]')
+    ?.getAttribute('data-redeliver');
+  const timeline = timelineOf(m);
+  if (timeline) document.getElementById('timeline')?.replaceWith(timeline);
+  if (focused) timeline?.querySelector<HTMLElement>(`[data-redeliver="${CSS.escape(focused)}"]`)?.focus();
 }

@@ -9,7 +9,7 @@ import { deleteOne, markCurrent, replaceRow, rowLinks } from './list.js';
 import { loadView, viewHref } from './session.js';
 import { remember, state, urlFor } from './state.js';
 import { selectTab, showSourceLine, tabsOf } from './tabs.js';
-import { timelineOf } from './timeline.js';
+import { redrawTimeline, timelineOf } from './timeline.js';
 
 const view = el('view');
 const narrow = window.matchMedia('(max-width: 759px)');
@@ -55,17 +55,26 @@ export async function openMessage(id: string, push: boolean) {
     [m] = await Promise.all([api<CaughtMessage>('GET', messagePath(id)), loadView(id)]);
   } catch (err) {
     if (state.openId === id) {
+      // A msg_… id not caught (yet) is told why (queued, scheduled, failed…); the page opens it once it is caught.
+      const gone = err instanceof ApiError && err.status === 404 && !id.startsWith('msg_');
       view.replaceChildren(
-        h(
-          'p',
-          { class: 'empty' },
-          err instanceof ApiError && err.status === 404 ? 'This message no longer exists.' : (err as Error).message,
-        ),
+        h('p', { class: 'empty' }, gone ? 'This message no longer exists.' : (err as Error).message),
       );
     }
     return;
   }
   if (state.openId !== id) return;
+  // Opened by the msg_… id of the `/v1` message it is (an address from elsewhere, or before it was caught): it goes on
+  // as the caught message, by its own id, in the address bar too.
+  if (m.id !== id) {
+    state.openId = m.id;
+    markCurrent();
+    await loadView(m.id);
+    if (state.openId !== m.id) return;
+  }
+  const address = urlFor(m.id);
+  if (new URL(address, location.href).pathname !== location.pathname)
+    history.replaceState(null, '', address + location.hash);
   state.open = m;
   if (line && m.html) state.tab = 'source';
   if ((state.tab === 'html' || state.tab === 'source') && !m.html) state.tab = 'text';
@@ -248,11 +257,6 @@ export function refreshOpen() {
     if (!fresh || state.open !== m) return;
     Object.assign(m, { status: fresh.status, events: fresh.events, read: fresh.read });
     el('meta').replaceWith(metaOf(m));
-    const timeline = timelineOf(m);
-    const focused = (document.activeElement as HTMLElement | null)
-      ?.closest?.('#timeline [data-redeliver]')
-      ?.getAttribute('data-redeliver');
-    if (timeline) document.getElementById('timeline')?.replaceWith(timeline);
-    if (focused) timeline?.querySelector<HTMLElement>(`[data-redeliver="${CSS.escape(focused)}"]`)?.focus();
+    redrawTimeline(m);
   }, 100);
 }

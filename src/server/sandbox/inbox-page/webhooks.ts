@@ -5,7 +5,7 @@ import { api, say } from './api.js';
 import { time } from './clock.js';
 import { el, h } from './dom.js';
 import { type Endpoint, hooksServed, state } from './state.js';
-import { attemptOf } from './timeline.js';
+import { attemptOf, redrawTimeline } from './timeline.js';
 
 /** Attempts shown for each endpoint in the panel, newest first. */
 const PANEL_ATTEMPTS = 5;
@@ -34,6 +34,8 @@ export async function loadWebhooks() {
   );
   state.endpoints = { endpoints, workspaces: list.workspaces };
   renderWebhooks();
+  // The open message's Redeliver buttons follow the endpoints that would receive a redelivery.
+  if (state.open) redrawTimeline(state.open);
   webhooksPanel.hidden = false;
 }
 
