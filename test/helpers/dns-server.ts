@@ -129,20 +129,6 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
     }
   }
 
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, rinfo) => {
-    const reply = safeAnswer(msg, udpLimit(msg));
-    if (reply) udp.send(reply, rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((resolve, reject) => {
-    udp.once('error', reject);
-    udp.bind(0, host, () => {
-      udp.off('error', reject);
-      resolve();
-    });
-  });
-  const port = udp.address().port;
-
   // TCP on the same port (RFC 1035 section 4.2.2: two-byte length prefix), for answers that do not fit in UDP.
   const sockets = new Set<net.Socket>();
   const tcp = net.createServer((sock) => {
@@ -167,10 +153,33 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
       }
     });
   });
-  const tcpUp = await new Promise<boolean>((resolve) => {
-    tcp.once('error', () => resolve(false)); // the port is taken for TCP: UDP still serves every answer that fits
-    tcp.listen(port, host, () => resolve(true));
-  });
+  // UDP and TCP on one port: a free UDP port whose TCP twin is taken (say, as the local port of an outgoing connection,
+  // which refuses connections) would leave every answer too long for UDP refused, so such a port is let go and another
+  // tried.
+  let udp!: dgram.Socket;
+  let port = 0;
+  for (let tries = 0; ; tries++) {
+    udp = dgram.createSocket('udp4');
+    udp.on('message', (msg, rinfo) => {
+      const reply = safeAnswer(msg, udpLimit(msg));
+      if (reply) udp.send(reply, rinfo.port, rinfo.address);
+    });
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(0, host, () => {
+        udp.off('error', reject);
+        resolve();
+      });
+    });
+    port = udp.address().port;
+    const tcpUp = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false));
+      tcp.listen(port, host, () => resolve(true));
+    });
+    if (tcpUp) break;
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (tries === 20) throw new Error('no port free for both UDP and TCP');
+  }
 
   return {
     address: `${host}:${port}`,
@@ -202,10 +211,8 @@ export async function startDnsServer(opts: { host?: string } = {}): Promise<DnsS
     },
     async close() {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
-      if (tcpUp) {
-        for (const s of sockets) s.destroy();
-        await new Promise<void>((resolve) => tcp.close(() => resolve()));
-      }
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },
   };
 }
