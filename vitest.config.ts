@@ -26,15 +26,15 @@ export default defineConfig({
         test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/*.test.ts'] },
       },
       { test: { ...shared, name: 'browser', include: ['test/browser/**/*.test.ts'] } },
-      // The mail tests again with every library seam on its stock path (src/server/smtp/seams/, ARCHITECTURE.md):
-      // what the service does with a library upgraded past the version its fast path is written for.
+      // The mail tests again with every library seam on its stock path (src/server/{inbound,outbound}/seams/,
+      // ARCHITECTURE.md): what the service does with a library upgraded past the version its fast path is written for.
       {
         test: {
           ...shared,
           name: 'stock',
           env: { SVC_STOCK_SEAMS: '1' },
           include: [
-            'src/server/smtp/**/*.test.ts',
+            'src/server/{inbound,outbound,seams}/**/*.test.ts',
             'test/integration/{sink,sink-smtp,dkim-sink,submission,emails-delivery,emails-big}.test.ts',
           ],
         },

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { SERVE_ENV, SERVE_NODE_FLAGS } from '../src/cli/commands/serve-process.js';
-import type { ReadyLine, Seed } from '../src/contract/sandbox.js';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../src/cli/serve/serve-process.js';
+import type { ReadyLine, Seed } from '../src/contract/seed.js';
 
 type Ready = ReadyLine & { seed: Seed };
 

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { manualClock } from '../src/lib/clock.js';
 import { silentLogger } from '../src/lib/log.js';
 import { createInbox } from '../src/server/core/inbox.js';
-import { ingest } from '../src/server/smtp/sink.js';
+import { ingest } from '../src/server/inbound/sink.js';
 import { groupCommit, openDb } from '../src/server/store/db.js';
-import { createSinkStore } from '../src/server/store/sink.js';
+import { createInboxStore } from '../src/server/store/inbox.js';
 import { speedLine, spawnServe } from './common.js';
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 100_000);
@@ -80,7 +80,7 @@ async function fill(dataDir: string): Promise<{ deepId: string; secondPageAfter:
      VALUES (?, ?, 'key_bench', 'test', 'dom_bench', ?, '', '', '[]', '[]', '[]', '[]', '', NULL, NULL, '[]', '{}', '[]', '{}', NULL, 0, 0)`,
   );
   const statuses = ['delivered', 'delivered', 'delivered', 'bounced', 'complained'];
-  const store = createSinkStore(db);
+  const store = createInboxStore(db);
   const commit = groupCommit(db);
   const clock = manualClock(Date.now() - TOTAL * 1000);
   const shapes = await templates();

@@ -4,7 +4,7 @@
 // stays behind a dynamic import, in a chunk of its own beside svc.js. `svc serve` imports the server as tsc compiled
 // it (dist/server/), and native packages are imported from node_modules as installed. Then caniemail, bundled with its
 // data into the compiled server (dist/server/checks/caniemail.js), and the inbox page's script:
-// src/server/sandbox/inbox-page/ as one script for the browser, written beside the compiled server, which serves it
+// src/server/inbox-page/browser/ as one script for the browser, written beside the compiled server, which serves it
 // as /inbox.js. Runs after tsc (`npm run build`).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
@@ -165,7 +165,7 @@ rmSync(`${caniemailOut}.map`, { force: true });
 
 // The inbox page's script, bundled by the compiled inbox-script.js: the same options the server run from source
 // bundles it with, and the same check that nothing of node_modules (zod) came in.
-const sandbox = join(root, 'dist', 'server', 'sandbox');
-const { bundleInboxScript, INBOX_SCRIPT_FILE } = await import(pathToFileURL(join(sandbox, 'inbox-script.js')).href);
-const script = await bundleInboxScript(esbuild, join(root, 'src', 'server', 'sandbox', 'inbox-page', 'main.ts'));
-writeFileSync(join(sandbox, INBOX_SCRIPT_FILE), script);
+const inboxPage = join(root, 'dist', 'server', 'inbox-page');
+const { bundleInboxScript, INBOX_SCRIPT_FILE } = await import(pathToFileURL(join(inboxPage, 'inbox-script.js')).href);
+const script = await bundleInboxScript(esbuild, join(root, 'src', 'server', 'inbox-page', 'browser', 'main.ts'));
+writeFileSync(join(inboxPage, INBOX_SCRIPT_FILE), script);

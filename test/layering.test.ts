@@ -29,16 +29,14 @@ const PLANTS: Record<string, Plant[]> = {
       code: "import type { Client } from '../../client/index.js';\nexport type P = Client;\n",
     },
   ],
-  'contract-imports-nothing-of-ours': [
+  'shared-below-the-sides': [
     {
       from: 'src/contract/planted.ts',
-      code: "import type { Clock } from '../lib/clock.js';\nexport type P = Clock;\n",
+      code: "import type { Client } from '../client/index.js';\nexport type P = Client;\n",
     },
-  ],
-  'lib-below-the-sides': [
     {
       from: 'src/lib/planted.ts',
-      code: "import type { Client } from '../client/index.js';\nexport type P = Client;\n",
+      code: "import type { Core } from '../server/core/index.js';\nexport type P = Core;\n",
     },
   ],
   'mcp-sdk-in-svc-mcp-only': [
@@ -53,77 +51,38 @@ const PLANTS: Record<string, Plant[]> = {
       code: "import type { Reply } from '../http/handlers.js';\nexport type P = Reply;\n",
     },
   ],
-  'store-imports-no-core': [
+  'store-imports-nothing-above': [
     {
       from: 'src/server/store/planted.ts',
       code: "import type { ExpectedRecord } from '../core/domain-records.js';\nexport type P = ExpectedRecord;\n",
     },
   ],
-  'only-core-over-stores': [
-    { from: 'src/server/http/planted.ts', code: "import type { Db } from '../store/db.js';\nexport type P = Db;\n" },
-  ],
-  'scheduler-takes-only-the-job-store': [
+  'stores-behind-core': [
     {
-      from: 'src/server/workers/scheduler.ts',
-      code: "import type { MessageStore } from '../store/messages.js';\nexport type Planted = MessageStore;\n",
+      from: 'src/server/backend.ts',
+      code: "import type { EmailStore } from './store/emails.js';\nexport type Planted = EmailStore;\n",
       append: true,
     },
-  ],
-  'index-imports-no-store': [
     {
       from: 'src/server/index.ts',
       code: "import type { JobStore } from './store/jobs.js';\nexport type Planted = JobStore;\n",
       append: true,
     },
   ],
-  'backend-builds-only-the-job-store': [
-    {
-      from: 'src/server/backend.ts',
-      code: "import type { MessageStore } from './store/messages.js';\nexport type Planted = MessageStore;\n",
-      append: true,
-    },
-  ],
-  'stores-behind-core': [
-    {
-      from: 'src/server/planted.ts',
-      code: "import type { MessageStore } from './store/messages.js';\nexport type P = MessageStore;\n",
-    },
-  ],
-  'edges-apart': [
+  'edges-call-core': [
     {
       from: 'src/server/checks/planted.ts',
-      code: "import type { Sink } from '../smtp/sink.js';\nexport type P = Sink;\n",
+      code: "import type { Sink } from '../inbound/sink.js';\nexport type P = Sink;\n",
     },
-  ],
-  'chaos-followed-by-api-and-sink': [
     {
-      from: 'src/server/workers/planted.ts',
-      code: "import type { Chaos } from '../sandbox/chaos.js';\nexport type P = Chaos;\n",
-    },
-  ],
-  'chaos-imports-nothing-of-the-server': [
-    {
-      from: 'src/server/sandbox/chaos.ts',
-      code: "import type { Core } from '../core/index.js';\nexport type Planted = Core;\n",
-      append: true,
-    },
-  ],
-  'route-types-for-routes': [
-    {
-      from: 'src/server/smtp/planted.ts',
-      code: "import type { Reply } from '../http/handlers.js';\nexport type P = Reply;\n",
+      from: 'src/server/inbox-page/planted.ts',
+      code: "import type { ServeOptions } from '../index.js';\nexport type P = ServeOptions;\n",
     },
   ],
   'outbound-side-for-workers': [
     {
       from: 'src/server/http/planted-outbound.ts',
-      code: "import type { Sender } from '../smtp/sender.js';\nexport type P = Sender;\n",
-    },
-  ],
-  'edges-not-the-root': [
-    {
-      from: 'src/server/sandbox/planted.ts',
-      code: "import type { ServeOptions } from '../index.js';\nexport type P = ServeOptions;\n",
+      code: "import type { Sender } from '../outbound/sender.js';\nexport type P = Sender;\n",
     },
   ],
   'no-circular': [

@@ -1,7 +1,8 @@
 // Profiles: what svc remembers between runs that is not secret (base URL, who is signed in, which key is saved),
 // in `config.json` of the config directory. Secrets themselves live in the credential store.
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '../lib/private-file.js';
 import { UsageError } from './errors.js';
 import type { Env } from './io.js';
 
@@ -82,10 +83,7 @@ export async function openConfig(dir: string): Promise<ConfigStore> {
       const file = read();
       const next: ConfigFile = { ...file, profiles: { ...file.profiles, [name]: change(file.profiles[name] ?? {}) } };
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(next, null, '\t'), { mode: 0o600 });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, path);
+      writePrivateFile(path, JSON.stringify(next, null, '\t'));
     },
   };
 }

@@ -1,27 +1,25 @@
-// What a command runs with: its IO, the global options, and lazily built dependencies — the profile's config,
-// the credential store, the API client. Nothing heavy is loaded until a command asks for it, so `svc --version`
-// loads none of it and `svc emails send` with SVC_API_KEY never opens the config or the keychain.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Client, ClientOptions, RetryInfo, SessionStore, SessionTokens } from '../client/index.js';
-import { isLoopbackHost, parseBaseUrl } from '../client/base-url.js';
-import { ACCESS_TOKEN_PATTERN, API_KEY_PATTERN } from '../contract/ids.js';
+// What a command runs with: what every command needs — its IO, the global options it prints by, the profile — and
+// lazily built dependencies: the profile's config, the credential store, the base URL, the API client. Nothing heavy
+// is loaded until a command asks for it, so `svc --version` loads none of it and `svc emails send` with SVC_API_KEY
+// never opens the config or the keychain. What only some commands use is built from the Context where it is used: the
+// profile's session (profile-session.ts), the API key of the run (api-key.ts).
+import type { Client, ClientOptions, RetryInfo } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
+import { adminToken } from './admin-token.js';
+import { apiKey, givenApiKey } from './api-key.js';
 import {
   openConfig,
   profileName,
   resolveBaseUrl,
   type BaseUrlSource,
   type ConfigStore,
-  type SavedKeyInfo,
   type SessionInfo,
 } from './config.js';
 import { createCredentialStore, type CredentialStore } from './credentials.js';
-import { AuthError } from './errors.js';
 import type { IO } from './io.js';
 import type { LocalServer } from '../lib/local-servers.js';
-import { withFileLock } from './lock.js';
-import { defaultConfigDir, defaultDataDir } from './paths.js';
+import { defaultConfigDir } from './paths.js';
+import { clientSessionStore } from './profile-session.js';
 import { VERSION } from '../lib/version.js';
 
 /** The options every command takes (defined on the program). */
@@ -51,8 +49,6 @@ export interface WallClock {
 
 export const wallClock: WallClock = { now: () => Date.now(), sleep };
 
-export type ApiKeySource = 'flag' | 'env' | 'profile';
-
 export interface Context {
   readonly io: IO;
   /** --json: print exactly the API's body. */
@@ -62,35 +58,14 @@ export interface Context {
   readonly profile: string;
   readonly configDir: string;
   readonly clock: WallClock;
+  /** --api-key as given (api-key.ts weighs it against SVC_API_KEY and the profile's key). */
+  readonly apiKeyFlag: string | undefined;
   config(): Promise<ConfigStore>;
   credentials(): CredentialStore;
   /** The run's base URL; `server`: the running local server it was found at (source `local`). */
   baseUrl(): Promise<BaseUrl>;
   client(): Promise<Client>;
-  /** Where the API key of this run comes from, if there is one. */
-  apiKeySource(): Promise<ApiKeySource | undefined>;
-  /** The API key of this run: --api-key, else SVC_API_KEY, else the profile's saved key for this base URL. */
-  apiKey(): Promise<string | undefined>;
-  /**
-   * The API key of this run, refused (AuthError, naming where it came from) when it is not an svc key: sent nowhere,
-   * rather than answered by the service as an invalid token.
-   */
-  checkedApiKey(): Promise<string | undefined>;
-  /** The profile's session, when it was issued by this run's base URL. */
-  session(): Promise<SessionInfo | undefined>;
-  /** Keeps a session just issued (login, signup, a workspace switch): its tokens at once, then what the profile shows. */
-  saveSession(info: SessionInfo, tokens: SessionTokens): Promise<void>;
-  /** Forgets the profile's session (its tokens and what the profile shows). */
-  forgetSession(): Promise<void>;
-  /** The session tokens as stored now (for logout). */
-  sessionTokens(): Promise<SessionTokens | undefined>;
-  /** Runs `fn` holding the lock every svc process takes to rotate this profile's session. */
-  withSessionLock<T>(fn: () => Promise<T>): Promise<T>;
-  /** Saves an API key in the profile (`keys create --save`), so sending needs no flag. */
-  saveApiKey(info: SavedKeyInfo, key: string): Promise<void>;
-  /** Forgets the profile's saved API key. */
-  forgetApiKey(): Promise<void>;
-  /** The session this run forgot because the service refused to refresh it, if it did. */
+  /** The session this run's client forgot because the service refused to refresh it, if it did (reset.ts). */
   endedSession(): SessionInfo | undefined;
 }
 
@@ -108,9 +83,6 @@ export interface ContextOptions {
   client?: Partial<ClientOptions>;
 }
 
-const SESSION = 'session';
-const API_KEY = 'api_key';
-
 export function createContext(o: ContextOptions): Context {
   const { globals } = o;
   // --wide: tables are as wide as their values, whatever the terminal's width.
@@ -119,7 +91,6 @@ export function createContext(o: ContextOptions): Context {
   const profile = profileName(globals.profile, env);
   const configDir = defaultConfigDir(env);
   const clock = o.clock ?? wallClock;
-  const secret = (name: string) => `${profile}/${name}`;
 
   let config: Promise<ConfigStore> | undefined;
   let credentials: CredentialStore | undefined;
@@ -134,6 +105,7 @@ export function createContext(o: ContextOptions): Context {
     profile,
     configDir,
     clock,
+    apiKeyFlag: globals.apiKey,
     config: () => (config ??= openConfig(configDir)),
     credentials: () =>
       (credentials ??= createCredentialStore({
@@ -151,126 +123,21 @@ export function createContext(o: ContextOptions): Context {
         },
       )),
     client: () => (client ??= makeClient()),
-
-    async apiKeySource() {
-      if (globals.apiKey) return 'flag';
-      if (env.SVC_API_KEY) return 'env';
-      const saved = (await ctx.config()).profile(profile).api_key;
-      return saved && saved.base_url === (await ctx.baseUrl()).url ? 'profile' : undefined;
-    },
-
-    async apiKey() {
-      const explicit = globals.apiKey ?? env.SVC_API_KEY;
-      if (explicit) return explicit;
-      return (await ctx.apiKeySource()) === 'profile' ? ctx.credentials().get(secret(API_KEY)) : undefined;
-    },
-
-    async checkedApiKey() {
-      const key = await ctx.apiKey();
-      if (key === undefined || API_KEY_PATTERN.test(key) || ACCESS_TOKEN_PATTERN.test(key)) return key;
-      const source = await ctx.apiKeySource();
-      const where = source === 'flag' ? '--api-key' : source === 'env' ? 'SVC_API_KEY' : `profile ${profile}`;
-      const shown = `${key.slice(0, Math.min(6, Math.floor(key.length / 2)))}…`;
-      const create = '`svc keys create --name NAME --scope emails:send`';
-      throw new AuthError(
-        `${shown} (${where}) is not an svc API key (they start with svc_test_ or svc_live_, then 32 letters and digits)`,
-        source === 'flag'
-          ? `give --api-key a key ${create} printed, or leave it out to use the profile's`
-          : source === 'env'
-            ? `set SVC_API_KEY to a key ${create} printed, or unset it to use the profile's`
-            : `save another with ${create.slice(0, -1)} --save\``,
-      );
-    },
-
-    async session() {
-      const info = (await ctx.config()).profile(profile).session;
-      // A session is only ever sent to the service that issued it.
-      return info && info.base_url === (await ctx.baseUrl()).url ? info : undefined;
-    },
-
-    async saveSession(info, tokens) {
-      await ctx.credentials().set(secret(SESSION), JSON.stringify(tokens));
-      (await ctx.config()).updateProfile(profile, (p) => ({ ...p, base_url: info.base_url, session: info }));
-    },
-
-    async forgetSession() {
-      await ctx.credentials().delete(secret(SESSION));
-      (await ctx.config()).updateProfile(profile, ({ session: _gone, ...rest }) => rest);
-    },
-
-    async sessionTokens() {
-      if (!(await ctx.session())) return undefined;
-      const raw = await ctx.credentials().get(secret(SESSION));
-      return raw ? (JSON.parse(raw) as SessionTokens) : undefined;
-    },
-
-    async withSessionLock(fn) {
-      const dir = await ctx.credentials().ensureDir();
-      return withFileLock(join(dir, `${profile}.refresh.lock`), fn);
-    },
-
-    async saveApiKey(info, key) {
-      await ctx.credentials().set(secret(API_KEY), key);
-      (await ctx.config()).updateProfile(profile, (p) => ({
-        ...p,
-        base_url: p.base_url ?? info.base_url,
-        api_key: info,
-      }));
-    },
-
-    async forgetApiKey() {
-      await ctx.credentials().delete(secret(API_KEY));
-      (await ctx.config()).updateProfile(profile, ({ api_key: _gone, ...rest }) => rest);
-    },
-
     endedSession: () => ended,
   };
-
-  /** The session as the client sees it: read from the credential store on every call, rotated under a file lock. */
-  const sessionStore: SessionStore = {
-    load: async () => (await ctx.sessionTokens()) ?? null,
-    save: (tokens) => ctx.credentials().set(secret(SESSION), JSON.stringify(tokens)),
-    async clear() {
-      ended = await ctx.session();
-      await ctx.forgetSession();
-    },
-    withLock: (fn) => ctx.withSessionLock(fn),
-  };
-
-  /**
-   * The admin token of the sandbox routes: `--admin-token`, else SVC_ADMIN_TOKEN, else — for a loopback base URL — the
-   * token of the local server registered at that address (any port, any data directory), else the `admin-token` file
-   * of the default data directory. Without one, says which to set rather than asking the server without a token.
-   */
-  async function adminToken(url: string): Promise<string> {
-    const given = globals.adminToken || env.SVC_ADMIN_TOKEN;
-    if (given) return given;
-    const set = 'set SVC_ADMIN_TOKEN (or pass --admin-token) to the admin_token of the ready line `svc serve` printed';
-    const parsed = parseBaseUrl(url);
-    if (!parsed || !isLoopbackHost(parsed.hostname)) throw new AuthError(`no admin token for ${url}`, set);
-    const { findLocalServer } = await import('../lib/local-servers.js');
-    const registered = findLocalServer(url, env);
-    if (registered) return registered.admin_token;
-    const file = join(defaultDataDir(env), 'admin-token');
-    const token = (await readFile(file, 'utf8').catch(() => '')).trim();
-    if (token) return token;
-    throw new AuthError(
-      `no admin token for ${url}: no svc serve on this machine is registered at that address, and ${file} does not exist`,
-      `start one with \`svc serve\`, or ${set}`,
-    );
-  }
 
   async function makeClient(): Promise<Client> {
     const { url } = await ctx.baseUrl();
     const { createClient } = await import('../client/index.js');
-    const explicitKey = globals.apiKey ?? env.SVC_API_KEY;
     return createClient({
       baseUrl: url,
-      apiKey: ctx.checkedApiKey,
+      apiKey: apiKey(ctx).checked,
       // A key given for this run wins over the session; a key saved in the profile comes after it.
-      prefer: explicitKey ? 'key' : 'session',
-      session: sessionStore,
-      adminToken: () => adminToken(url),
+      prefer: givenApiKey(ctx) ? 'key' : 'session',
+      session: clientSessionStore(ctx, (info) => {
+        ended = info;
+      }),
+      adminToken: () => adminToken(url, globals.adminToken, env),
       retries: globals.retries,
       userAgent: `svc/${VERSION} node/${process.versions.node}`,
       sleep: clock.sleep,

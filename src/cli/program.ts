@@ -35,7 +35,7 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   completion: async () => (await import('./commands/completion.js')).completionCommand,
   servers: async () => (await import('./commands/servers.js')).serversCommand,
   serve: async () => {
-    const { serveCommand } = await import('./commands/serve.js');
+    const { serveCommand } = await import('./serve/serve.js');
     return (runner) =>
       examples(
         serveCommand(runner),

@@ -3,8 +3,10 @@
 // remembers the instance (Svc-Sandbox-Instance) each credential came from; a server answering with another one was
 // reset. The service itself sends no instance, so nothing here applies to it.
 import { INSTANCE_HEADER } from '../contract/sandbox-headers.js';
+import { apiKey } from './api-key.js';
 import type { Context } from './context.js';
 import { AuthError, clientErrors } from './errors.js';
+import { profileSession } from './profile-session.js';
 
 /** `err`, or an AuthError saying the local server was reset when that is why the credential was refused. */
 export async function explainReset(ctx: Context, err: unknown): Promise<unknown> {
@@ -18,12 +20,13 @@ export async function explainReset(ctx: Context, err: unknown): Promise<unknown>
     let saved: string | undefined;
     let hint: string;
     if (code === 'invalid_api_key') {
-      if ((await ctx.apiKeySource()) !== 'profile') return err;
-      saved = (await ctx.config()).profile(ctx.profile).api_key?.sandbox_instance;
+      const key = apiKey(ctx);
+      if ((await key.source()) !== 'profile') return err;
+      saved = (await key.saved())?.sandbox_instance;
       hint =
         'its keys are gone with it: run `svc login`, then `svc keys create --name NAME --scope emails:send --save`';
     } else {
-      saved = (ctx.endedSession() ?? (await ctx.session()))?.sandbox_instance;
+      saved = (ctx.endedSession() ?? (await profileSession(ctx).current()))?.sandbox_instance;
       hint = 'run `svc login`';
     }
     if (!saved) return err;

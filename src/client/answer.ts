@@ -7,7 +7,7 @@ import { ApiError, ContractError } from './errors.js';
 import { type Exchange, parseJson } from './exchange.js';
 import type { Reply } from './options.js';
 
-/** What the client reads of an entry of either endpoint table. */
+/** What the client reads of an entry of the endpoint table (or of the inbox stream, which is none). */
 export interface Endpointish {
   method: string;
   path: string;
@@ -21,7 +21,7 @@ export function answerOf<T>(
   name: string,
   e: Endpointish,
   res: Exchange,
-  auth: AuthKind | 'admin' = e.auth ?? 'none',
+  auth: AuthKind = e.auth ?? 'none',
 ): Reply<T> {
   const json = parseJson(res.text);
   if (res.status >= 200 && res.status < 300) {

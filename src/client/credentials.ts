@@ -62,6 +62,7 @@ export function createCredentials(
    */
   async function credential(kind: AuthKind): Promise<{ bearer?: string; session?: boolean }> {
     if (kind === 'none') return {};
+    if (kind === 'admin') return { bearer: await reveal(opts.adminToken) };
     const token = await reveal(opts.token);
     if (token) return { bearer: token };
     if (kind === 'key' || (kind === 'either' && opts.prefer === 'key')) {

@@ -3,13 +3,13 @@
 import type { z } from 'zod';
 import {
   CaughtMessageSummary,
-  ClockState,
   InboxDeleted,
   InboxRead,
   InboxStatusChange,
   InboxWebhooks,
   type InboxEvent,
-} from '../contract/sandbox.js';
+} from '../contract/inbox.js';
+import { ClockState } from '../contract/clock.js';
 import { ConnectionError, ContractError } from './errors.js';
 
 const SCHEMAS = {

@@ -4,7 +4,7 @@
 // sent it returns. The mark "returned" lives on the server (POST /sandbox/messages/{id}/claim), so waits in separate
 // processes share it, and two waits racing for one message get it once. New mail comes by the server's inbox stream
 // (GET /sandbox/stream, server-sent events; nothing polls), on the service clock, so a manual clock works too.
-import type { CaughtMessageSummary, InboxEvent } from '../contract/sandbox.js';
+import type { CaughtMessageSummary, InboxEvent } from '../contract/inbox.js';
 import { ApiError } from './errors.js';
 import type { Client } from './index.js';
 
@@ -66,13 +66,19 @@ export class InboxStreamEnded extends Error {
   }
 }
 
-export interface CaughtWait {
-  /** Only mail to this address (an envelope recipient, To or Cc); any when undefined. */
+/**
+ * Which mail a wait takes: to `to` (an envelope recipient, To or Cc), of `workspace` (its id or name, any case), with
+ * `subject` in its subject (any case); each: any when undefined.
+ */
+export interface MessageFilters {
   to?: string;
-  /** Only mail of this workspace, by its id or name (any case); any when undefined. */
   workspace?: string;
-  /** Besides `to`: whether a message is the one awaited. */
-  accept(m: CaughtMessageSummary): boolean | Promise<boolean>;
+  subject?: string;
+}
+
+export interface MessageWait extends MessageFilters {
+  /** Besides the filters: whether a message is the one awaited (svc-mail/testing's `match`). */
+  match?(m: CaughtMessageSummary): boolean | Promise<boolean>;
   /** Only mail received at or after this service time (ISO 8601): where the caller's "since" begins. */
   since: string;
   timeoutMs: number;
@@ -83,22 +89,24 @@ export interface CaughtWait {
 }
 
 /**
- * Waits for the oldest caught message received at or after `since` that `to` and `accept` take and that no earlier
- * wait returned, and claims it; undefined when the time runs out first. The stream is opened before the mail already
- * caught is listed, so a message is in one or the other (or both: a claim takes it once). Throws InboxStreamEnded when
- * the server stops meanwhile.
+ * The one wait for caught mail of `svc inbox wait`, `svc mcp`'s `wait_for_message` and svc-mail/testing's
+ * `inbox.waitFor`: the oldest caught message received at or after `since` that the filters and `match` take and that
+ * no earlier wait returned, claimed; undefined when the time runs out first. The stream is opened before the mail
+ * already caught is listed, so a message is in one or the other (or both: a claim takes it once). Throws
+ * InboxStreamEnded when the server stops meanwhile, and the listing's 404 for a workspace no workspace is.
  */
-export async function waitForCaught(client: Client, o: CaughtWait): Promise<CaughtMessageSummary | undefined> {
+export async function waitForMessage(client: Client, o: MessageWait): Promise<CaughtMessageSummary | undefined> {
   const deadline = o.clock.now() + o.timeoutMs;
   const stop = new AbortController();
+  const accept = async (m: CaughtMessageSummary) => subjectMatches(m, o.subject) && (!o.match || (await o.match(m)));
   try {
     const stream = await client.inboxStream({ signal: stop.signal });
     // Newest first from the listing: tried oldest first.
     for (const m of (await caughtSince(client, o.to, o.since, false, o.workspace)).reverse()) {
-      if ((await o.accept(m)) && (await claim(client, m.id))) return m;
+      if ((await accept(m)) && (await claim(client, m.id))) return m;
     }
     await o.onWaiting?.();
-    const arrival = nextClaimed(client, stream, o);
+    const arrival = nextClaimed(client, stream, o, accept);
     const expiry = o.clock.sleep(Math.max(0, deadline - o.clock.now()), stop.signal).then(() => undefined);
     // Whichever loses is ended by the abort below; its rejection is expected.
     arrival.catch(() => {});
@@ -107,6 +115,35 @@ export async function waitForCaught(client: Client, o: CaughtWait): Promise<Caug
   } finally {
     stop.abort();
   }
+}
+
+/** The filters in words: `message to ada@example.org of workspace Acme with "code" in its subject`. */
+export function describeWanted(f: MessageFilters): string {
+  return [
+    'message',
+    f.to !== undefined && `to ${f.to}`,
+    f.workspace !== undefined && `of workspace ${f.workspace}`,
+    f.subject !== undefined && `with "${f.subject}" in its subject`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/**
+ * After a wait gave up: the latest message the filters take, when a wait could not have taken it — an earlier wait
+ * returned it (`claimed`), or it came before `since` (`before-since`) — for a caller that sent to the right address.
+ */
+export async function latestMissed(
+  client: Client,
+  f: MessageFilters,
+  since: string,
+): Promise<{ message: CaughtMessageSummary; why: 'claimed' | 'before-since' } | undefined> {
+  const query = { to: f.to, workspace: f.workspace, limit: 100 };
+  const recent = (await client.sandbox('listMessages', { query })).body.data;
+  const latest = recent.find((m) => subjectMatches(m, f.subject));
+  if (latest?.claimed) return { message: latest, why: 'claimed' };
+  if (latest && Date.parse(latest.received_at) < Date.parse(since)) return { message: latest, why: 'before-since' };
+  return undefined;
 }
 
 /** Claims a message for this wait: whether this call took it (false: another wait did, or it was deleted). */
@@ -124,14 +161,15 @@ async function claim(client: Client, id: string): Promise<boolean> {
 async function nextClaimed(
   client: Client,
   stream: AsyncIterable<InboxEvent>,
-  o: CaughtWait,
+  o: MessageWait,
+  accept: (m: CaughtMessageSummary) => Promise<boolean>,
 ): Promise<CaughtMessageSummary> {
   const since = Date.parse(o.since);
   for await (const e of stream) {
     if (e.event !== 'message' || Date.parse(e.data.received_at) < since) continue;
     if (!workspaceMatches(e.data, o.workspace)) continue;
     if (o.to !== undefined && !(await isTo(client, o.to, e.data))) continue;
-    if ((await o.accept(e.data)) && (await claim(client, e.data.id))) return e.data;
+    if ((await accept(e.data)) && (await claim(client, e.data.id))) return e.data;
   }
   throw new InboxStreamEnded();
 }

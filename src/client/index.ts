@@ -1,4 +1,4 @@
-// The API client: one typed call per entry of the contract's endpoint tables, so the client and the server cannot
+// The API client: one typed call per entry of the contract's endpoint table, so the client and the server cannot
 // disagree on a method, a path or a body; every 2xx body is parsed with the contract's schema and every refusal
 // comes back as the service's Problem. With retries, idempotent sends and self-refreshing sessions.
 //
@@ -6,8 +6,8 @@
 // a command-line run more than the request it makes.
 import type { z } from 'zod';
 import { Problem } from '../contract/common.js';
-import { endpoints, type EndpointName } from '../contract/endpoints.js';
-import { sandboxEndpoints, type InboxEvent, type SandboxEndpointName } from '../contract/sandbox.js';
+import { type AdminEndpointName, endpoints, type EndpointName, type V1EndpointName } from '../contract/endpoints.js';
+import type { InboxEvent } from '../contract/inbox.js';
 import { answerOf, type Endpointish } from './answer.js';
 import { isInsecureBaseUrl, parseBaseUrl } from './base-url.js';
 import { createCredentials, reveal } from './credentials.js';
@@ -25,7 +25,6 @@ export { isLoopbackHost } from './base-url.js';
 export type { CallOptions, ClientOptions, Query, Reply, RetryInfo, Secret } from './options.js';
 
 type Endpoints = typeof endpoints;
-type SandboxEndpoints = typeof sandboxEndpoints;
 type SuccessOf<E> = E extends { success: readonly [number, infer S] }
   ? S extends z.ZodType
     ? z.output<S>
@@ -52,13 +51,16 @@ export function createClient(opts: ClientOptions) {
   const exchange = createExchange(opts, base);
   const credentials = createCredentials(opts, { base, exchange, requestHeaders });
 
-  /** Calls one `/v1` operation of the endpoint table. */
-  async function call<N extends EndpointName>(
+  /**
+   * Calls one operation of the endpoint table with the credential it takes: a `/v1` operation, or a sandbox route of a
+   * local server (`svc serve`), beside `/v1` on the same origin, with its admin token.
+   */
+  async function request<N extends EndpointName>(
     name: N,
-    o: CallOptions<BodyOf<Endpoints[N]>> = {},
+    o: CallOptions<BodyOf<Endpoints[N]>>,
   ): Promise<Reply<SuccessOf<Endpoints[N]>>> {
     const e = endpoints[name] as Endpointish;
-    const url = target(base, e, o);
+    const url = target(e.auth === 'admin' ? sandboxBase : base, e, o);
     const { headers, body } = requestHeaders(o, name);
     const auth = await credentials.credential(e.auth ?? 'none');
     if (auth.bearer) headers.authorization = `Bearer ${auth.bearer}`;
@@ -78,17 +80,11 @@ export function createClient(opts: ClientOptions) {
     return answerOf(base, name, e, res);
   }
 
+  /** Calls one `/v1` operation of the endpoint table. */
+  const call = <N extends V1EndpointName>(name: N, o: CallOptions<BodyOf<Endpoints[N]>> = {}) => request(name, o);
+
   /** Calls one sandbox route of a local server (`svc serve`), with the admin token. */
-  async function sandbox<N extends SandboxEndpointName>(
-    name: N,
-    o: CallOptions<BodyOf<SandboxEndpoints[N]>> = {},
-  ): Promise<Reply<SuccessOf<SandboxEndpoints[N]>>> {
-    const e = sandboxEndpoints[name] as Endpointish;
-    const adminToken = await reveal(opts.adminToken);
-    const { headers, body } = requestHeaders(o, name);
-    if (adminToken) headers.authorization = `Bearer ${adminToken}`;
-    return answerOf(base, name, e, await exchange(e.method, target(sandboxBase, e, o), headers, body, o), 'admin');
-  }
+  const sandbox = <N extends AdminEndpointName>(name: N, o: CallOptions<BodyOf<Endpoints[N]>> = {}) => request(name, o);
 
   /**
    * `GET /sandbox/stream` of a local server, with the admin token: the inbox's changes as they are committed, until
@@ -96,7 +92,7 @@ export function createClient(opts: ClientOptions) {
    * this reader, so nothing caught after that is missed. Opened once: a stream is no request to retry.
    */
   async function inboxStream(o: { signal?: AbortSignal } = {}): Promise<AsyncIterable<InboxEvent>> {
-    const e: Endpointish = { method: 'GET', path: '/sandbox/stream', success: [200, null] };
+    const e: Endpointish = { method: 'GET', path: '/sandbox/stream', auth: 'admin', success: [200, null] };
     const adminToken = await reveal(opts.adminToken);
     const { headers } = requestHeaders({ headers: { accept: 'text/event-stream' } }, 'inboxStream');
     if (adminToken) headers.authorization = `Bearer ${adminToken}`;
@@ -116,13 +112,12 @@ export function createClient(opts: ClientOptions) {
       const bytes = await readAll(r).catch((err: unknown) => {
         throw new ConnectionError(base, err);
       });
-      answerOf(
-        base,
-        'inboxStream',
-        e,
-        { status, headers: new ResponseHeaders(r.headers), text: utf8.decode(bytes), bytes },
-        'admin',
-      );
+      answerOf(base, 'inboxStream', e, {
+        status,
+        headers: new ResponseHeaders(r.headers),
+        text: utf8.decode(bytes),
+        bytes,
+      });
     }
     return inboxEvents(r.body, base, o.signal);
   }

@@ -1,4 +1,4 @@
-// The bounds of chaos rules (PUT /sandbox/chaos, contract/sandbox.ts), free of imports: the command line's wiring
+// The bounds of chaos rules (PUT /sandbox/chaos, chaos-rules.ts), free of imports: the command line's wiring
 // reads them to parse its flags without loading zod.
 
 /** The stages of an SMTP session of the sink a chaos rule can answer. */

@@ -74,20 +74,21 @@ export const SendEmailRequest = lazySchema(() =>
 );
 export type SendEmailRequest = z.infer<typeof SendEmailRequest>;
 
-export const MessageStatus = lazySchema(() =>
-  z.enum([
-    'queued',
-    'scheduled',
-    'sending',
-    'sent',
-    'delivered',
-    'bounced',
-    'complained',
-    'failed',
-    'suppressed',
-    'cancelled',
-  ]),
-);
+/** A message's statuses (docs/api.md#message-statuses). */
+export const MESSAGE_STATUSES = [
+  'queued',
+  'scheduled',
+  'sending',
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'suppressed',
+  'cancelled',
+] as const;
+
+export const MessageStatus = lazySchema(() => z.enum(MESSAGE_STATUSES));
 export type MessageStatus = z.infer<typeof MessageStatus>;
 
 export const MessageAccepted = lazySchema(() =>

@@ -7,35 +7,67 @@ import * as keys from './keys.js';
 import * as domains from './domains.js';
 import * as emails from './emails.js';
 import * as events from './events.js';
+import * as workspaces from './workspaces.js';
+import * as inbox from './inbox.js';
+import * as clock from './clock.js';
+import * as zone from './zone.js';
+import * as webhooks from './webhook-endpoints.js';
+import * as chaos from './chaos-rules.js';
+import { ChecksQuery } from './checks.js';
 import type { Scope } from './keys.js';
 
-/** Which credential an operation takes (docs/api.md#authentication-and-credential-kinds). */
-export type AuthKind = 'none' | 'session' | 'key' | 'either';
+/**
+ * Which credential an operation takes (docs/api.md#authentication-and-credential-kinds): `admin` is a sandbox route
+ * of a local server (docs/local-server.md#sandbox-routes), which takes its admin token.
+ */
+export type AuthKind = 'none' | 'session' | 'key' | 'either' | 'admin';
 
-export interface Endpoint {
+/** What every entry of the table gives. */
+interface Operation {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  body?: z.ZodType;
+  /** Largest request body in bytes; DEFAULT_BODY_LIMIT when not given. Checked before authentication. */
+  maxBody?: number;
+  query?: z.ZodType;
+  /** Success status and body schema (`null` for no body). */
+  success: readonly [number, z.ZodType | null];
+}
+
+/** A `/v1` operation, listed in the OpenAPI document. */
+export interface V1Endpoint extends Operation {
   /** Relative to the base URL (`/v1`), with `:param` placeholders. */
   path: string;
   summary: string;
-  auth: AuthKind;
+  auth: Exclude<AuthKind, 'admin'>;
   /** The operation acts on the credential's workspace (403 `workspace_required` without one). */
   workspace?: boolean;
   scope?: Scope;
   /** Lowest role allowed for a session; `owner` and `admin` manage, `member` reads. */
   role?: 'admin';
-  body?: z.ZodType;
-  /** Largest request body in bytes; DEFAULT_BODY_LIMIT when not given. Checked before authentication. */
-  maxBody?: number;
   /** How the body is described in the OpenAPI document when it differs from `body` (batch items validated one by one). */
   describedBody?: z.ZodType;
-  query?: z.ZodType;
-  /** Success status and body schema (`null` for no body). */
-  success: readonly [number, z.ZodType | null];
   /** Statuses of the Problem responses the operation can give. */
   errors: readonly number[];
 }
 
-/** The endpoint table: every `/v1` operation, by the one name used in every layer; its schemas are built on first use. */
+/** A sandbox route of a local server (`svc serve`): outside `/v1` and its OpenAPI document, with the admin token. */
+export interface AdminEndpoint extends Operation {
+  /** From the server's origin (`/sandbox/…`), with `:param` placeholders. */
+  path: string;
+  auth: 'admin';
+  /** A view of a caught message the inbox page opens by address: also admitted with its view token (`?view=`). */
+  views?: true;
+}
+
+export type Endpoint = V1Endpoint | AdminEndpoint;
+
+/** Whether an entry is a `/v1` operation (not a sandbox route). */
+export const isV1 = (e: Endpoint): e is V1Endpoint => e.auth !== 'admin';
+
+/**
+ * The endpoint table: every `/v1` operation and every sandbox route, by the one name used in every layer; its schemas
+ * are built on first use.
+ */
 export const endpoints = {
   signup: {
     method: 'POST',
@@ -278,20 +310,199 @@ export const endpoints = {
     success: [200, lazySchema(() => z.record(z.string(), z.unknown()))],
     errors: [],
   },
+  createInvite: {
+    method: 'POST',
+    path: '/sandbox/invites',
+    auth: 'admin',
+    body: workspaces.CreateInviteRequest,
+    success: [201, workspaces.Invite],
+  },
+  createSandboxWorkspace: {
+    method: 'POST',
+    path: '/sandbox/workspaces',
+    auth: 'admin',
+    body: workspaces.CreateSandboxWorkspaceRequest,
+    success: [201, auth.Workspace],
+  },
+  suspendWorkspace: {
+    method: 'POST',
+    path: '/sandbox/workspaces/:id/suspend',
+    auth: 'admin',
+    success: [200, auth.Workspace],
+  },
+  activateWorkspace: {
+    method: 'POST',
+    path: '/sandbox/workspaces/:id/activate',
+    auth: 'admin',
+    success: [200, auth.Workspace],
+  },
+  closeWorkspace: {
+    method: 'POST',
+    path: '/sandbox/workspaces/:id/close',
+    auth: 'admin',
+    success: [200, auth.Workspace],
+  },
+  listMessages: {
+    method: 'GET',
+    path: '/sandbox/messages',
+    auth: 'admin',
+    query: inbox.MessagesQuery,
+    success: [200, inbox.CaughtMessagePage],
+  },
+  /** The `/v1` messages not caught yet (scheduled, queued, being handed over), newest first. */
+  listOutbox: {
+    method: 'GET',
+    path: '/sandbox/outbox',
+    auth: 'admin',
+    query: inbox.OutboxQuery,
+    success: [200, inbox.OutboxPage],
+  },
+  getMessage: { method: 'GET', path: '/sandbox/messages/:id', auth: 'admin', success: [200, inbox.CaughtMessage] },
+  getRawMessage: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/raw',
+    auth: 'admin',
+    query: inbox.ViewQuery,
+    views: true,
+    success: [200, null],
+  },
+  deleteMessages: { method: 'DELETE', path: '/sandbox/messages', auth: 'admin', success: [204, null] },
+  deleteMessage: { method: 'DELETE', path: '/sandbox/messages/:id', auth: 'admin', success: [204, null] },
+  getMessageHtml: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/html',
+    auth: 'admin',
+    query: inbox.MessageHtmlQuery,
+    views: true,
+    success: [200, null],
+  },
+  getAttachment: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/attachments/:n',
+    auth: 'admin',
+    query: inbox.ViewQuery,
+    views: true,
+    success: [200, null],
+  },
+  getMessageChecks: {
+    method: 'GET',
+    path: '/sandbox/messages/:id/checks',
+    auth: 'admin',
+    query: ChecksQuery,
+    success: [200, MessageChecks],
+  },
+  markMessageRead: {
+    method: 'POST',
+    path: '/sandbox/messages/:id/read',
+    auth: 'admin',
+    success: [200, inbox.CaughtMessageSummary],
+  },
+  markMessageUnread: {
+    method: 'POST',
+    path: '/sandbox/messages/:id/unread',
+    auth: 'admin',
+    success: [200, inbox.CaughtMessageSummary],
+  },
+  claimMessage: {
+    method: 'POST',
+    path: '/sandbox/messages/:id/claim',
+    auth: 'admin',
+    success: [200, inbox.ClaimedMessage],
+  },
+  getClock: { method: 'GET', path: '/sandbox/clock', auth: 'admin', success: [200, clock.ClockState] },
+  moveClock: {
+    method: 'POST',
+    path: '/sandbox/clock',
+    auth: 'admin',
+    body: clock.MoveClockRequest,
+    success: [200, clock.MovedClock],
+  },
+  publishDomain: {
+    method: 'POST',
+    path: '/sandbox/domains/:id/publish',
+    auth: 'admin',
+    body: zone.PublishDomainRequest,
+    success: [200, zone.PublishedRecords],
+  },
+  // Up to 50 values of 4,096 characters.
+  putDns: {
+    method: 'PUT',
+    path: '/sandbox/dns',
+    auth: 'admin',
+    body: zone.PutDnsRequest,
+    maxBody: 1024 * 1024,
+    success: [200, zone.ZoneRecord],
+  },
+  deleteDns: {
+    method: 'DELETE',
+    path: '/sandbox/dns',
+    auth: 'admin',
+    query: zone.DeleteDnsQuery,
+    success: [204, null],
+  },
+  createWebhook: {
+    method: 'POST',
+    path: '/sandbox/webhooks',
+    auth: 'admin',
+    body: webhooks.CreateWebhookRequest,
+    success: [201, webhooks.WebhookEndpoint],
+  },
+  listWebhooks: {
+    method: 'GET',
+    path: '/sandbox/webhooks',
+    auth: 'admin',
+    query: webhooks.WebhooksQuery,
+    success: [200, webhooks.WebhookList],
+  },
+  deleteWebhook: { method: 'DELETE', path: '/sandbox/webhooks/:id', auth: 'admin', success: [204, null] },
+  rotateWebhookSecret: {
+    method: 'POST',
+    path: '/sandbox/webhooks/:id/rotate-secret',
+    auth: 'admin',
+    success: [200, webhooks.WebhookEndpoint],
+  },
+  enableWebhook: {
+    method: 'POST',
+    path: '/sandbox/webhooks/:id/enable',
+    auth: 'admin',
+    success: [200, webhooks.WebhookEndpoint],
+  },
+  redeliverEvent: {
+    method: 'POST',
+    path: '/sandbox/events/:id/redeliver',
+    auth: 'admin',
+    body: webhooks.RedeliverRequest,
+    success: [202, webhooks.Redelivery],
+  },
+  getChaos: { method: 'GET', path: '/sandbox/chaos', auth: 'admin', success: [200, chaos.ChaosState] },
+  setChaos: {
+    method: 'PUT',
+    path: '/sandbox/chaos',
+    auth: 'admin',
+    body: chaos.SetChaosRequest,
+    success: [200, chaos.ChaosState],
+  },
+  clearChaos: { method: 'DELETE', path: '/sandbox/chaos', auth: 'admin', success: [204, null] },
 } as const satisfies Record<string, Endpoint>;
 
 export type EndpointName = keyof typeof endpoints;
+type Endpoints = typeof endpoints;
+/** The names of the `/v1` operations. */
+export type V1EndpointName = { [N in EndpointName]: Endpoints[N]['auth'] extends 'admin' ? never : N }[EndpointName];
+/** The names of the sandbox routes. */
+export type AdminEndpointName = Exclude<EndpointName, V1EndpointName>;
 
 /** Replace `:param` with values, URI-encoded. */
 export function fillPath(path: string, params: Record<string, string> = {}): string {
   return path.replace(/:(\w+)/g, (_, k: string) => encodeURIComponent(params[k] ?? ''));
 }
 
-/** The OpenAPI 3.1 document of every operation, generated from the schemas that validate requests. */
+/** The OpenAPI 3.1 document of every `/v1` operation, generated from the schemas that validate requests. */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const problem = z.toJSONSchema(Problem, { io: 'output' });
   for (const [name, e] of Object.entries(endpoints) as [string, Endpoint][]) {
+    if (!isV1(e)) continue;
     const path = e.path.replace(/:(\w+)/g, '{$1}');
     const params = [...e.path.matchAll(/:(\w+)/g)].map((m) => ({
       name: m[1],

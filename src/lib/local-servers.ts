@@ -2,9 +2,10 @@
 // small file in a directory of the user's own (0700; each file 0600): its API address, data directory, admin token and
 // pid. `svc inbox` and `svc sandbox …` look up the server their base URL points at, on whatever port and data
 // directory it runs. Written by the server side, read by the client side: this module loads neither.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { writePrivateFile } from './private-file.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -65,10 +66,7 @@ export function registerLocalServer(
   if (info.mode & 0o077) chmodSync(dir, 0o700);
   const entry: LocalServer = { pid: process.pid, ...server, started_at: new Date().toISOString() };
   const file = fileOf(dir, process.pid);
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
+  writePrivateFile(file, `${JSON.stringify(entry)}\n`);
   return () => rmSync(file, { force: true });
 }
 

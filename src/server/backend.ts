@@ -3,7 +3,7 @@
 // started), core, the chaos rules, the change signal and the seed. It knows nothing of the listeners: index.ts opens
 // them on it, and hands it only the origin the API will listen on.
 import { SCOPES } from '../contract/keys.js';
-import type { ReadySeed, Seed } from '../contract/sandbox.js';
+import type { ReadySeed, Seed } from '../contract/seed.js';
 import { createChanges, type Changes } from '../lib/changes.js';
 import { manualClock, realClock, type Clock } from '../lib/clock.js';
 import { base62 } from '../lib/ids.js';
@@ -13,19 +13,18 @@ import { createCore, type Core } from './core/index.js';
 import type { AttachmentUrlPolicy } from './core/attachment-urls.js';
 import { jobsFor, type ServiceConfig } from './core/deps.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/domain-records.js';
-import { RETENTION_QUEUE, type RetentionPolicy } from './core/retention.js';
+import type { RetentionPolicy } from './core/retention.js';
+import { queueConcurrency } from './core/webhook-deliveries.js';
 import { DataDirInUse, lockDataDir, prepareDataDir } from './data-dir.js';
 import { systemResolver } from './dns/system.js';
 import { opened } from './opened.js';
-import { createChaos, type Chaos } from './sandbox/chaos.js';
-import { instanceId } from './sandbox/instance.js';
+import { createChaos, type Chaos } from './core/chaos.js';
+import { instanceId } from './instance.js';
 import { loadSecrets, loadSeed, saveSeed } from './secrets.js';
-import { verifyDkim } from './smtp/sink.js';
 import { type CheckRunnerOptions, createCheckRunner } from './checks/index.js';
-import { startCheckpointer } from './store/checkpointer.js';
-import { groupCommit, logShare, openDb } from './store/db.js';
-import { createJobStore, DEFAULT_QUEUE } from './store/jobs.js';
-import { createSchedulers, type Schedulers } from './workers/scheduler.js';
+import { verifyDkim } from './checks/mailauth.js';
+import { openStorage } from './core/storage.js';
+import { createSchedulers, type Schedulers } from './core/scheduler.js';
 
 /** What the backend is opened from: the server's options that concern it, as ServeOptions has them, and what it derives. */
 export interface BackendOptions
@@ -103,14 +102,12 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
     // One server per data directory: a second one is refused here, before it opens the database.
     const lock = dataDir ? lockDataDir(dataDir) : null;
     if (lock) stack.push(() => lock.release());
-    const { db, fresh } = openDb({ dataDir: dataDir ?? undefined, memory: !dataDir, maxBytes: o.maxDbSize });
+    const { db, fresh, commit, jobs: jobStore, stopCheckpoints } = openStorage({ dataDir, maxBytes: o.maxDbSize, log });
     stack.push(() => void db.close());
-    const checkpointer = startCheckpointer(db, log, o.maxDbSize ? logShare(o.maxDbSize) : undefined);
-    stack.push(() => checkpointer.close());
+    stack.push(stopCheckpoints);
     const { secrets, adminToken } = loadSecrets(dataDir, o.rotateAdminToken);
     if (o.rotateAdminToken && dataDir) log.info('a new admin token: every inbox session made with the last one ended');
     const clock: Clock = o.clock === 'manual' ? manualClock() : realClock(o.time);
-    const jobStore = createJobStore(db);
     // A server that cannot write answers nothing but errors: it refuses to start, so a supervisor sees it exit.
     jobStore.probe();
     const released = jobStore.releaseAll();
@@ -120,7 +117,6 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
     const rebased = jobStore.rebase(clock.monotonic());
     if (rebased) log.info('jobs set on a clock ahead of this one are due from now', { jobs: rebased });
 
-    const commit = groupCommit(db);
     // The schedulers are built from what they run on, before core (whose enqueuer kicks them); they get their
     // handlers when they start, in the listening phase, which opens the outbound side the handlers use.
     const scheduler = createSchedulers({
@@ -128,9 +124,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       commit,
       clock,
       log,
-      // A webhook endpoint's queue: up to 64 attempts in flight to one receiver, so that a busy endpoint keeps up
-      // (bench/README.md, bench:webhooks).
-      concurrency: (queue) => (queue === DEFAULT_QUEUE || queue === RETENTION_QUEUE ? undefined : 64),
+      concurrency: queueConcurrency,
     });
     const config: ServiceConfig = {
       origin: o.origin,

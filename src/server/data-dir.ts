@@ -3,9 +3,10 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ADMIN_TOKEN_FILE, SECRETS_FILE, SEED_FILE, writePrivateFile } from './secrets.js';
-import { DB_FILE, keepPrivate } from './store/db.js';
-import { TLS_CERT_FILE, TLS_KEY_FILE } from './smtp/tls.js';
+import { keepPrivate, writePrivateFile } from '../lib/private-file.js';
+import { ADMIN_TOKEN_FILE, SECRETS_FILE, SEED_FILE } from './secrets.js';
+import { DATABASE_FILES } from './core/storage.js';
+import { TLS_CERT_FILE, TLS_KEY_FILE } from './inbound/tls.js';
 
 /** The lock one running `svc serve` holds on its data directory, and who holds it (pid, API address). */
 export const LOCK_FILE = 'serve.lock';
@@ -13,10 +14,7 @@ export const HOLDER_FILE = 'serve.json';
 
 /** The database (with SQLite's files beside it), the server secrets, the admin token, the kept seed and SMTP certificate. */
 export const DATA_FILES = [
-  DB_FILE,
-  `${DB_FILE}-wal`,
-  `${DB_FILE}-shm`,
-  `${DB_FILE}-journal`,
+  ...DATABASE_FILES,
   SECRETS_FILE,
   ADMIN_TOKEN_FILE,
   SEED_FILE,

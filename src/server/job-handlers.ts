@@ -7,13 +7,13 @@ import { VERSION } from '../lib/version.js';
 import type { AttachmentUrlPolicy } from './core/attachment-urls.js';
 import type { Core } from './core/index.js';
 import { RETENTION_JOB } from './core/retention.js';
-import type { Composer } from './smtp/compose.js';
-import type { Sender } from './smtp/sender.js';
+import type { Composer } from './outbound/compose.js';
+import type { Sender } from './outbound/sender.js';
 import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
 import { domainCheckWorker } from './workers/domain-check.js';
 import { outcomeWorker } from './workers/outcome.js';
 import { retentionWorker } from './workers/retention.js';
-import type { JobHandlers } from './workers/scheduler.js';
+import type { JobHandlers } from './core/scheduler.js';
 import { systemMailWorker } from './workers/system-mail.js';
 import { type createWebhookAgent, webhookWorker } from './workers/webhooks.js';
 

@@ -1,13 +1,13 @@
-// `svc serve`'s options as the server takes them (the command's flags are these: cli/commands/serve.ts), and the
+// `svc serve`'s options as the server takes them (the command's flags are these: cli/serve/serve.ts), and the
 // checks that refuse a start before anything opens.
 import type { TimeSources } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { isLoopbackHost } from '../lib/loopback.js';
-import { DEFAULT_MAX_MESSAGES } from '../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES } from '../contract/inbox.js';
 import { parseSpamd } from './checks/spam.js';
 import type { BodyLimits } from './http/body.js';
 import type { HttpTimeouts } from './http/server.js';
-import type { ComposerOptions } from './smtp/compose.js';
+import type { ComposerOptions } from './outbound/compose.js';
 
 export interface ServeOptions {
   host?: string;

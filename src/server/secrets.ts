@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_TOKEN_PREFIX, Seed } from '../contract/sandbox.js';
+import { ADMIN_TOKEN_PREFIX, Seed } from '../contract/seed.js';
 import { base62 } from '../lib/ids.js';
+import { writePrivateFile } from '../lib/private-file.js';
 import type { Secrets } from './core/deps.js';
 
 /** The files of a data directory that hold secrets, each readable only by the user. */
@@ -39,23 +40,6 @@ export function loadSecrets(dataDir: string | null, rotate = false): { secrets: 
 export function saveSeed(dataDir: string, seed: Seed): void {
   const file = join(dataDir, SEED_FILE);
   writePrivateFile(file, `${JSON.stringify(seed, null, 2)}\n`);
-}
-
-/**
- * Writes a file readable only by the user, whole or not at all: the text goes to a temporary file renamed over the
- * target, so a write cut short (a full disk) never leaves a half-written secret for the next start to choke on.
- */
-export function writePrivateFile(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, text, { mode: 0o600 });
-    // `mode` applies only when a file is created, and through the umask: the bits are set outright.
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
 }
 
 /** The seed kept in the data directory; null when there is none (a data directory of an older version, --no-seed). */

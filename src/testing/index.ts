@@ -8,22 +8,18 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
 import { chooseLink, findCodes, findLinks, missingLink, type LinkChoice, type MessageLink } from '../lib/extract.js';
-import {
-  InboxStreamEnded,
-  caughtSince,
-  subjectMatches,
-  waitForCaught,
-  workspaceMatches,
-} from '../client/inbox-wait.js';
+import { InboxStreamEnded, caughtSince, waitForMessage, workspaceMatches } from '../client/inbox-wait.js';
 import type { EventType, TypedEvent } from '../contract/events.js';
 import type { MessageChecks } from '../contract/checks.js';
-import type { CaughtMessage, CaughtMessageSummary, ChaosRule, ChaosState, ReadySeed } from '../contract/sandbox.js';
+import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
+import type { ChaosRule, ChaosState } from '../contract/chaos-rules.js';
+import type { ReadySeed } from '../contract/seed.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
 import { startServer } from '../server/index.js';
 
-export type { ChaosRule, ChaosState } from '../contract/sandbox.js';
+export type { ChaosRule, ChaosState } from '../contract/chaos-rules.js';
 export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
 export type { CheckFinding, MessageCheck, MessageChecks } from '../contract/checks.js';
 export type { LinkChoice, LinkRole, MessageLink } from '../lib/extract.js';
@@ -242,8 +238,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           throw new TypeError(`inbox.waitFor: since takes a Date or an ISO 8601 time (got ${JSON.stringify(o.since)})`);
         const since = from ? from.toISOString() : started;
         const fulls = new Map<string, TestMessage>();
-        const accept = async (m: CaughtMessageSummary) => {
-          if (!subjectMatches(m, o.subject) || !workspaceMatches(m, o.workspace)) return false;
+        // The workspace is matched here, not by the listing: a name no workspace has is a wait that times out.
+        const match = async (m: CaughtMessageSummary) => {
+          if (!workspaceMatches(m, o.workspace)) return false;
           if (!o.match) return true;
           const f = fulls.get(m.id) ?? (await full(m.id));
           fulls.set(m.id, f);
@@ -251,7 +248,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         };
         let found;
         try {
-          found = await waitForCaught(client, { to: o.to, accept, since, timeoutMs: timeout, clock: wallClock });
+          const filters = { to: o.to, subject: o.subject };
+          found = await waitForMessage(client, { ...filters, match, since, timeoutMs: timeout, clock: wallClock });
         } catch (err) {
           if (err instanceof InboxStreamEnded)
             throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');

@@ -8,7 +8,7 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listOf } from '../../src/contract/common.js';
-import { CaughtMessage, CaughtMessageSummary } from '../../src/contract/sandbox.js';
+import { CaughtMessage, CaughtMessageSummary } from '../../src/contract/inbox.js';
 import { inboxListRun, type InboxListOptions } from '../../src/cli/commands/inbox/list.js';
 import { inboxShowRun } from '../../src/cli/commands/inbox/show.js';
 import { inboxWaitRun, type InboxWaitOptions } from '../../src/cli/commands/inbox/wait.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeCertificate } from '../../src/server/smtp/tls.js';
+import { makeCertificate } from '../../src/server/inbound/tls.js';
 import { BIN, ensureBuilt, killAll, ROOT, serve, stop } from '../helpers/binary.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

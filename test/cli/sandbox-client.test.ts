@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClockState } from '../../src/contract/sandbox.js';
+import { ClockState } from '../../src/contract/clock.js';
 import { reportError } from '../../src/cli/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { cli, tempDirs } from './helpers.js';

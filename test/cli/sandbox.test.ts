@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/contract/auth.js';
 import { verifyWebhook } from '../../src/contract/signature.js';
-import { ClockState, Invite, MovedClock, WebhookEndpoint } from '../../src/contract/sandbox.js';
+import { ClockState, MovedClock } from '../../src/contract/clock.js';
+import { Invite } from '../../src/contract/workspaces.js';
+import { WebhookEndpoint } from '../../src/contract/webhook-endpoints.js';
 import { sandboxChaosClearRun, sandboxChaosListRun, sandboxChaosSetRun } from '../../src/cli/commands/sandbox/chaos.js';
 import { sandboxClockRun } from '../../src/cli/commands/sandbox/clock.js';
 import { sandboxDnsPublishRun, sandboxDnsRemoveRun, sandboxDnsSetRun } from '../../src/cli/commands/sandbox/dns.js';

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { listOf } from '../../src/contract/common.js';
 import { Event } from '../../src/contract/events.js';
-import { MovedClock } from '../../src/contract/sandbox.js';
+import { MovedClock } from '../../src/contract/clock.js';
 import { signWebhook, verifyWebhook } from '../../src/contract/signature.js';
 import { BIN, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

@@ -2,7 +2,7 @@
 // libfaketime (Debian's faketime) accepts mail while the sink refuses some of it, is killed while deliveries are in
 // flight, and the next start, on the machine's own clock, delivers every accepted message at once (the refused ones
 // after their own 2 s), each caught once, while a scheduled send keeps the instant its sender chose
-// (ARCHITECTURE.md, How a job runs).
+// (src/server/core/README.md, How a job runs).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageAccepted } from '../../src/contract/emails.js';
-import { CaughtMessage, CaughtMessageSummary } from '../../src/contract/sandbox.js';
+import { CaughtMessage, CaughtMessageSummary } from '../../src/contract/inbox.js';
 import { BIN, ensureBuilt, killAll, ROOT, serve, stop, within, type Served } from '../helpers/binary.js';
 
 describe('svc inbox (the built binary)', () => {

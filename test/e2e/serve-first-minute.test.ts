@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pty from '@lydell/node-pty';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReadyLine, Seed } from '../../src/contract/sandbox.js';
+import { ReadyLine, Seed } from '../../src/contract/seed.js';
 import {
   ANY_PORTS,
   BIN,

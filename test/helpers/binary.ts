@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { ReadyLine } from '../../src/contract/sandbox.js';
+import type { ReadyLine } from '../../src/contract/seed.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'svc.js');

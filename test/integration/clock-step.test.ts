@@ -68,7 +68,7 @@ describe('a wall clock stepped back', () => {
 
 // A step of the wall clock in a running server holds back no retry and lets none run early: a delay is measured on a
 // reading that does not step. A scheduled send keeps the instant its sender chose, on the wall clock as it now reads
-// (ARCHITECTURE.md, How a job runs).
+// (src/server/core/README.md, How a job runs).
 describe('a wall clock stepped in a running server', () => {
   const time = steppableTime();
   let s: TestServer;
@@ -169,8 +169,8 @@ describe('a wall clock stepped in a running server', () => {
 });
 
 // A restart on a clock behind the one the work was set on (a manual clock moved on, then a start at the real time): a
-// delay set then is the same delay from the start, and a scheduled send keeps its instant (ARCHITECTURE.md, How a job
-// runs).
+// delay set then is the same delay from the start, and a scheduled send keeps its instant
+// (src/server/core/README.md, How a job runs).
 describe('a clock gone back across a restart', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-clock-step-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dkimSign } from '../../src/server/smtp/dkim.js';
-import { createPoolSender, type Sender } from '../../src/server/smtp/sender.js';
+import { dkimSign } from '../../src/server/outbound/dkim-sign.js';
+import { createPoolSender, type Sender } from '../../src/server/outbound/sender.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
@@ -72,7 +72,7 @@ describe('DKIM of messages sent through /v1/emails', () => {
 
 const DIR = fileURLToPath(new URL('../../fixtures/mail/dkim/', import.meta.url));
 // Not utf8-header-nbsp-byte.eml: mailauth, the sink's verifier, reads its byte A0 as whitespace, against RFC 6376
-// (see src/server/smtp/dkim-interop.test.ts).
+// (see src/server/outbound/dkim-interop.test.ts).
 const FIXTURES = readdirSync(DIR).filter((f) => f.endsWith('.eml') && f !== 'utf8-header-nbsp-byte.eml');
 
 describe('DKIM of the hard-case messages signed by dkimSign, over SMTP to the sink', () => {

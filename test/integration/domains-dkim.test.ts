@@ -3,7 +3,7 @@
 // Mail is signed with the seeded domain's key by nodemailer, caught by the sink (which verifies with mailauth
 // over the sandbox zone), and verified again here with mailauth directly.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { dkimVerify } from 'mailauth';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { txtCharacterStrings } from '../helpers/dns-server.js';

@@ -4,7 +4,7 @@
 // alternatives, attachments (base64, inline cid, fetched url), custom headers and tags, envelope.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { dkimVerify } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {

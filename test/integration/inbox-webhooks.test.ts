@@ -3,7 +3,8 @@
 // workspaces' names, the live stream's `webhooks` events, and who may enable and redeliver.
 // Real receivers on port 0; the manual clock for retries.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CaughtMessage, WebhookAttempt } from '../../src/contract/sandbox.js';
+import { CaughtMessage } from '../../src/contract/inbox.js';
+import { WebhookAttempt } from '../../src/contract/webhook-endpoints.js';
 import { expectProblem } from '../helpers/problems.js';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver.js';
 import { inboxSession } from '../helpers/inbox-session.js';

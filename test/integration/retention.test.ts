@@ -10,9 +10,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createInbox } from '../../src/server/core/inbox.js';
-import { ingest } from '../../src/server/smtp/sink.js';
+import { ingest } from '../../src/server/inbound/sink.js';
 import { groupCommit, openDb } from '../../src/server/store/db.js';
-import { createSinkStore } from '../../src/server/store/sink.js';
+import { createInboxStore } from '../../src/server/store/inbox.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { eventsOf } from '../helpers/sse.js';
@@ -107,7 +107,7 @@ describe('--max-messages', () => {
     // Through the sink's own ingest on a connection of its own, a turn's worth of messages to a commit.
     const { db } = openDb({ dataDir });
     const sink = {
-      inbox: createInbox({ store: createSinkStore(db), commit: groupCommit(db), clock: first.clock }),
+      inbox: createInbox({ store: createInboxStore(db), commit: groupCommit(db), clock: first.clock }),
       log: silentLogger,
     };
     const envelope = { mailFrom: 'shop@example.org', rcptTo: ['ada@example.org'] };

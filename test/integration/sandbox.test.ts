@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxEndpoints } from '../../src/contract/sandbox.js';
+import { endpoints } from '../../src/contract/endpoints.js';
 import { serviceNow } from '../helpers/clock.js';
 import { expectProblem } from '../helpers/problems.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -22,11 +22,13 @@ describe('sandbox routes', () => {
   };
 
   describe('admin token', () => {
-    const routes = Object.values(sandboxEndpoints).map((e) => ({
-      method: e.method,
-      path: e.path.replace(':id', 'ws_doesnotexist000000000000'),
-      body: 'body' in e ? {} : undefined,
-    }));
+    const routes = Object.values(endpoints)
+      .filter((e) => e.auth === 'admin')
+      .map((e) => ({
+        method: e.method,
+        path: e.path.replace(':id', 'ws_doesnotexist000000000000'),
+        body: 'body' in e ? {} : undefined,
+      }));
 
     it('every sandbox route answers 401 Problem without the token or with a wrong one', async () => {
       expect(routes.length).toBeGreaterThanOrEqual(11);

@@ -6,10 +6,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { manualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createInbox } from '../../src/server/core/inbox.js';
-import { connectionsPath } from '../../src/server/smtp/seams/smtp-server.js';
-import { createSink, type Sink, type SinkLimits } from '../../src/server/smtp/sink.js';
+import { connectionsPath } from '../../src/server/inbound/seams/smtp-server.js';
+import { createSink, type Sink, type SinkLimits } from '../../src/server/inbound/sink.js';
 import { openDb, type Db } from '../../src/server/store/db.js';
-import { createSinkStore, type SinkStore } from '../../src/server/store/sink.js';
+import { createInboxStore, type InboxStore } from '../../src/server/store/inbox.js';
 import { manyParts, nestedParts } from '../helpers/mime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { smtpTalk, type SmtpTalk } from '../helpers/smtp.js';
@@ -85,7 +85,7 @@ describe('--max-message-size', () => {
 
 describe('the sink on its own', () => {
   let db: Db;
-  let store: SinkStore;
+  let store: InboxStore;
   let sink: Sink | undefined;
   const talks: SmtpTalk[] = [];
 
@@ -101,7 +101,7 @@ describe('the sink on its own', () => {
 
   beforeEach(() => {
     db = openDb({ memory: true }).db;
-    store = createSinkStore(db);
+    store = createInboxStore(db);
   });
   afterEach(async () => {
     vi.useRealTimers();

@@ -5,10 +5,11 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { manualClock } from '../../src/lib/clock.js';
-import { ingest, MAX_MESSAGE_BYTES, verifyDkim } from '../../src/server/smtp/sink.js';
+import { ingest, MAX_MESSAGE_BYTES } from '../../src/server/inbound/sink.js';
+import { verifyDkim } from '../../src/server/checks/mailauth.js';
 import { createInbox } from '../../src/server/core/inbox.js';
 import { openDb } from '../../src/server/store/db.js';
-import { createSinkStore } from '../../src/server/store/sink.js';
+import { createInboxStore } from '../../src/server/store/inbox.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // A 1×1 transparent PNG.
@@ -466,7 +467,7 @@ describe('sink DKIM verdicts (ingest with a resolver, verified on first read)', 
   async function verdict(raw: Buffer, records: Record<string, string>) {
     const { db } = openDb({ memory: true });
     try {
-      const store = createSinkStore(db);
+      const store = createInboxStore(db);
       const resolver = async (name: string, type: string) => {
         const value = type === 'TXT' ? records[name.toLowerCase()] : undefined;
         if (!value) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });

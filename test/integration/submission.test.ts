@@ -16,6 +16,7 @@ import { GTUBE } from '../../src/server/core/send-rules.js';
 import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { caughtOf } from './emails-helpers.js';
 import { createKey, sessionOf } from '../helpers/tenants.js';
 import { bigHeaderBlock, manyParts, nestedParts } from '../helpers/mime.js';
 import { smtpTalk, smtpTalkOn, smtpsTalk, type SmtpTalk } from '../helpers/smtp.js';
@@ -177,6 +178,27 @@ describe('what SMTP submission answers is what it stored', () => {
     const { sent, caught } = await stored();
     expect(sent).toContain(id);
     expect(caught).toContain(id);
+  });
+
+  it('an attachment of every byte value arrives byte for byte in the caught message', async () => {
+    const bytes = Buffer.from(Array.from({ length: 4 * 256 }, (_, i) => i % 256));
+    const t = implicitTls();
+    const info = await t.sendMail({
+      from: 'a@example.test',
+      to: 'ada@example.org',
+      text: 'Attached.',
+      attachments: [{ filename: 'bytes.bin', content: bytes }],
+    });
+    t.close();
+    const id = info.response.split(' ').pop()!;
+    await s.settle();
+    const [caught] = await caughtOf(s, id);
+    expect(caught, `${id} was caught`).toBeDefined();
+    const res = await fetch(`${s.origin}/sandbox/messages/${caught.id}/attachments/0`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('a message over 40 MiB (swaks, implicit TLS, no SIZE declared) is refused with 552 5.3.4 naming the limit, and nothing is stored', async () => {

@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/events.js';
-import { WebhookEndpoint } from '../../src/contract/sandbox.js';
+import { WebhookEndpoint } from '../../src/contract/webhook-endpoints.js';
 import { verifyWebhook } from '../../src/contract/signature.js';
 import { expectProblem } from '../helpers/problems.js';
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver.js';

@@ -3,11 +3,14 @@
 // stack traces in responses.
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints, fillPath, type Endpoint } from '../../src/contract/endpoints.js';
+import { type Endpoint, endpoints, fillPath, isV1, type V1Endpoint } from '../../src/contract/endpoints.js';
 import { REQUEST_ID, SERVICE_VERSION, expectProblem } from '../helpers/problems.js';
 import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 
 const MAX_BODY = 40 * 1024 * 1024;
+/** The `/v1` operations of the endpoint table (its sandbox routes are outside `/v1` and its OpenAPI document). */
+const v1Entries = () =>
+  (Object.entries(endpoints) as [string, Endpoint][]).filter((x): x is [string, V1Endpoint] => isV1(x[1]));
 
 let s: TestServer;
 let token: string;
@@ -301,7 +304,7 @@ describe('unknown routes and methods', () => {
   });
 
   it('answers a wrong method on a known path with a 405 Problem and an Allow header, for every path of the table', async () => {
-    const all = Object.values(endpoints) as Endpoint[];
+    const all = (Object.values(endpoints) as Endpoint[]).filter(isV1);
     const pattern = (p: string) => new RegExp(`^${p.replace(/:(\w+)/g, '[^/]+')}$`);
     const byPath = new Map<string, Set<string>>();
     for (const e of all) {
@@ -377,7 +380,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('lists every operation of the endpoint table', () => {
-    const ops = Object.entries(endpoints) as [string, Endpoint][];
+    const ops = v1Entries();
     expect(ops.length).toBeGreaterThan(0);
     for (const [name, e] of ops) {
       const path = e.path.replace(/:(\w+)/g, '{$1}');
@@ -403,7 +406,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes request bodies with schemas that reject unknown fields', () => {
-    const withBody = (Object.entries(endpoints) as [string, Endpoint][]).filter(([, e]) => e.body);
+    const withBody = v1Entries().filter(([, e]) => e.body);
     expect(withBody.length).toBeGreaterThan(0);
     for (const [name, e] of withBody) {
       const op = doc.paths[e.path.replace(/:(\w+)/g, '{$1}')][e.method.toLowerCase()];
@@ -419,7 +422,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes the items of an array body (the batch) with closed fields too', () => {
-    for (const [name, e] of Object.entries(endpoints) as [string, Endpoint][]) {
+    for (const [name, e] of v1Entries()) {
       if (!e.body) continue;
       const schema =
         doc.paths[e.path.replace(/:(\w+)/g, '{$1}')][e.method.toLowerCase()].requestBody.content['application/json']
@@ -431,7 +434,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('lists the pagination parameters of list operations', () => {
-    for (const [name, e] of Object.entries(endpoints) as [string, Endpoint][]) {
+    for (const [name, e] of v1Entries()) {
       if (!e.query || e.method !== 'GET' || !e.summary.toLowerCase().includes('list')) continue;
       const names = doc.paths[e.path.replace(/:(\w+)/g, '{$1}')].get.parameters.map((p: { name: string }) => p.name);
       expect(names, name).toEqual(expect.arrayContaining(['limit', 'after']));

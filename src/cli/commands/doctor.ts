@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { apiKey } from '../api-key.js';
 import { examples, type Runner } from '../command.js';
 import type { BaseUrl, Context } from '../context.js';
 import { CommandError } from '../errors.js';
 import { printJson } from '../output.js';
+import { profileSession } from '../profile-session.js';
 
 export interface Check {
   name: string;
@@ -84,8 +86,11 @@ export async function doctorRun(ctx: Context): Promise<void> {
   );
 
   // Without a base URL (several servers running, none on the default port) no profile credential applies.
-  const session = await ctx.session().catch(() => undefined);
-  const key = await ctx.apiKey().catch(() => undefined);
+  const session = await profileSession(ctx)
+    .current()
+    .catch(() => undefined);
+  const runKey = apiKey(ctx);
+  const key = await runKey.get().catch(() => undefined);
   if (!reachable) {
     add('session', 'skip', 'the service is not reachable');
   } else if (session) {
@@ -112,10 +117,10 @@ export async function doctorRun(ctx: Context): Promise<void> {
     );
   }
   if (reachable && key) {
-    const source = await ctx.apiKeySource();
+    const source = await runKey.source();
     const from = source === 'flag' ? '--api-key' : source === 'env' ? 'SVC_API_KEY' : `saved in profile ${ctx.profile}`;
     try {
-      await ctx.checkedApiKey();
+      await runKey.checked();
       await createClient({ baseUrl: url!, token: key, retries: 0 }).call('listDomains', { query: { limit: 1 } });
       add('api key', 'ok', `${key.slice(0, 13)}… (${from}) is valid`);
     } catch (err) {

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { apiKey } from '../api-key.js';
 import { examples, type Runner } from '../command.js';
 import type { Context } from '../context.js';
 import { CommandError } from '../errors.js';
@@ -132,7 +133,7 @@ export function smtpCommand(runner: Runner): Command {
 }
 
 export async function smtpRun(ctx: Context, o: { env: boolean }): Promise<void> {
-  const s = await smtpSettings(ctx, (await ctx.apiKey()) ?? null);
+  const s = await smtpSettings(ctx, (await apiKey(ctx).get()) ?? null);
   // A server run with both submission ports off has no settings to give.
   if (!s || (s.port === null && s.tls_port === null)) throw noSettings((await ctx.baseUrl()).url);
   const { io } = ctx;

@@ -9,17 +9,19 @@ import * as z from 'zod';
 import type { Client } from '../../client/index.js';
 import { domainNamed } from '../../client/domains.js';
 import { chooseLink, findCodes, findLinks, missingCode, missingLink, type MessageLink } from '../../lib/extract.js';
-import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../client/inbox-wait.js';
+import {
+  describeWanted,
+  InboxStreamEnded,
+  latestMissed,
+  subjectMatches,
+  waitForMessage,
+} from '../../client/inbox-wait.js';
 import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';
 import { EventType } from '../../contract/events.js';
-import {
-  MessagesQuery,
-  PublishDomainRequest,
-  SetChaosRequest,
-  type CaughtMessage,
-  type CaughtMessageSummary,
-} from '../../contract/sandbox.js';
+import { MessagesQuery, type CaughtMessage, type CaughtMessageSummary } from '../../contract/inbox.js';
+import { PublishDomainRequest } from '../../contract/zone.js';
+import { SetChaosRequest } from '../../contract/chaos-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import { humanDuration } from '../command.js';
 import type { Context } from '../context.js';
@@ -289,20 +291,12 @@ export function tools(): Tool[] {
         const client = await ctx.client();
         const timeout = Math.min(a.timeout_ms ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
         const since = a.since ?? (await session.start()).since;
-        const wanted = [
-          'message',
-          a.to !== undefined && `to ${a.to}`,
-          a.workspace !== undefined && `of workspace ${a.workspace}`,
-          a.subject !== undefined && `with "${a.subject}" in its subject`,
-        ]
-          .filter(Boolean)
-          .join(' ');
+        const filters = { to: a.to, workspace: a.workspace, subject: a.subject };
+        const wanted = describeWanted(filters);
         let found: CaughtMessageSummary | undefined;
         try {
-          found = await waitForCaught(client, {
-            to: a.to,
-            workspace: a.workspace,
-            accept: (m) => subjectMatches(m, a.subject),
+          found = await waitForMessage(client, {
+            ...filters,
             since,
             timeoutMs: timeout,
             // The wait ends with the call: a cancelled call stops waiting.
@@ -319,20 +313,17 @@ export function tools(): Tool[] {
         }
         if (!found) {
           // Matching mail from before the wait's start, or returned already: the agent is told where it is.
-          const query = { to: a.to, workspace: a.workspace, limit: 100 };
-          const recent = (await client.sandbox('listMessages', { query })).body.data;
-          const earlier = recent.find((m) => subjectMatches(m, a.subject));
-          const why = earlier?.claimed
-            ? 'and an earlier wait returned it'
-            : earlier && Date.parse(earlier.received_at) < Date.parse(since)
-              ? a.since === undefined
+          const missed = await latestMissed(client, filters, since);
+          const why =
+            missed?.why === 'claimed'
+              ? 'and an earlier wait returned it'
+              : a.since === undefined
                 ? 'before svc mcp started'
-                : 'before since'
-              : undefined;
+                : 'before since';
           throw new CommandError(
             `no ${wanted} was caught within ${humanDuration(timeout)} (counting from ${since})`,
-            earlier && why
-              ? `the latest one, ${earlier.id}, came at ${earlier.received_at} ${why}: read it with get_message`
+            missed
+              ? `the latest one, ${missed.message.id}, came at ${missed.message.received_at} ${why}: read it with get_message`
               : 'check the address and that the send was accepted; list_messages shows what the inbox holds',
           );
         }

@@ -1,12 +1,10 @@
-// `authentication`: SPF, DKIM and DMARC as a receiving server would judge the message (mailauth's `authenticate`, with
-// the server's DNS: the sandbox zone under `--dns sandbox`, real DNS under `--dns system`), and what a receiver then
-// does with it (docs/checks.md#authentication).
+// `authentication`: SPF, DKIM and DMARC as a receiving server would judge the message (mailauth's `authenticate`,
+// through mailauth.ts, with the server's DNS: the sandbox zone under `--dns sandbox`, real DNS under `--dns system`),
+// and what a receiver then does with it (docs/checks.md#authentication).
 import ipaddr from 'ipaddr.js';
 import { getDomain } from 'tldts';
 import type { CheckFinding } from '../../contract/checks.js';
-
-/** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape). */
-export type AuthResolver = (name: string, rrtype: string) => Promise<unknown>;
+import { authenticate, type MailauthResolver } from './mailauth.js';
 
 export interface AuthInput {
   raw: Buffer;
@@ -24,25 +22,24 @@ export type AuthOutcome =
 
 const org = (domain: string) => getDomain(domain) ?? domain;
 
-/** mailauth, loaded by the first check (or the checks' warm-up), not at start: most caught mail is never checked. */
-export const loadMailauth = () => import('mailauth');
-
 export async function authenticationCheck(
   input: AuthInput,
-  resolver: AuthResolver,
+  resolver: MailauthResolver,
   dns: 'sandbox' | 'system',
 ): Promise<AuthOutcome> {
-  const { authenticate } = await loadMailauth();
   const ip = input.clientIp ? ipaddr.process(input.clientIp).toString() : undefined;
-  const res = await authenticate(input.raw, {
-    ip,
-    helo: input.helo ?? undefined,
-    sender: input.mailFrom ?? undefined,
-    mta: 'svc-sink',
-    resolver: resolver as never,
-    disableArc: true,
-    disableBimi: true,
-  });
+  const res = await authenticate(
+    input.raw,
+    {
+      ip,
+      helo: input.helo ?? undefined,
+      sender: input.mailFrom ?? undefined,
+      mta: 'svc-sink',
+      disableArc: true,
+      disableBimi: true,
+    },
+    resolver,
+  );
   const findings: CheckFinding[] = [];
   const from = input.fromDomain;
   const where =

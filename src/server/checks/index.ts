@@ -12,7 +12,8 @@ import {
 import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { CheckDns, CheckInput, Checker } from '../core/checks.js';
-import { authenticationCheck, loadMailauth } from './authentication.js';
+import { authenticationCheck } from './authentication.js';
+import { loadMailauth } from './mailauth.js';
 import { createLinkChecker } from './links.js';
 import type { FoundUrl } from './markup.js';
 import { type SpamdAddress, askSpamd, spamFindings } from './spam.js';

@@ -5,7 +5,7 @@
 // finding that says so, and the next message's task runs on a new thread (docs/checks.md#how-long-it-takes).
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
-import { startThread } from '../threads.js';
+import { startThread } from '../../lib/threads.js';
 import type { CheckFinding } from '../../contract/checks.js';
 import type { Failure } from './outcome.js';
 import type { StaticInput, StaticResult } from './static-checks.js';

@@ -1,7 +1,7 @@
-import type { Endpoint } from '../../contract/endpoints.js';
+import type { V1Endpoint } from '../../contract/endpoints.js';
 import type { Role } from '../../contract/auth.js';
 import { statusOf } from '../../contract/common.js';
-import { ADMIN_TOKEN_PREFIX } from '../../contract/sandbox.js';
+import { ADMIN_TOKEN_PREFIX } from '../../contract/seed.js';
 import type { AccountStore, WorkspaceRow } from '../store/accounts.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
@@ -31,14 +31,14 @@ export type AnonymousCaller = Caller<null, null>;
 export const ANONYMOUS: AnonymousCaller = { principal: null, workspace: null, role: null };
 
 /** What an operation asks of its caller: the endpoint table's auth kind, workspace, scope and role. */
-export type Requirement = Pick<Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
+export type Requirement = Pick<V1Endpoint, 'auth' | 'workspace' | 'scope' | 'role'>;
 
 /** The principal each auth kind admits: `key` only an API key, `session` only a session, `either` both. */
 type PrincipalOf<K> = K extends 'key' ? KeyPrincipal : K extends 'session' ? SessionPrincipal : Principal;
 
 /**
- * The caller an operation gets, as its entry of the endpoint table says: no credential for `auth: 'none'` (and an
- * entry without one, a sandbox route), otherwise the principal its auth kind admits, with the workspace present when
+ * The caller an operation gets, as its entry of the endpoint table says: no credential for `auth: 'none'` (and for
+ * `auth: 'admin'`, a sandbox route), otherwise the principal its auth kind admits, with the workspace present when
  * it acts on one (`workspace: true`). authorize() makes it so; a handler reads it without checking again.
  */
 export type CallerOf<E> = E extends { auth: infer K extends 'key' | 'session' | 'either' }
@@ -46,7 +46,7 @@ export type CallerOf<E> = E extends { auth: infer K extends 'key' | 'session' | 
   : AnonymousCaller;
 
 /** What an operation of each credential kind takes, in the words of a refusal. */
-const TAKES: Record<Endpoint['auth'], string> = {
+const TAKES: Record<Requirement['auth'], string> = {
   none: 'no credential',
   session: 'a session: sign in with `svc login` and send its access token',
   key: 'an API key (create one with `svc keys create`)',

@@ -1,9 +1,18 @@
 import { createHash, type Hash } from 'node:crypto';
+import { PIECE_BYTES } from '../../lib/base64.js';
 import { cutPieces } from '../../lib/pieces.js';
 
 /** Printable ASCII other than `"` and `\`: a string of only these is its own JSON, between quotes. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const SLICE = 1024 * 1024;
+
+/**
+ * Bytes that stand for their base64 text (an attachment's content given as bytes, by SMTP submission): they hash as
+ * the same attachment given in base64 does, encoded a piece at a time.
+ */
+export class Base64Of {
+  constructor(readonly bytes: Buffer) {}
+}
 
 /**
  * The sha256 (hex) of a value's canonical JSON: JSON.stringify's text with object keys sorted at every depth (an
@@ -21,6 +30,12 @@ export function canonicalSha256(value: unknown): string {
 function feed(hash: Hash, value: unknown): void {
   if (Buffer.isBuffer(value)) {
     feedUtf8(hash, value);
+  } else if (value instanceof Base64Of) {
+    // Pieces of a multiple of 3 bytes encode to base64 that joins into the whole's.
+    hash.update('"');
+    for (let i = 0; i < value.bytes.length; i += PIECE_BYTES)
+      hash.update(value.bytes.subarray(i, i + PIECE_BYTES).toString('base64'));
+    hash.update('"');
   } else if (Array.isArray(value)) {
     hash.update('[');
     value.forEach((v, i) => {

@@ -25,12 +25,21 @@ const libs = () =>
 
 /** The largest header block the SMTP sink takes for a message, and the largest a part keeps in the views: 1 MiB. */
 export const MAX_HEADER_BLOCK = 1024 * 1024;
+
+/** The header block of a message: up to and including the blank line that ends it (the whole message without one). */
+export function headerBlock(raw: Buffer): Buffer {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : raw.length;
+  return raw.subarray(0, end);
+}
+
 /** MIME parts the views show (the message itself and multipart containers count); the parts after them are left out. */
 export const VIEW_PARTS = 500;
 /** Bytes of text (text/plain parts, as encoded in the message, all of them together) the views show; the same for HTML. */
 export const VIEW_TEXT_BYTES = 1024 * 1024;
 
-/** What a view leaves out, as bits (stored with the parsed body: store/sink.ts `parsed`). */
+/** What a view leaves out, as bits (stored with the parsed body: store/inbox.ts `parsed`). */
 export const OMITTED = { text: 2, html: 4, parts: 8, headers: 16, unreadable: 32 } as const;
 
 const NOTES: [number, string][] = [

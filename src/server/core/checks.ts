@@ -4,8 +4,8 @@
 // links check again (docs/checks.md).
 import type { MessageChecks } from '../../contract/checks.js';
 import type { CheckStore } from '../store/checks.js';
-import type { MessageStore } from '../store/messages.js';
-import type { SinkStore } from '../store/sink.js';
+import type { EmailStore } from '../store/emails.js';
+import type { InboxStore } from '../store/inbox.js';
 import type { Resolver } from './deps.js';
 import { viewSource } from './caught-body.js';
 import { fail } from './errors.js';
@@ -59,9 +59,9 @@ export interface Checker {
 
 export interface ChecksDeps {
   store: CheckStore;
-  sink: SinkStore;
+  inbox: InboxStore;
   tracking: Pick<Tracking, 'untrack'>;
-  messages: Pick<MessageStore, 'get'>;
+  emails: Pick<EmailStore, 'get'>;
   resolver: Resolver;
   checker?: Checker;
 }
@@ -72,8 +72,8 @@ export function createChecks(deps: ChecksDeps) {
 
   async function inputOf(id: string): Promise<CheckInput> {
     const missing = () => fail('not_found', 'No caught message has this id; `svc inbox` lists them.');
-    const row = deps.sink.get(id) ?? missing();
-    const raw = deps.sink.raw(id) ?? missing();
+    const row = deps.inbox.get(id) ?? missing();
+    const raw = deps.inbox.raw(id) ?? missing();
     // The parts as sent: no text made from the HTML when there is no text part, `cid:` images as written; read from the
     // same bounded copy as the message's views (caught-body.ts), so a message mailparser refuses is checked as far as
     // it reads. mailparser is loaded by the first check, not with the server.
@@ -88,7 +88,7 @@ export function createChecks(deps: ChecksDeps) {
     }).catch(() => ({ html: false as const, text: undefined }));
     const html = typeof parsed.html === 'string' ? parsed.html : null;
     const untracked = html !== null ? deps.tracking.untrack(html) : null;
-    const sent = row.svc_message_id ? deps.messages.get(row.svc_message_id) : undefined;
+    const sent = row.svc_message_id ? deps.emails.get(row.svc_message_id) : undefined;
     return {
       messageId: id,
       raw,

@@ -2,7 +2,7 @@
 // only a manual clock moves, and only forward. Running the jobs that became due is the scheduler's, which the route
 // asks between moving the clock and announcing the new time.
 import type { z } from 'zod';
-import type { ClockState, MoveClockRequest } from '../../contract/sandbox.js';
+import type { ClockState, MoveClockRequest } from '../../contract/clock.js';
 import { iso, type Clock, type ManualClock } from '../../lib/clock.js';
 import { ServiceError, fail } from './errors.js';
 import type { Inbox } from './inbox.js';

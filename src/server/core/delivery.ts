@@ -1,14 +1,12 @@
 import type { Tag } from '../../contract/emails.js';
 import { iso } from '../../lib/clock.js';
-import type { MessageRow, MessageStore } from '../store/messages.js';
+import type { MessageRow, EmailStore } from '../store/emails.js';
 import type { DomainStore } from '../store/domains.js';
 import { simulatorMailbox } from './addresses.js';
 import type { Deps } from './deps.js';
-import type { Emails, StoredAttachment } from './emails.js';
+import type { StoredAttachment } from './emails.js';
+import type { MessageEvents } from './message-events.js';
 import { SIMULATED_DEFERRAL_MS } from './retry-policy.js';
-
-/** Final statuses by precedence: a later outcome may only raise a message's status. */
-const OUTCOME_RANK = ['sent', 'delivered', 'complained', 'bounced'];
 
 interface BounceSpec {
   class: 'hard' | 'soft' | 'block' | 'technical';
@@ -27,7 +25,7 @@ const BOUNCES: Record<string, BounceSpec> = {
 export interface OutgoingMessage {
   row: MessageRow;
   html: string | null;
-  /** The text as its UTF-8 bytes (store/messages.ts content). */
+  /** The text as its UTF-8 bytes (store/emails.ts content). */
   text: Buffer | null;
   recipients: string[];
   attachments: StoredAttachment[];
@@ -39,15 +37,11 @@ export interface OutgoingMessage {
 
 /**
  * The delivery rules: claiming a message, suppression, hand-over results and the simulator outcomes of
- * docs/local-server.md#simulator-recipients. Every status change is one conditional update; events go to the outbox
- * in the same transaction.
+ * docs/local-server.md#simulator-recipients. Every status change is one conditional update; one that raises an
+ * event is made with it by message-events.ts, in the same transaction.
  */
-export function createDelivery(deps: Deps & { store: MessageStore; domains: DomainStore; emails: Emails }) {
-  const { store, clock, commit, jobs, emails } = deps;
-
-  function raise(m: MessageRow, to: string): void {
-    store.raise(m.id, OUTCOME_RANK.slice(0, OUTCOME_RANK.indexOf(to)), to, clock.now());
-  }
+export function createDelivery(deps: Deps & { store: EmailStore; domains: DomainStore; messageEvents: MessageEvents }) {
+  const { store, clock, commit, jobs, messageEvents: events } = deps;
 
   function outcome(m: MessageRow, recipient: string, attempt: number): void {
     const box = simulatorMailbox(recipient);
@@ -55,36 +49,28 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
     const bounce = box ? BOUNCES[box] : undefined;
     if ((box === 'softbounce' || box === 'defer') && attempt === 1) {
       const next = now + SIMULATED_DEFERRAL_MS;
-      emails.emit(
-        m,
-        'email.deferred',
-        {
+      events.emit(m, {
+        type: 'email.deferred',
+        detail: {
           smtp_code: '452',
           reason: 'Mailbox temporarily unavailable (simulated); the provider will retry.',
           next_attempt_at: iso(next),
         },
-        recipient,
-      );
+        to: recipient,
+      });
       jobs.enqueue('outcome', { message_id: m.id, recipient, attempt: 2 }, next);
       return;
     }
     if (bounce) {
-      emails.emit(
-        m,
-        'email.bounced',
-        { bounce: { class: bounce.class, subtype: bounce.subtype, smtp_code: bounce.smtp_code } },
-        recipient,
-      );
+      const detail = { bounce: { class: bounce.class, subtype: bounce.subtype, smtp_code: bounce.smtp_code } };
+      events.outcome(m, 'bounced', { type: 'email.bounced', detail, to: recipient });
       if (bounce.suppress) store.suppress(m.workspace_id, recipient, 'hard_bounce', now);
-      raise(m, 'bounced');
       return;
     }
-    emails.emit(m, 'email.delivered', {}, recipient);
-    raise(m, 'delivered');
+    events.outcome(m, 'delivered', { type: 'email.delivered', to: recipient });
     if (box === 'complaint') {
-      emails.emit(m, 'email.complained', {}, recipient);
+      events.outcome(m, 'complained', { type: 'email.complained', to: recipient });
       store.suppress(m.workspace_id, recipient, 'complaint', now);
-      raise(m, 'complained');
     }
   }
 
@@ -102,22 +88,19 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
         let m = store.get(id);
         if (!m) return null;
         const now = clock.now();
-        if (m.status === 'scheduled' && store.transition(id, 'scheduled', 'queued', now)) {
+        if (m.status === 'scheduled' && events.change(m, 'scheduled', 'queued', { type: 'email.queued' }))
           m = { ...m, status: 'queued' };
-          emails.emit(m, 'email.queued');
-        }
         if (m.status === 'queued') {
           if (!store.transition(id, 'queued', 'sending', now)) return null;
           m = { ...m, status: 'sending', updated_at: now };
         } else if (m.status !== 'sending') {
           return null;
         }
-        const recipients = emails
+        const recipients = events
           .allRecipients(m)
           .filter((r) => simulatorMailbox(r) !== 'suppressed' && !store.isSuppressed(m!.workspace_id, r));
         if (recipients.length === 0) {
-          store.transition(id, 'sending', 'suppressed', now);
-          emails.emit(m, 'email.failed', { reason: 'suppressed' });
+          events.change(m, 'sending', 'suppressed', { type: 'email.failed', detail: { reason: 'suppressed' } });
           return null;
         }
         const domain = deps.domains.sendingInfo(m.domain_id);
@@ -156,8 +139,7 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
     failed(id: string, reason: string): Promise<void> {
       return commit(() => {
         const m = store.get(id);
-        if (m && store.raise(id, ['queued', 'sending'], 'failed', clock.now()))
-          emails.emit(m, 'email.failed', { reason });
+        if (m) events.change(m, ['queued', 'sending'], 'failed', { type: 'email.failed', detail: { reason } });
       });
     },
 
@@ -175,23 +157,20 @@ export function createDelivery(deps: Deps & { store: MessageStore; domains: Doma
       why: { smtpCode: number | null; reason: string; retryInMs: number },
     ): Promise<boolean> {
       return commit(() => {
-        const now = clock.now();
-        if (!store.transition(out.row.id, 'sending', 'queued', now)) return false;
         const detail = {
           smtp_code: why.smtpCode === null ? null : String(why.smtpCode),
           reason: why.reason,
-          next_attempt_at: iso(now + why.retryInMs),
+          next_attempt_at: iso(clock.now() + why.retryInMs),
         };
-        for (const r of out.recipients) emails.emit(out.row, 'email.deferred', detail, r);
-        return true;
+        const deferred = out.recipients.map((to) => ({ type: 'email.deferred', detail, to }));
+        return events.change(out.row, 'sending', 'queued', ...deferred);
       });
     },
 
     /** `sending → sent` once the provider accepted it, then the simulated outcome of each recipient. */
     sent(out: OutgoingMessage): Promise<void> {
       return commit(() => {
-        if (!store.transition(out.row.id, 'sending', 'sent', clock.now())) return;
-        emails.emit(out.row, 'email.sent');
+        if (!events.change(out.row, 'sending', 'sent', { type: 'email.sent' })) return;
         for (const r of out.recipients) outcome(out.row, r, 1);
       });
     },

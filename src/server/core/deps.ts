@@ -82,7 +82,7 @@ export interface Deps {
 }
 
 /**
- * The schedulers of the job queues, as the enqueuer tells them of its writes (workers/scheduler.ts's Schedulers, which
+ * The schedulers of the job queues, as the enqueuer tells them of its writes (core/scheduler.ts's Schedulers, which
  * core does not import). They need not have started: a kick before they start is a no-op, and a start finds the rows.
  */
 export interface QueueSchedulers {

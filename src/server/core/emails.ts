@@ -1,18 +1,27 @@
 import type { Problem } from '../../contract/common.js';
 import { type Message, type MessageAccepted, SendEmailRequest, type Tag } from '../../contract/emails.js';
-import { decodePieces } from '../../lib/base64.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { DomainStore } from '../store/domains.js';
-import type { MessageContent, MessageRow, MessageStore } from '../store/messages.js';
+import type { MessageContent, MessageRow, EmailStore } from '../store/emails.js';
+import { Base64Of } from './canonical.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import type { Events } from './events.js';
 import { createIdempotency } from './idempotency.js';
+import type { MessageEvents } from './message-events.js';
 import type { KeyPrincipal } from './keys.js';
 import { problemBody } from './problem.js';
-import { abuseFilter, checkFields, type SendInput, type StoredAttachment } from './send-rules.js';
+import type { BucketState, SendRate } from './send-rate.js';
+import {
+  abuseFilter,
+  attachmentPieces,
+  type CheckedAttachment,
+  checkFields,
+  checkedInput,
+  type SendInput,
+} from './send-rules.js';
 import { validate } from './validate.js';
 
 export type { StoredAttachment } from './send-rules.js';
@@ -29,40 +38,73 @@ export type BatchItem =
 export type SendResult =
   | { kind: 'accepted'; body: MessageAccepted; replayed: boolean }
   | { kind: 'batch'; body: { data: BatchItem[] }; replayed: boolean };
+type Accepted = Extract<SendResult, { kind: 'accepted' }>;
+
+/** Where a send comes in: the API (`POST /v1/emails`, `/v1/emails/batch`) or SMTP submission. */
+export type SendSource = 'http' | 'smtp';
+
+/**
+ * A token taken from the workspace's sending bucket for one send (core/send-rate.ts): `rate` is the bucket after it
+ * (the API's X-RateLimit-* headers), `refusal` the `rate_limited` error when there was none to take. The API takes it
+ * as a request comes, SMTP submission at MAIL FROM, before the client sends its message; a send refused later spent
+ * its token all the same.
+ */
+export interface SendTicket {
+  rate: BucketState;
+  refusal: ServiceError | null;
+}
+
+/** A send from a key, as both the API and SMTP submission hand it to core (`emails.submit`). */
+export interface SendRequest {
+  ticket: SendTicket;
+  key: KeyPrincipal;
+  /** As the request or the message gave it (its Idempotency-Key header); 1–255 characters. */
+  idempotencyKey: string | undefined;
+  /** One message, not yet checked against the contract's schema (SendInput's bytes allowed), or a batch's items. */
+  send: { email: unknown } | { batch: unknown[]; requestId: string };
+}
+
+/** An Idempotency-Key of 1–255 characters, or none; anything else is 400. */
+function checkedKey(key: string | undefined): string | undefined {
+  if (key !== undefined && (key.length === 0 || key.length > 255)) {
+    throw new ServiceError('invalid_request', 'The Idempotency-Key header must be 1–255 characters.', {
+      errors: [{ path: 'Idempotency-Key', code: 'invalid', message: 'must be 1–255 characters' }],
+    });
+  }
+  return key;
+}
+
+/** The rate refusal as each source words it: the API's bucket in requests, SMTP submission's in messages. */
+function rateRefusal(source: SendSource, state: BucketState): ServiceError {
+  const detail =
+    source === 'http'
+      ? `This workspace may send ${state.rate} requests a second, ${state.limit} at once; retry in ${state.retryAfter} s.`
+      : `This workspace may send ${state.rate} messages a second; retry in ${state.retryAfter} s.`;
+  return new ServiceError('rate_limited', detail, { retryAfterSeconds: state.retryAfter });
+}
+
+/** A send's input as its Idempotency-Key hashes it: an attachment given as bytes as if given in base64. */
+function hashed(input: SendInput): unknown {
+  if (!input.attachments?.some((a) => Buffer.isBuffer(a.content))) return input;
+  const attachments = input.attachments.map((a) =>
+    Buffer.isBuffer(a.content) ? { ...a, content: new Base64Of(a.content) } : a,
+  );
+  return { ...input, attachments };
+}
 
 export function createEmails(
   deps: Deps & {
-    store: MessageStore;
+    store: EmailStore;
     domains: DomainStore;
     accounts: AccountStore;
     events: Events;
+    messageEvents: MessageEvents;
+    sendRate: SendRate;
     blockPatterns: RegExp[];
   },
 ) {
   const { store, clock, jobs, events, config } = deps;
   const idempotency = createIdempotency(deps);
-
-  function eventBase(m: MessageRow) {
-    return {
-      message_id: m.id,
-      from: m.from_header,
-      subject: m.subject,
-      tags: m.tags as Tag[],
-    };
-  }
-  function allRecipients(m: MessageRow): string[] {
-    return [...m.to_addrs, ...m.cc_addrs, ...m.bcc_addrs];
-  }
-
-  /** Emits a message event into the outbox and the message's timeline. */
-  function emit(
-    m: MessageRow,
-    type: string,
-    extra: Record<string, unknown> = {},
-    to: string | string[] = allRecipients(m),
-  ) {
-    events.emit(m.workspace_id, type, { ...eventBase(m), to, ...extra }, m.id);
-  }
 
   /** Accepts one message: validates, then writes it, its `email.queued` event and its delivery job in one transaction. */
   function accept(key: KeyPrincipal, input: SendInput): MessageAccepted {
@@ -107,7 +149,7 @@ export function createEmails(
       subject: input.subject ?? '',
       html: input.html ?? null,
       text: input.text ?? null,
-      // The attachments' bytes are stored apart, decoded (storeMessage); the row keeps what describes them.
+      // The attachments' bytes are stored apart (storeMessage); the row keeps what describes them.
       attachments: f.attachments.map(({ content: _, ...described }) => described),
       headers: input.headers ?? {},
       tags: input.tags ?? [],
@@ -121,15 +163,15 @@ export function createEmails(
   }
 
   // Transaction functions are built once (building one per call was a visible cost on the sending path).
-  const storeMessage = deps.db.transaction((row: MessageRow & MessageContent, attachments: StoredAttachment[]) => {
+  const storeMessage = deps.db.transaction((row: MessageRow & MessageContent, attachments: CheckedAttachment[]) => {
     store.insert(row);
     attachments.forEach((a, i) => {
       if (a.content === undefined) return;
       let chunk = 0;
-      for (const bytes of decodePieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
+      for (const bytes of attachmentPieces(a.content)) store.insertChunk(row.id, i, chunk++, bytes);
     });
     if (row.status === 'queued') {
-      emit(row, 'email.queued');
+      deps.messageEvents.emit(row, { type: 'email.queued' });
       jobs.enqueue('deliver', { message_id: row.id });
     } else {
       jobs.enqueueAt('deliver', { message_id: row.id }, row.scheduled_at!);
@@ -154,62 +196,82 @@ export function createEmails(
     };
   }
 
-  return {
-    eventBase,
-    allRecipients,
-    emit,
+  /**
+   * One message under the rules of a send and its Idempotency-Key: resolves once the message is durable (group
+   * commit), or with the result kept for the key.
+   */
+  function send(key: KeyPrincipal, input: SendInput, idempotencyKey: string | undefined): Promise<Accepted> {
+    return deps.commit(() => {
+      const { result, replayed } = idempotency.run(
+        key.workspaceId,
+        idempotencyKey,
+        { op: 'sendEmail', body: hashed(input) },
+        () => accept(key, input),
+      );
+      return { kind: 'accepted', body: result, replayed };
+    });
+  }
 
-    /**
-     * POST /emails (and a message of SMTP submission): resolves once the message is durable (group commit), or with
-     * the result kept for its Idempotency-Key.
-     */
-    send(
-      key: KeyPrincipal,
-      input: SendInput,
-      idempotencyKey: string | undefined,
-    ): Promise<Extract<SendResult, { kind: 'accepted' }>> {
-      return deps.commit(() => {
-        const { result, replayed } = idempotency.run(
-          key.workspaceId,
-          idempotencyKey,
-          { op: 'sendEmail', body: input },
-          () => accept(key, input),
-        );
-        return { kind: 'accepted', body: result, replayed };
-      });
-    },
-
-    /**
-     * POST /emails/batch: each item validated and accepted or refused on its own, in request order; one key for the
-     * batch. A refused item carries the Problem of its refusal, quoting `requestId` (the batch's request).
-     */
-    batch(
-      key: KeyPrincipal,
-      items: unknown[],
-      idempotencyKey: string | undefined,
-      requestId: string,
-    ): Promise<Extract<SendResult, { kind: 'batch' }>> {
-      return deps.commit(() => {
-        const { result, replayed } = idempotency.run(
-          key.workspaceId,
-          idempotencyKey,
-          { op: 'sendBatch', body: items },
-          () => ({
-            data: items.map((item): BatchItem => {
-              try {
-                const m = accept(key, validate(SendEmailRequest, item, 'body'));
-                return { status: 202, id: m.id, message_status: m.status };
-              } catch (err) {
-                if (!(err instanceof ServiceError)) throw err;
-                const error = problemBody(err, requestId, config.origin());
-                return { status: error.status, error };
-              }
-            }),
+  /**
+   * A batch: each item validated and accepted or refused on its own, in request order; one key for the batch. A
+   * refused item carries the Problem of its refusal, quoting `requestId` (the batch's request).
+   */
+  function batch(
+    key: KeyPrincipal,
+    items: unknown[],
+    idempotencyKey: string | undefined,
+    requestId: string,
+  ): Promise<Extract<SendResult, { kind: 'batch' }>> {
+    return deps.commit(() => {
+      const { result, replayed } = idempotency.run(
+        key.workspaceId,
+        idempotencyKey,
+        { op: 'sendBatch', body: items },
+        () => ({
+          data: items.map((item): BatchItem => {
+            try {
+              const m = accept(key, validate(SendEmailRequest, item, 'body'));
+              return { status: 202, id: m.id, message_status: m.status };
+            } catch (err) {
+              if (!(err instanceof ServiceError)) throw err;
+              const error = problemBody(err, requestId, config.origin());
+              return { status: error.status, error };
+            }
           }),
-        );
-        return { kind: 'batch', body: result, replayed };
-      });
+        }),
+      );
+      return { kind: 'batch', body: result, replayed };
+    });
+  }
+
+  /**
+   * The one entry of a send, the API's (`POST /v1/emails`, `/v1/emails/batch`) and SMTP submission's alike: the
+   * ticket's rate refusal (429), the Idempotency-Key (400), the message against the contract's schema (400/422),
+   * then the send's rules and its key's kept result. Answers a result, never an answer: the edge renders it. (The
+   * API's body met the same schema as it was read, before its token was taken, so a malformed body takes none; the
+   * check here finds nothing more in it, and is the only one a submitted message meets.)
+   */
+  function submit(request: SendRequest & { send: { email: unknown } }): Promise<Accepted>;
+  function submit(request: SendRequest): Promise<SendResult>;
+  async function submit(request: SendRequest): Promise<SendResult> {
+    const { ticket, key } = request;
+    if (ticket.refusal) throw ticket.refusal;
+    const idempotencyKey = checkedKey(request.idempotencyKey);
+    if ('batch' in request.send) return batch(key, request.send.batch, idempotencyKey, request.send.requestId);
+    return send(key, checkedInput(request.send.email), idempotencyKey);
+  }
+
+  return {
+    /** A token of the workspace's sending bucket for one send from `source`, or its refusal (SendTicket). */
+    take(workspaceId: string, source: SendSource): SendTicket {
+      const rate = deps.sendRate.take(workspaceId);
+      return { rate, refusal: rate.allowed ? null : rateRefusal(source, rate) };
     },
+
+    submit,
+
+    /** One message already checked against the schema, under the send's rules (no ticket taken): submit's last step. */
+    send,
 
     /** GET /emails/{id} */
     get(workspaceId: string, id: string): Message {

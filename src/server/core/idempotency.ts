@@ -4,7 +4,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { DAY } from '../../lib/clock.js';
 import type { Db } from '../store/db.js';
-import type { MessageStore } from '../store/messages.js';
+import type { EmailStore } from '../store/emails.js';
 import { canonicalSha256 } from './canonical.js';
 import { fail } from './errors.js';
 
@@ -17,7 +17,7 @@ export interface Kept<T> {
   replayed: boolean;
 }
 
-export function createIdempotency(deps: { db: Db; store: MessageStore; clock: Clock }) {
+export function createIdempotency(deps: { db: Db; store: EmailStore; clock: Clock }) {
   const { store, clock } = deps;
 
   // Built once (building a transaction function per call was a visible cost on the sending path).

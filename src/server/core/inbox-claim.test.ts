@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../lib/clock.js';
 import { silentLogger } from '../../lib/log.js';
-import { ingest } from '../smtp/sink.js';
+import { ingest } from '../inbound/sink.js';
 import { openDb } from '../store/db.js';
-import { createSinkStore } from '../store/sink.js';
+import { createInboxStore } from '../store/inbox.js';
 import { ServiceError } from './errors.js';
 import { createInbox } from './inbox.js';
 
@@ -25,7 +25,7 @@ describe('inbox.claim', () => {
 
   it('takes a message once: the second claim is told it was taken; the listing filters and shows the mark', async () => {
     const clock = manualClock(Date.parse('2026-08-01T12:00:00Z'));
-    const inbox = createInbox({ store: createSinkStore(openDb({ memory: true }).db), clock });
+    const inbox = createInbox({ store: createInboxStore(openDb({ memory: true }).db), clock });
     const first = await catchOne(inbox, 1);
     const second = await catchOne(inbox, 2);
 
@@ -55,8 +55,8 @@ describe('inbox.claim', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-claim-'));
     dirs.push(dir);
     const clock = manualClock();
-    const a = createInbox({ store: createSinkStore(openDb({ dataDir: dir }).db), clock });
-    const b = createInbox({ store: createSinkStore(openDb({ dataDir: dir }).db), clock });
+    const a = createInbox({ store: createInboxStore(openDb({ dataDir: dir }).db), clock });
+    const b = createInbox({ store: createInboxStore(openDb({ dataDir: dir }).db), clock });
     const ids: string[] = [];
     for (let n = 0; n < 50; n++) ids.push(await catchOne(n % 2 ? a : b, n));
 

@@ -2,13 +2,14 @@
 // services the HTTP routes, the sandbox, the workers and the SMTP sink call; the stores stay inside.
 import { createAccountStore, createRateStore } from '../store/accounts.js';
 import { createKeyStore } from '../store/keys.js';
-import { createSinkStore } from '../store/sink.js';
+import { createInboxStore } from '../store/inbox.js';
 import { createDomainStore } from '../store/domains.js';
 import { createEventStore } from '../store/events.js';
 import { createDomains } from './domains.js';
-import { createMessageStore } from '../store/messages.js';
+import { createEmailStore } from '../store/emails.js';
 import { createEmails } from './emails.js';
 import { createDelivery } from './delivery.js';
+import { createMessageEvents } from './message-events.js';
 import { createTracking } from './tracking.js';
 import { createSendRate } from './send-rate.js';
 import { createEvents } from './events.js';
@@ -20,9 +21,10 @@ import type { Deps, Resolver } from './deps.js';
 import { createKeys } from './keys.js';
 import { createRateLimits } from './rate-limits.js';
 import { createRetentionStore } from '../store/retention.js';
-import { DEFAULT_MAX_MESSAGES } from '../../contract/sandbox.js';
+import { DEFAULT_MAX_MESSAGES } from '../../contract/inbox.js';
 import { createRetention, type RetentionPolicy } from './retention.js';
-import { createInbox, type DkimVerdict } from './inbox.js';
+import { createInbox } from './inbox.js';
+import type { DkimVerdict } from './inbox-read.js';
 import { createZone } from './zone.js';
 import { createSandboxClock } from './clock.js';
 import { caughtOrigin } from './message-ids.js';
@@ -58,41 +60,43 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   const webhookStore = createWebhookStore(deps.db);
   const webhooks = createWebhooks({ ...deps, store: webhookStore, events: eventStore, accounts: accountStore });
   const events = createEvents({ store: eventStore, clock: deps.clock, changes: deps.changes, fanout: webhooks.fanout });
-  const messageStore = createMessageStore(deps.db);
+  const emailStore = createEmailStore(deps.db);
   const domains = createDomains({
     ...deps,
     store: domainStore,
     events,
     rateLimits,
-    waitingFromDomain: messageStore.waitingFromDomain,
+    waitingFromDomain: emailStore.waitingFromDomain,
   });
+  const messageEvents = createMessageEvents({ store: emailStore, clock: deps.clock, events });
   const emails = createEmails({
     ...deps,
-    store: messageStore,
+    store: emailStore,
+    messageEvents,
     domains: domainStore,
     accounts: accountStore,
     events,
+    sendRate: createSendRate(opts.sendRate, deps.clock),
     blockPatterns: opts.blockPatterns,
   });
-  const delivery = createDelivery({ ...deps, store: messageStore, domains: domainStore, emails });
-  const tracking = createTracking({ ...deps, store: messageStore, emails });
-  const sendRate = createSendRate(opts.sendRate, deps.clock);
+  const delivery = createDelivery({ ...deps, store: emailStore, domains: domainStore, messageEvents });
+  const tracking = createTracking({ ...deps, store: emailStore, messageEvents });
   const retention = createRetention(
     { ...deps, store: createRetentionStore(deps.db) },
     opts.retention ?? { maxMessages: DEFAULT_MAX_MESSAGES, maxAge: null },
   );
   const verifyDkim = opts.verifyDkim;
-  const sinkStore = createSinkStore(deps.db);
+  const inboxStore = createInboxStore(deps.db);
   const inbox = createInbox({
-    store: sinkStore,
+    store: inboxStore,
     clock: deps.clock,
     commit: deps.commit,
-    origin: (header) => caughtOrigin(header, messageStore.workspaceOf),
+    origin: (header) => caughtOrigin(header, emailStore.workspaceOf),
     events,
     webhooks,
     attempts: webhookStore,
     verifyDkim: verifyDkim && ((raw) => verifyDkim(raw, deps.resolver)),
-    message: messageStore.get,
+    message: emailStore.get,
     onCaught: () => {
       deps.changes.notify('sink');
       retention.caught();
@@ -100,9 +104,9 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   });
   const checks = createChecks({
     store: createCheckStore(deps.db),
-    sink: sinkStore,
+    inbox: inboxStore,
     tracking,
-    messages: messageStore,
+    emails: emailStore,
     resolver: deps.resolver,
     checker: opts.checker,
   });
@@ -118,7 +122,6 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     emails,
     delivery,
     tracking,
-    sendRate,
     webhooks,
     retention,
     inbox,

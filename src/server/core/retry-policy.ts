@@ -1,7 +1,7 @@
 // When the server tries again, and when it gives up: the one place for every retry schedule of the service and for
-// what a receiving server's answer means for a message. The scheduler (workers/scheduler.ts), the delivery worker
-// (workers/delivery.ts), the simulated outcomes (core/delivery.ts), webhook deliveries (core/webhooks.ts) and the
-// Problems of a full disk (core/errors.ts) read them here.
+// what a receiving server's answer means for a message. The scheduler (core/scheduler.ts), the delivery worker
+// (workers/delivery.ts), the simulated outcomes (core/delivery.ts), webhook deliveries (core/webhook-attempts.ts) and
+// the Problems of a full disk (core/errors.ts) read them here.
 import { DAY, HOUR, MINUTE, SECOND } from '../../lib/clock.js';
 
 /**

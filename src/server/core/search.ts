@@ -1,22 +1,9 @@
-// The inbox's search syntax (docs/local-server.md#searching-caught-mail), parsed into what the sink store queries: words
+// The inbox's search syntax (docs/local-server.md#searching-caught-mail), parsed into what the inbox store queries: words
 // and phrases for the full-text index, and conditions on a message's columns.
+import { MESSAGE_STATUSES } from '../../contract/emails.js';
 import { parseSize } from '../../lib/size.js';
-import type { SinkFilter, SinkSearch, SinkTerm } from '../store/sink.js';
+import type { InboxFilter, InboxSearch, InboxTerm } from '../store/inbox.js';
 import { ServiceError } from './errors.js';
-
-/** The `/v1` statuses a caught message can show (contract/emails.ts MessageStatus). */
-const STATUSES = [
-  'queued',
-  'scheduled',
-  'sending',
-  'sent',
-  'delivered',
-  'bounced',
-  'complained',
-  'failed',
-  'suppressed',
-  'cancelled',
-];
 
 const FIELDS = { to: 'recipients', from: 'sender', subject: 'subject' } as const;
 
@@ -80,8 +67,8 @@ function tagNeedle(value: string): string {
  * filter; `-` before any part excludes what it matches. Every part must match. A `name:` that is none of these is a
  * ServiceError (400 `invalid_request`), never a search for nothing; `"quoted"` it is text. Null when nothing is left.
  */
-export function parseSearch(q: string): SinkSearch | null {
-  const search: SinkSearch = { terms: [], excluded: [], filters: [] };
+export function parseSearch(q: string): InboxSearch | null {
+  const search: InboxSearch = { terms: [], excluded: [], filters: [] };
   // A part: an optional `-`, an optional `name:`, then a quoted phrase or a run of non-space characters.
   for (const m of q.matchAll(/(-)?(?:([A-Za-z]+):)?(?:"([^"]*)"?|(\S+))/g)) {
     const not = m[1] !== undefined;
@@ -89,9 +76,9 @@ export function parseSearch(q: string): SinkSearch | null {
     const quoted = m[3];
     const value = quoted ?? m[4] ?? '';
     const name = raw?.toLowerCase();
-    const filter = (f: Omit<SinkFilter, 'not'> & Partial<SinkFilter>) =>
-      search.filters.push({ ...f, not } as SinkFilter);
-    const term = (t: SinkTerm) => {
+    const filter = (f: Omit<InboxFilter, 'not'> & Partial<InboxFilter>) =>
+      search.filters.push({ ...f, not } as InboxFilter);
+    const term = (t: InboxTerm) => {
       if (searchable(t.text)) (not ? search.excluded : search.terms).push(t);
     };
 
@@ -123,7 +110,8 @@ export function parseSearch(q: string): SinkSearch | null {
         continue;
       case 'status': {
         const status = value.toLowerCase();
-        if (!STATUSES.includes(status)) invalid(`status: takes one of ${STATUSES.join(', ')} (got "${value}")`);
+        if (!(MESSAGE_STATUSES as readonly string[]).includes(status))
+          invalid(`status: takes one of ${MESSAGE_STATUSES.join(', ')} (got "${value}")`);
         filter({ kind: 'status', status });
         continue;
       }

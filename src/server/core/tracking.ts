@@ -1,15 +1,15 @@
 import { createHmac } from 'node:crypto';
-import type { MessageStore } from '../store/messages.js';
+import type { EmailStore } from '../store/emails.js';
 import { safeEqual, type Deps } from './deps.js';
-import type { Emails } from './emails.js';
+import type { MessageEvents } from './message-events.js';
 
 /**
  * Open and click tracking. Links carry a signed token (message id + target URL) so the click endpoint is no open
  * redirect. One copy of a message goes to all its recipients, so opens and clicks are attributed to its first
  * To recipient.
  */
-export function createTracking(deps: Deps & { store: MessageStore; emails: Emails }) {
-  const { secrets, store, emails, db } = deps;
+export function createTracking(deps: Deps & { store: EmailStore; messageEvents: MessageEvents }) {
+  const { secrets, store, messageEvents, db } = deps;
   const sign = (payload: string) =>
     createHmac('sha256', secrets.hashKey).update(`track:${payload}`).digest('base64url').slice(0, 22);
 
@@ -34,7 +34,7 @@ export function createTracking(deps: Deps & { store: MessageStore; emails: Email
     db.transaction(() => {
       const m = store.get(messageId);
       if (!m) return;
-      emails.emit(m, type, detail, m.to_addrs[0]);
+      messageEvents.emit(m, { type, detail, to: m.to_addrs[0] });
     })();
   }
 

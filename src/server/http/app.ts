@@ -1,22 +1,21 @@
 // The HTTP composition: request id, version header and the headers of every answer, the chaos rules (chaos.ts), then
-// one route per entry of the endpoint tables — its caller authorized, its body read (json-body.ts) and its query
+// one route per entry of the endpoint table (`/v1`, and the sandbox routes beside it with the admin token) — its caller authorized, its body read (json-body.ts) and its query
 // validated before its handler runs — and every error answered as a Problem.
 import { Hono, type Context } from 'hono';
-import type { z } from 'zod';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
-import { endpoints, type Endpoint, type EndpointName } from '../../contract/endpoints.js';
-import { sandboxEndpoints, type SandboxEndpointName } from '../../contract/sandbox.js';
+import { type AdminEndpoint, endpoints, type Endpoint, type EndpointName, isV1 } from '../../contract/endpoints.js';
 import { CHAOS_HEADER, INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
+import { BIG_MESSAGE_BYTES } from '../core/big-message.js';
 import { ANONYMOUS, type AnonymousCaller, type CallerOf, type Requirement } from '../core/access.js';
 import { ServiceError, storageFull } from '../core/errors.js';
 import { validate } from '../core/validate.js';
-import type { Chaos } from '../sandbox/chaos.js';
+import type { Chaos } from '../core/chaos.js';
 import { ClientGone, createBodyBudget, DEFAULT_BODY_LIMITS, tooLarge, type BodyLimits } from './body.js';
 import { useChaos } from './chaos.js';
-import type { BodyOf, Handler, ParamsOf, QueryOf, Reply, SandboxHandlers, V1Handlers } from './handlers.js';
+import type { BodyOf, Handler, Handlers, ParamsOf, QueryOf, Reply } from './handlers.js';
 import { jsonBody } from './json-body.js';
 import { problemResponse, RouteRefusal } from './problem.js';
 import { bearerOf, clientIp, dotted, type Env, incomingOf, queryOf } from './request.js';
@@ -31,12 +30,12 @@ export interface AppDeps {
   /** Resolves the caller of an operation (core/access.ts), typed by its requirements. */
   authorize<E extends Requirement>(req: E, bearer: string | null, ip: string): Promise<CallerOf<E>>;
   /**
-   * Checks the sandbox credential (sandbox/auth.ts): the admin token or an inbox session as the bearer, or for a view
+   * Checks the sandbox credential (inbox-page/auth.ts): the admin token or an inbox session as the bearer, or for a view
    * the page opens by address (`views` in its entry) that message's view token.
    */
   isAdmin(bearer: string | null, view: { token: string | undefined; scope: string } | null): boolean;
-  v1: V1Handlers;
-  sandbox: SandboxHandlers;
+  /** A handler for every entry of the endpoint table. */
+  handlers: Handlers;
   /** Extra plain routes (inbox page, verify-email page, tracking). */
   // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
   extra?: (app: Hono<any>) => void;
@@ -46,7 +45,7 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** What is full when a write finds no room ("the disk holding the data directory … is full"). */
   storage?: string;
-  /** The data directory's instance id (sandbox/instance.ts), sent on every answer beside `Svc-Sandbox: 1`. */
+  /** The data directory's instance id (server/instance.ts), sent on every answer beside `Svc-Sandbox: 1`. */
   instance?: string;
   /** The chaos rules (PUT /sandbox/chaos) every `/v1` request is put to before anything else is done with it. */
   chaos?: Pick<Chaos, 'http'>;
@@ -60,20 +59,7 @@ export interface AppDeps {
   collect?: () => void;
 }
 
-/** A request body this large leaves enough garbage behind to be worth a collection of its own (AppDeps.collect). */
-const BIG_BODY_BYTES = 8 * 1024 * 1024;
-
 type Route = { method: string; pattern: RegExp };
-/** What the app reads of an entry of either endpoint table. */
-type RouteEntry = {
-  method: string;
-  path: string;
-  body?: z.ZodType;
-  maxBody?: number;
-  query?: z.ZodType;
-  views?: true;
-  success: readonly [number, unknown];
-};
 
 function patternOf(path: string): RegExp {
   // Exactly the paths the router serves (no trailing slash), so that a 405 never lists the method it refuses.
@@ -150,7 +136,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   if (deps.chaos) useChaos(app, deps.chaos, deps.origin, deps.stopped);
 
   /** Registers one endpoint-table entry: its route, and the wrapper that authorizes, reads and answers it. */
-  function register<E extends RouteEntry>(
+  function register<E extends Endpoint>(
     name: string,
     fullPath: string,
     e: E,
@@ -186,45 +172,35 @@ export function createApp(deps: AppDeps): Hono<Env> {
       } finally {
         read?.release();
         // After this turn, when the request's copies are no longer referenced from here.
-        if (read && Number(c.req.header('content-length') ?? '0') >= BIG_BODY_BYTES && budget.held === 0)
+        if (read && Number(c.req.header('content-length') ?? '0') >= BIG_MESSAGE_BYTES && budget.held === 0)
           setImmediate(() => deps.collect?.());
       }
     });
   }
 
-  for (const [name, e] of Object.entries(endpoints) as [EndpointName, Endpoint][]) {
-    register(
-      name,
-      `/v1${e.path}`,
-      e,
-      (c, ip) => deps.authorize(e, bearerOf(c), ip),
-      deps.v1[name] as Handler<Endpoint>,
-    );
+  /** A sandbox route's caller: the admin token (or an inbox session) as the bearer, or for a view its view token. */
+  async function admin(c: Context<Env>, e: AdminEndpoint): Promise<AnonymousCaller> {
+    const bearer = bearerOf(c);
+    const view = e.views ? { token: c.req.query('view'), scope: c.req.param('id') ?? '' } : null;
+    if (!deps.isAdmin(bearer, view)) {
+      const how =
+        'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
+      if (!bearer && view?.token) {
+        throw new ServiceError(
+          'invalid_token',
+          'This view link has ended with the inbox session that made it: open the message from the inbox page again.',
+        );
+      }
+      if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
+      throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);
+    }
+    return ANONYMOUS;
   }
-  for (const [name, e] of Object.entries(sandboxEndpoints) as [SandboxEndpointName, RouteEntry][]) {
-    register(
-      name,
-      e.path,
-      e,
-      async (c): Promise<AnonymousCaller> => {
-        const bearer = bearerOf(c);
-        const view = e.views ? { token: c.req.query('view'), scope: c.req.param('id') ?? '' } : null;
-        if (!deps.isAdmin(bearer, view)) {
-          const how =
-            'sandbox routes take the admin token `svc serve` prints (admin_token of its ready line, also in the admin-token file of its data directory) as "Authorization: Bearer <admin_token>".';
-          if (!bearer && view?.token) {
-            throw new ServiceError(
-              'invalid_token',
-              'This view link has ended with the inbox session that made it: open the message from the inbox page again.',
-            );
-          }
-          if (!bearer) throw new ServiceError('missing_credentials', `No credential: ${how}`);
-          throw new ServiceError('invalid_token', `This is not the admin token: ${how}`);
-        }
-        return ANONYMOUS;
-      },
-      deps.sandbox[name] as Handler<RouteEntry>,
-    );
+
+  for (const [name, e] of Object.entries(endpoints) as [EndpointName, Endpoint][]) {
+    const handler = deps.handlers[name] as Handler<Endpoint>;
+    if (isV1(e)) register(name, `/v1${e.path}`, e, (c, ip) => deps.authorize(e, bearerOf(c), ip), handler);
+    else register(name, e.path, e, (c) => admin(c, e), handler);
   }
   deps.extra?.(app);
 

@@ -1,9 +1,9 @@
-// The chaos rules on `/v1` (sandbox/chaos.ts decides which rule answers a request; this is what the answer does): first,
+// The chaos rules on `/v1` (core/chaos.ts decides which rule answers a request; this is what the answer does): first,
 // before the route reads a byte of the body or looks at the credential, so a request it answers has done nothing (a
 // send refused with 503 created no message).
 import type { Context, Hono } from 'hono';
 import { ServiceError } from '../core/errors.js';
-import { chaosCode, type Chaos, type ChaosHit } from '../sandbox/chaos.js';
+import { chaosCode, type Chaos, type ChaosHit } from '../core/chaos.js';
 import { problemResponse } from './problem.js';
 import { type Env, incomingOf } from './request.js';
 

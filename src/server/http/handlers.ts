@@ -1,9 +1,8 @@
-// What a route handler is given and answers, typed from its entry of the endpoint tables (contract/endpoints.ts for
-// `/v1`, contract/sandbox.ts for the sandbox): the body and query its schemas make, the path's parameters, and the
-// caller its auth kind admits. Types only: http/routes/ and sandbox/routes.ts implement them, http/app.ts runs them.
+// What a route handler is given and answers, typed from its entry of the endpoint table (contract/endpoints.ts): the
+// body and query its schemas make, the path's parameters, and the caller its auth kind admits. Types only: http/routes/
+// implement them, http/app.ts runs them.
 import type { z } from 'zod';
 import type { endpoints, EndpointName } from '../../contract/endpoints.js';
-import type { sandboxEndpoints, SandboxEndpointName } from '../../contract/sandbox.js';
 import type { CallerOf } from '../core/access.js';
 
 export interface Reply {
@@ -40,5 +39,4 @@ export interface RequestContext<E> {
 
 export type Handler<E> = (ctx: RequestContext<E>) => Promise<Reply | void> | Reply | void;
 
-export type V1Handlers = { [N in EndpointName]: Handler<(typeof endpoints)[N]> };
-export type SandboxHandlers = { [N in SandboxEndpointName]: Handler<(typeof sandboxEndpoints)[N]> };
+export type Handlers = { [N in EndpointName]: Handler<(typeof endpoints)[N]> };

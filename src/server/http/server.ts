@@ -14,6 +14,7 @@ import type { Logger } from '../../lib/log.js';
 import { ServiceError } from '../core/errors.js';
 import { problemBody } from '../core/problem.js';
 import { problemResponse } from './problem.js';
+import { responseOn } from './socket-response.js';
 
 export interface HttpTimeouts {
   /** The request line and headers must arrive within this (ms). */
@@ -103,7 +104,7 @@ export function createServer(
     // A response already under way (or a socket gone) cannot carry another one. A request whose headers were taken but
     // whose body then failed to parse (a chunk size that is no number) has a response not yet begun: the Problem goes
     // in its place, and the connection ends, so the app's answer (if it comes) has nowhere to go.
-    const response = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+    const response = responseOn(socket);
     if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
       socket.destroy();
       return;

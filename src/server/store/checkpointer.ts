@@ -4,7 +4,7 @@
 // checkpoints ten times a second and the main connection only checkpoints itself as a fallback, far later. An
 // in-memory database has no log to checkpoint.
 import type { Logger } from '../../lib/log.js';
-import { startThread } from '../threads.js';
+import { startThread } from '../../lib/threads.js';
 import type { Db } from './db.js';
 
 const INTERVAL_MS = 100;

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrations } from './migrations.js';
 import { isDiskFull } from '../../lib/disk-full.js';
+import { keepPrivate } from '../../lib/private-file.js';
 
 export type Db = Database.Database;
 
@@ -43,18 +44,6 @@ export function openDb(opts: { dataDir?: string; memory?: boolean; maxBytes?: nu
   }
   const fresh = migrate(db) === 0;
   return { db, fresh };
-}
-
-/**
- * A SQLite file readable only by the user whatever the umask (the database holds webhook signing secrets and keyed
- * hashes). SQLite creates the files beside it (`-wal`, `-shm`, `-journal`) with the mode of the database file, so
- * creating that file 0600 first covers them all; files an older version left readable by others are narrowed.
- */
-export function keepPrivate(file: string): void {
-  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
-    if (existsSync(f)) chmodSync(f, 0o600);
-  }
 }
 
 /**

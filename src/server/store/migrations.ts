@@ -272,7 +272,7 @@ CREATE INDEX webhook_attempts_event ON webhook_attempts(event_id, id);
     version: 3,
     name: 'inbox',
     sql: `
--- Filled when a message is caught (smtp/body-text.ts): the listing's preview line and attachment marker.
+-- Filled when a message is caught (inbound/body-text.ts): the listing's preview line and attachment marker.
 ALTER TABLE sink_messages ADD COLUMN preview TEXT;
 ALTER TABLE sink_messages ADD COLUMN has_attachments INTEGER NOT NULL DEFAULT 0;
 -- Service-clock time the message was marked read; null while unread.
@@ -403,7 +403,7 @@ ALTER TABLE sink_messages ADD COLUMN helo TEXT;
     version: 10,
     name: 'raw source in pieces',
     sql: `
--- A caught message's raw source past its first MiB, a MiB a piece, in order (store/sink.ts): written a piece at a time,
+-- A caught message's raw source past its first MiB, a MiB a piece, in order (store/inbox.ts): written a piece at a time,
 -- a big message costs SQLite a MiB of copies at once instead of twice its size. Mail caught before this version has
 -- its whole source in sink_content.raw and no pieces. The foreign key takes the pieces with their message.
 CREATE TABLE sink_raw_pieces (
@@ -419,7 +419,7 @@ CREATE TABLE sink_raw_pieces (
     name: 'long text and HTML in pieces',
     sql: `
 -- A send's text or HTML over a MiB as the API read it (its UTF-8 bytes) past its first MiB, a MiB a piece, each cut
--- where a character begins, in order (store/messages.ts): stored a piece at a time, a big text costs SQLite a MiB of
+-- where a character begins, in order (store/emails.ts): stored a piece at a time, a big text costs SQLite a MiB of
 -- copies at once instead of twice its size. The first MiB stays in messages.text or messages.html. The foreign key
 -- takes the pieces with their message.
 CREATE TABLE message_text_pieces (

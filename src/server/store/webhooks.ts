@@ -12,7 +12,10 @@ export interface EndpointRow {
   status: 'active' | 'disabled_by_failures';
   created_at: number;
   disabled_at: number | null;
-  /** The last success written (webhooks.ts), on the service clock's monotonic reading, as the attempt schedule is. */
+  /**
+   * The last success written (core/webhook-attempts.ts), on the service clock's monotonic reading, as the attempt
+   * schedule is.
+   */
   last_success_at: number | null;
 }
 

@@ -7,15 +7,16 @@ import { connectLookup, type HostAddress, hostLookup } from '../../lib/dns.js';
 import type { Logger } from '../../lib/log.js';
 import { isLoopbackHost } from '../../lib/loopback.js';
 import { loadUndici } from '../../lib/undici.js';
-import { ComposeThreadDied, type Composer, type ComposeRequest } from '../smtp/compose.js';
+import { ComposeThreadDied, type Composer, type ComposeRequest } from '../outbound/compose.js';
+import { BIG_MESSAGE_BYTES } from '../core/big-message.js';
 import { addressRefusal, type AttachmentUrlPolicy, portOf } from '../core/attachment-urls.js';
 import { EICAR } from '../core/send-rules.js';
 import type { Delivery, OutgoingMessage } from '../core/delivery.js';
 import type { Domains } from '../core/domains.js';
 import type { Tracking } from '../core/tracking.js';
-import type { OutgoingMail, Sender } from '../smtp/sender.js';
+import type { OutgoingMail, Sender } from '../outbound/sender.js';
 import type { JobPayloads } from '../core/job-kinds.js';
-import type { JobHandler } from './scheduler.js';
+import type { JobHandler } from '../core/scheduler.js';
 import { DISK_FULL_WAIT_MS, handOverFailure, JOB_MAX_ATTEMPTS, jobRetryDelay } from '../core/retry-policy.js';
 import { messageIdHeader } from '../core/message-ids.js';
 
@@ -36,8 +37,6 @@ const LOOPBACK: HostAddress[] = [
 export const DELIVERY_BUDGET_BYTES = 48 * 1024 * 1024;
 /** A text longer than this goes to the compose thread as its bytes (build, below). */
 const LONG_TEXT_BYTES = 128 * 1024;
-/** A message this large leaves enough garbage behind to be worth a collection of its own (DeliveryWorkerDeps.collect). */
-const BIG_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export interface DeliveryWorkerDeps {
   delivery: Delivery;

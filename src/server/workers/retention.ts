@@ -1,10 +1,10 @@
-// The retention passes (`retention` jobs, one recurring job in the default queue): what ages out of the database is
+// The retention passes (`retention` jobs, one recurring job alone in its own queue): what ages out of the database is
 // removed a batch at a time (core/retention.ts decides what), and the inbox is told which caught messages went.
 import { RETENTION_INTERVAL, type Retention } from '../core/retention.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { JobPayloads } from '../core/job-kinds.js';
-import type { JobHandler } from './scheduler.js';
+import type { JobHandler } from '../core/scheduler.js';
 
 export function retentionWorker(deps: {
   retention: Retention;

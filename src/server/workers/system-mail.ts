@@ -1,8 +1,8 @@
 import { parseAddress } from '../core/addresses.js';
-import type { Composer } from '../smtp/compose.js';
-import type { Sender } from '../smtp/sender.js';
+import type { Composer } from '../outbound/compose.js';
+import type { Sender } from '../outbound/sender.js';
 import type { JobPayloads } from '../core/job-kinds.js';
-import type { JobHandler } from './scheduler.js';
+import type { JobHandler } from '../core/scheduler.js';
 
 /** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */
 export function systemMailWorker(

@@ -1,11 +1,11 @@
 // Webhook attempts (`webhook` jobs, one queue per endpoint): POST the event, signed (lib/post-event.ts), and record
-// what happened. The rules — which attempt is next and when, disabling an endpoint — live in core/webhooks.ts.
+// what happened. The rules — which attempt is next and when, disabling an endpoint — live in core/webhook-attempts.ts.
 import type { Dispatcher } from 'undici';
 import { loadUndici } from '../../lib/undici.js';
 import { postEvent } from '../../lib/post-event.js';
 import type { JobPayloads } from '../core/job-kinds.js';
 import type { Webhooks } from '../core/webhooks.js';
-import type { JobHandler } from './scheduler.js';
+import type { JobHandler } from '../core/scheduler.js';
 
 /** docs/api.md#delivery: an attempt that has not answered in 10 s has failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;

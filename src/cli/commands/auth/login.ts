@@ -3,6 +3,7 @@ import type { Session, Workspace } from '../../../contract/auth.js';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { profileSession } from '../../profile-session.js';
 import { infoOf, password, reportSession, tokensOf, valueOrAsk } from './shared.js';
 
 export interface LoginOptions {
@@ -72,9 +73,10 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
     );
   }
 
-  const previous = await ctx.sessionTokens();
+  const stored = profileSession(ctx);
+  const previous = await stored.tokens();
   // The refresh token is kept at once: from here on it is this profile's session.
-  await ctx.saveSession(infoOf(client.baseUrl, session, reply.headers), tokensOf(session));
+  await stored.save(infoOf(client.baseUrl, session, reply.headers), tokensOf(session));
   if (previous) await client.call('logout', { body: { refresh_token: previous.refresh_token } }).catch(() => undefined);
 
   if (!chosen && !session.workspace && session.workspaces.length > 1) {
@@ -86,12 +88,12 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   if (chosen && chosen.id !== session.workspace?.id) {
     const picked = chosen;
     // Switching rotates the refresh token: under the same lock as any other rotation of this profile's session.
-    ({ session, raw } = await ctx.withSessionLock(async () => {
-      const current = await ctx.sessionTokens();
+    ({ session, raw } = await stored.withLock(async () => {
+      const current = await stored.tokens();
       const r = await client.call('refreshSession', {
         body: { refresh_token: (current ?? tokensOf(session)).refresh_token, workspace_id: picked.id },
       });
-      await ctx.saveSession(infoOf(client.baseUrl, r.body, r.headers), tokensOf(r.body));
+      await stored.save(infoOf(client.baseUrl, r.body, r.headers), tokensOf(r.body));
       return { session: r.body, raw: r.raw };
     }));
   }

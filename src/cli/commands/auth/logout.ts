@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
+import { profileSession } from '../../profile-session.js';
 
 export function logoutCommand(runner: Runner): Command {
   const cmd = new Command('logout')
@@ -10,7 +11,8 @@ export function logoutCommand(runner: Runner): Command {
 }
 
 export async function logoutRun(ctx: Context): Promise<void> {
-  const tokens = await ctx.sessionTokens();
+  const session = profileSession(ctx);
+  const tokens = await session.tokens();
   const { url } = await ctx.baseUrl();
   if (!tokens) {
     ctx.io.info(`Not logged in to ${url}${ctx.profile === 'default' ? '' : ` [profile ${ctx.profile}]`}.`);
@@ -19,10 +21,10 @@ export async function logoutRun(ctx: Context): Promise<void> {
   try {
     await (await ctx.client()).call('logout', { body: { refresh_token: tokens.refresh_token } });
   } catch (err) {
-    await ctx.forgetSession();
+    await session.forget();
     ctx.io.info('The session is forgotten here, but the service was not told: it stays valid until it expires.');
     throw err;
   }
-  await ctx.forgetSession();
+  await session.forget();
   ctx.io.info(`${ctx.io.err.green('✓')} Logged out of ${url}.`);
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
+import { profileSession } from '../../profile-session.js';
 import { infoOf, password, reportSession, tokensOf, valueOrAsk } from './shared.js';
 
 export interface SignupOptions {
@@ -35,7 +36,7 @@ export async function signupRun(ctx: Context, o: SignupOptions): Promise<void> {
   const reply = await client.call('signup', {
     body: { email, password: secret, workspace_name: workspace, invite_code: o.inviteCode, name: o.name },
   });
-  await ctx.saveSession(infoOf(client.baseUrl, reply.body, reply.headers), tokensOf(reply.body));
+  await profileSession(ctx).save(infoOf(client.baseUrl, reply.body, reply.headers), tokensOf(reply.body));
   reportSession(ctx, 'Signed up at', client.baseUrl, reply.raw, reply.body);
   if (!ctx.json)
     ctx.io.info('A confirmation email is on its way: confirm with `svc verify-email TOKEN` to unlock live sending.');

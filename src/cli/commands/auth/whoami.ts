@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { apiKey } from '../../api-key.js';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { AuthError } from '../../errors.js';
 import { printFields, printJson } from '../../output.js';
+import { profileSession } from '../../profile-session.js';
 
 export function whoamiCommand(runner: Runner): Command {
   const cmd = new Command('whoami')
@@ -13,8 +15,8 @@ export function whoamiCommand(runner: Runner): Command {
 
 export async function whoamiRun(ctx: Context): Promise<void> {
   const { url } = await ctx.baseUrl();
-  if (!(await ctx.session())) {
-    const key = await ctx.apiKeySource();
+  if (!(await profileSession(ctx).current())) {
+    const key = await apiKey(ctx).source();
     throw new AuthError(
       `not logged in to ${url} (profile ${ctx.profile})`,
       `svc login${key ? `; an API key is set (${key === 'profile' ? 'saved in the profile' : key === 'env' ? 'SVC_API_KEY' : '--api-key'}), but keys cannot read the account` : ''}`,

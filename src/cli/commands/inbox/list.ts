@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CaughtMessageSummary, OutboxMessage } from '../../../contract/sandbox.js';
+import type { CaughtMessageSummary, OutboxMessage } from '../../../contract/inbox.js';
 import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';

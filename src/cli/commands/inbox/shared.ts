@@ -1,4 +1,4 @@
-import type { CaughtMessage, CaughtMessageSummary } from '../../../contract/sandbox.js';
+import type { CaughtMessage, CaughtMessageSummary } from '../../../contract/inbox.js';
 import type { IO } from '../../io.js';
 import { printFields, type Column, visible } from '../../output.js';
 

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { InboxStreamEnded, subjectMatches, waitForCaught } from '../../../client/inbox-wait.js';
+import { describeWanted, InboxStreamEnded, latestMissed, waitForMessage } from '../../../client/inbox-wait.js';
 import { duration, examples, humanDuration, timestamp, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
@@ -116,22 +116,15 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   const { io, clock } = ctx;
   const client = await ctx.client();
   const timeout = o.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
-  const wanted = [
-    `message to ${o.to}`,
-    o.workspace !== undefined && `of workspace ${o.workspace}`,
-    o.subject !== undefined && `with "${o.subject}" in its subject`,
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const filters = { to: o.to, workspace: o.workspace, subject: o.subject };
+  const wanted = describeWanted(filters);
   const since =
     o.since ?? new Date(Date.parse((await client.sandbox('getClock')).body.now) - LOOK_BACK_MS).toISOString();
   let spinner: Spinner | undefined;
-  let found: Awaited<ReturnType<typeof waitForCaught>>;
+  let found: Awaited<ReturnType<typeof waitForMessage>>;
   try {
-    found = await waitForCaught(client, {
-      to: o.to,
-      workspace: o.workspace,
-      accept: (m) => subjectMatches(m, o.subject),
+    found = await waitForMessage(client, {
+      ...filters,
       since,
       timeoutMs: timeout,
       clock,
@@ -150,17 +143,15 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   }
   if (!found) {
     // The most recent matching mail the wait did not take, and why, for a script that sent to the right address.
-    const query = { to: o.to, workspace: o.workspace, limit: 100 };
-    const recent = (await client.sandbox('listMessages', { query })).body.data;
-    const earlier = recent.find((m) => subjectMatches(m, o.subject));
+    const missed = await latestMissed(client, filters, since);
+    const latest = missed && `the latest one, ${missed.message.id}, came at ${missed.message.received_at}`;
     throw new CommandError(
       `no ${wanted} arrived within ${humanDuration(timeout)} (since ${since})`,
-      earlier?.claimed
-        ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, and an earlier wait returned it: see it ` +
-            `with \`svc inbox show ${earlier.id}\``
-        : earlier && Date.parse(earlier.received_at) < Date.parse(since)
-          ? `the latest one, ${earlier.id}, came at ${earlier.received_at}, before ${o.since ? '--since' : 'the minute before the wait'}: ` +
-            `take it with an earlier --since, or see it with \`svc inbox show ${earlier.id}\``
+      missed?.why === 'claimed'
+        ? `${latest}, and an earlier wait returned it: see it with \`svc inbox show ${missed.message.id}\``
+        : missed
+          ? `${latest}, before ${o.since ? '--since' : 'the minute before the wait'}: ` +
+            `take it with an earlier --since, or see it with \`svc inbox show ${missed.message.id}\``
           : `check the address${o.workspace === undefined ? '' : ' and the workspace'}, or wait longer with --timeout`,
       false,
     );

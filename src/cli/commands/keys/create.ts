@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CreateApiKeyRequest } from '../../../contract/keys.js';
+import { apiKey } from '../../api-key.js';
 import { examples, list, repeat, timestamp, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -83,7 +84,7 @@ export async function keysCreateRun(ctx: Context, o: KeysCreateOptions): Promise
   const key = r.body;
   if (o.save) {
     const instance = r.headers.instance;
-    await ctx.saveApiKey(
+    await apiKey(ctx).save(
       {
         base_url: client.baseUrl,
         id: key.id,

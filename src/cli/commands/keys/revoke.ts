@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { apiKey } from '../../api-key.js';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 
@@ -13,8 +14,9 @@ export function keysRevokeCommand(runner: Runner): Command {
 export async function keysRevokeRun(ctx: Context, o: { id: string }): Promise<void> {
   await (await ctx.client()).call('revokeApiKey', { params: { id: o.id } });
   ctx.io.info(`${ctx.io.err.green('✓')} Revoked ${o.id}.`);
-  if ((await ctx.config()).profile(ctx.profile).api_key?.id === o.id) {
-    await ctx.forgetApiKey();
+  const key = apiKey(ctx);
+  if ((await key.saved())?.id === o.id) {
+    await key.forget();
     ctx.io.info(`It was the key saved in profile ${ctx.profile}; it is forgotten.`);
   }
 }

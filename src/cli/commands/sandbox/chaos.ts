@@ -7,7 +7,7 @@ import {
   SMTP_STAGES,
   type SmtpStage,
 } from '../../../contract/chaos.js';
-import type { ChaosRule, ChaosState, ListedChaosRule } from '../../../contract/sandbox.js';
+import type { ChaosRule, ChaosState, ListedChaosRule } from '../../../contract/chaos-rules.js';
 import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

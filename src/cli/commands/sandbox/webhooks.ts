@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { EventType } from '../../../contract/events.js';
-import type { WebhookAttempt, WebhookEndpoint } from '../../../contract/sandbox.js';
+import type { WebhookAttempt, WebhookEndpoint } from '../../../contract/webhook-endpoints.js';
 import { examples, list, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { printJson, printTable, type Column } from '../../output.js';

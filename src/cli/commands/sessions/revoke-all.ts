@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { examples, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { printFields, printJson } from '../../output.js';
+import { profileSession } from '../../profile-session.js';
 
 export function revokeAllCommand(runner: Runner): Command {
   const cmd = new Command('revoke-all')
@@ -13,7 +14,7 @@ export function revokeAllCommand(runner: Runner): Command {
 export async function revokeAllRun(ctx: Context): Promise<void> {
   const r = await (await ctx.client()).call('revokeAllSessions');
   // This profile's refresh token is among those revoked: keeping it would only fail later.
-  await ctx.forgetSession();
+  await profileSession(ctx).forget();
   if (ctx.json) return printJson(ctx.io, r.raw);
   printFields(ctx.io, [
     ['revoked', r.body.revoked],

@@ -1,10 +1,10 @@
 import type { Core } from '../../core/index.js';
-import type { V1Handlers } from '../handlers.js';
+import type { Handlers } from '../handlers.js';
 
 export function authRoutes(
   core: Core,
 ): Pick<
-  V1Handlers,
+  Handlers,
   | 'signup'
   | 'login'
   | 'refreshSession'

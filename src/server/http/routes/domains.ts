@@ -1,10 +1,10 @@
 import type { Core } from '../../core/index.js';
-import type { V1Handlers } from '../handlers.js';
+import type { Handlers } from '../handlers.js';
 
 export function domainRoutes(
   core: Core,
 ): Pick<
-  V1Handlers,
+  Handlers,
   'listDomains' | 'createDomain' | 'getDomain' | 'updateDomain' | 'deleteDomain' | 'getDomainDns' | 'verifyDomain'
 > {
   const { domains } = core;

@@ -1,7 +1,7 @@
 import type { Core } from '../../core/index.js';
-import type { V1Handlers } from '../handlers.js';
+import type { Handlers } from '../handlers.js';
 
-export function keyRoutes(core: Core): Pick<V1Handlers, 'listApiKeys' | 'createApiKey' | 'revokeApiKey'> {
+export function keyRoutes(core: Core): Pick<Handlers, 'listApiKeys' | 'createApiKey' | 'revokeApiKey'> {
   const { keys } = core;
   return {
     listApiKeys: ({ caller, query }) => ({ body: keys.list(caller.workspace.id, query.limit, query.after) }),

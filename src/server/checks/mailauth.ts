@@ -1,0 +1,44 @@
+// mailauth, loaded here alone, through its documented entry point: the DNS lookup every caller hands it (one type, the
+// shape of core's Resolver.resolve), a caught message's DKIM verdict (the inbox's `dkim`, core's verifyDkim dep, wired
+// by backend.ts) and its whole `authenticate` (SPF, DKIM and DMARC together: the authentication check).
+import type { AuthenticateOptions, AuthenticateResult, DNSResolver } from 'mailauth';
+import type { DkimVerdict } from '../core/inbox-read.js';
+import { headerBlock } from '../core/caught-body.js';
+
+/** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape): the sandbox zone or real DNS. */
+export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
+
+/** mailauth, loaded by the first verdict or check (or the checks' warm-up), not at start: most mail is never opened. */
+export const loadMailauth = () => import('mailauth');
+
+/** The lookup as mailauth's types have it: it answers what node's resolver would, typed loosely on our side. */
+const asMailauth = (resolver: MailauthResolver) => resolver as DNSResolver;
+
+/** Whether the header block (within its first 256 KiB) has a DKIM-Signature field. */
+function isSigned(raw: Buffer): boolean {
+  return /^dkim-signature:/im.test(headerBlock(raw.subarray(0, 256 * 1024)).toString('latin1'));
+}
+
+/** Verifies a message's DKIM signatures with mailauth against `resolver`. */
+export async function verifyDkim(raw: Buffer, resolver: MailauthResolver): Promise<DkimVerdict> {
+  if (!isSigned(raw)) return 'none';
+  try {
+    const { dkimVerify } = await loadMailauth();
+    const result = await dkimVerify(raw, { resolver: asMailauth(resolver) });
+    const statuses = (result.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);
+    if (statuses.includes('pass')) return 'pass';
+    return statuses.length ? 'fail' : 'none';
+  } catch {
+    return 'fail';
+  }
+}
+
+/** SPF, DKIM and DMARC as a receiving server judges them, looked up with `resolver`. */
+export async function authenticate(
+  raw: Buffer,
+  opts: Omit<AuthenticateOptions, 'resolver'>,
+  resolver: MailauthResolver,
+): Promise<AuthenticateResult> {
+  const mailauth = await loadMailauth();
+  return mailauth.authenticate(raw, { ...opts, resolver: asMailauth(resolver) });
+}

@@ -1,0 +1,203 @@
+// One caught message read: in full for its view (its body parsed and its DKIM signature verified on first read, then
+// kept; a `/v1` message's timeline), as its raw bytes, its HTML part or an attachment.
+import type { CaughtMessage, CaughtMessageEvent } from '../../contract/inbox.js';
+import type { WebhookAttempt, WebhookDelivery } from '../../contract/webhook-endpoints.js';
+import { iso } from '../../lib/clock.js';
+import type { MessageRow } from '../store/emails.js';
+import type { InboxAttachment, InboxRow, InboxStore } from '../store/inbox.js';
+import { omittedNotes, readAttachment, readBody, readHtml } from './caught-body.js';
+import { fail } from './errors.js';
+import type { Events } from './events.js';
+import { summaryOf } from './inbox-list.js';
+import type { Webhooks } from './webhooks.js';
+
+/** A caught message as read for its view: everything but its raw source. */
+type Row = Omit<InboxRow, 'raw'>;
+
+const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
+export const noMessage = () => fail('not_found', NO_CAUGHT_MESSAGE);
+
+/**
+ * Why a `/v1` message has no caught copy, by its status (none: no message has this id), and the command that follows
+ * a message by that id.
+ */
+function notCaught(id: string, m: Pick<MessageRow, 'status' | 'scheduled_at'> | undefined): never {
+  const follow = `\`svc emails get ${id}\` shows its status and events`;
+  if (!m) {
+    return fail(
+      'not_found',
+      `No message has this id: ${id} was not sent through this server, or has been removed since; \`svc inbox\` lists the caught mail.`,
+    );
+  }
+  const why: Record<string, string> = {
+    scheduled: `is scheduled for ${m.scheduled_at === null ? 'later' : iso(m.scheduled_at)}: it is caught once it is sent`,
+    queued: 'is queued: on its way to the sink, not caught yet (a deferred one waits for its next attempt)',
+    sending: 'is being handed over to the sink: not caught yet',
+    cancelled: 'was cancelled before it was sent: nothing was caught',
+    failed: 'failed before it was caught',
+    suppressed: 'was suppressed: every recipient is on the suppression list, so nothing was sent',
+  };
+  return fail(
+    'not_found',
+    `${id} ${why[m.status] ?? `was handed over (${m.status}), but its caught copy is gone: deleted, or removed by the inbox's retention`}; ${follow}.`,
+  );
+}
+
+export type DkimVerdict = 'pass' | 'fail' | 'none';
+
+export interface CaughtBody {
+  text: string | null;
+  html: string | null;
+  attachments: InboxAttachment[];
+  /** What the view leaves out (caught-body.ts OMITTED bits). */
+  omitted: number;
+}
+
+/**
+ * Attempts (oldest first) as each event's deliveries: grouped by endpoint, endpoints in the order of their first
+ * attempt, then by delivery (a redelivery after the original); `urls` names the endpoints that still exist.
+ */
+export function deliveriesByEvent(
+  attempts: WebhookAttempt[],
+  urls: Map<string, string>,
+): Map<string, WebhookDelivery[]> {
+  const byEvent = new Map<string, Map<string, Map<number, WebhookDelivery>>>();
+  for (const a of attempts) {
+    let endpoints = byEvent.get(a.event_id);
+    if (!endpoints) byEvent.set(a.event_id, (endpoints = new Map()));
+    let deliveries = endpoints.get(a.endpoint_id);
+    if (!deliveries) endpoints.set(a.endpoint_id, (deliveries = new Map()));
+    let d = deliveries.get(a.delivery_id);
+    if (!d)
+      deliveries.set(
+        a.delivery_id,
+        (d = {
+          delivery_id: a.delivery_id,
+          endpoint_id: a.endpoint_id,
+          url: urls.get(a.endpoint_id) ?? null,
+          attempts: [],
+        }),
+      );
+    d.attempts.push(a);
+  }
+  const out = new Map<string, WebhookDelivery[]>();
+  for (const [eventId, endpoints] of byEvent) {
+    out.set(
+      eventId,
+      [...endpoints.values()].flatMap((deliveries) =>
+        [...deliveries.values()].sort((x, y) => x.delivery_id - y.delivery_id),
+      ),
+    );
+  }
+  return out;
+}
+
+/** The `d=` tag of the first DKIM-Signature field. */
+export function dkimDomain(headers: { name: string; value: string }[]): string | null {
+  const sig = headers.find((h) => h.name.toLowerCase() === 'dkim-signature');
+  return sig ? (/(?:^|;)\s*d\s*=\s*([^;\s]+)/i.exec(sig.value)?.[1]?.toLowerCase() ?? null) : null;
+}
+
+export interface ReadDeps {
+  store: InboxStore;
+  /** The timelines of `/v1` messages, with their webhook deliveries. */
+  events?: Pick<Events, 'timeline'>;
+  webhooks?: Pick<Webhooks, 'list' | 'attemptsOfEvents'>;
+  /** Verifies a message's DKIM signatures against the configured DNS (on first read); 'none' without it. */
+  verifyDkim?: (raw: Buffer) => Promise<DkimVerdict>;
+  /** A `/v1` message's status (why a `msg_…` id has no caught copy). */
+  message?: (id: string) => Pick<MessageRow, 'status' | 'scheduled_at'> | undefined;
+}
+
+export function createInboxRead(deps: ReadDeps) {
+  const { store } = deps;
+  const row = (id: string) => store.get(id) ?? noMessage();
+  const rawOf = (id: string) => store.raw(id) ?? noMessage();
+
+  /**
+   * The parsed body of a caught message, as its view shows it (bounded: caught-body.ts): parsed with mailparser on
+   * first read, then kept.
+   */
+  async function bodyOf(row: Row): Promise<CaughtBody> {
+    if (row.parsed) {
+      return { text: row.text, html: row.html, attachments: row.attachments, omitted: row.parsed & ~1 };
+    }
+    const body = await readBody(rawOf(row.id));
+    store.setBody(row.id, { ...body, parsed: 1 | body.omitted });
+    return body;
+  }
+
+  /** The DKIM result of a caught message: verified on first read, then kept. */
+  async function dkimOf(row: Row): Promise<DkimVerdict> {
+    if (row.dkim !== 'pending') return row.dkim;
+    const result = deps.verifyDkim ? await deps.verifyDkim(rawOf(row.id)) : 'none';
+    store.setDkim(row.id, result);
+    return result;
+  }
+
+  /** The timeline of the `/v1` message a caught message is, with each event's webhook deliveries. */
+  function timelineOf(r: Row): CaughtMessageEvent[] | null {
+    if (!r.svc_message_id || !deps.events) return null;
+    const entries = deps.events.timeline(r.svc_message_id);
+    const webhooks = deps.webhooks;
+    const urls = new Map(r.workspace_id && webhooks ? webhooks.list(r.workspace_id).map((e) => [e.id, e.url]) : []);
+    const deliveries = deliveriesByEvent(webhooks ? webhooks.attemptsOfEvents(entries.map((e) => e.id)) : [], urls);
+    return entries.map((e) => ({ ...e, deliveries: deliveries.get(e.id) ?? [] }));
+  }
+
+  return {
+    /**
+     * The caught message a `/sandbox/messages/{id}` path names: an `eml_…` id as it is, or the `msg_…` id of a `/v1`
+     * message, which names its caught copy (the first one caught: store.caughtOf). A `/v1` message with none is a 404
+     * that says why, from its status.
+     */
+    caughtId(id: string): string {
+      if (!id.startsWith('msg_')) return id;
+      return store.caughtOf(id) ?? notCaught(id, deps.message?.(id));
+    },
+
+    /** One message in full: envelope, headers, body, DKIM verdict and, for a `/v1` message, its timeline. */
+    async get(id: string): Promise<CaughtMessage> {
+      const r = row(id);
+      const headers: CaughtMessage['headers'] = r.headers;
+      const events = timelineOf(r);
+      const { omitted, ...body } = await bodyOf(r);
+      return {
+        ...summaryOf(store.summary(r.id)!),
+        envelope: { mail_from: r.mail_from, rcpt_to: r.rcpt_to },
+        headers,
+        ...body,
+        truncated: omitted !== 0,
+        omitted: omittedNotes(omitted),
+        dkim: await dkimOf(r),
+        dkim_domain: dkimDomain(headers),
+        events,
+      };
+    },
+
+    /** The message's bytes as caught. */
+    raw: rawOf,
+    /** The size of a message as caught, without reading it (0 for none). */
+    size: (id: string): number => store.summary(id)?.size ?? 0,
+
+    /** The message's HTML part, as its view shows it (bounded), `cid:` images inlined. */
+    async html(id: string): Promise<string> {
+      const html = await readHtml(rawOf(id));
+      if (html === null)
+        fail('not_found', 'This message has no HTML part that can be shown; its raw source has it all.');
+      return html as string;
+    },
+
+    /** Attachment `n` (from 0, as the message's view lists them) with its content. */
+    async attachment(
+      id: string,
+      n: string,
+    ): Promise<{ index: number; attachment: { filename: string | null; contentType: string; content: Buffer } }> {
+      const index = /^\d{1,4}$/.test(n) ? Number(n) : -1;
+      const attachment =
+        (index >= 0 ? await readAttachment(rawOf(id), index) : null) ??
+        fail('not_found', `This message has no attachment ${n}; they are numbered from 0.`);
+      return { index, attachment };
+    },
+  };
+}

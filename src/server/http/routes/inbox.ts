@@ -1,0 +1,76 @@
+// The caught mail of a local server (docs/local-server.md#sandbox-routes): listed, viewed, marked, claimed and deleted
+// through core's inbox; the views a browser opens are shaped by http/caught.ts.
+import { BIG_MESSAGE_BYTES } from '../../core/big-message.js';
+import type { Core } from '../../core/index.js';
+import { attachmentHeaders, mediaType, messageCsp, messageDocument } from '../caught.js';
+import type { Handlers } from '../handlers.js';
+
+type InboxRoute =
+  | 'listMessages'
+  | 'listOutbox'
+  | 'getMessage'
+  | 'getRawMessage'
+  | 'getMessageHtml'
+  | 'getAttachment'
+  | 'getMessageChecks'
+  | 'deleteMessage'
+  | 'deleteMessages'
+  | 'markMessageRead'
+  | 'markMessageUnread'
+  | 'claimMessage';
+
+/**
+ * `collect` starts a full garbage collection (`svc serve` exposes V8's): run after a view of a big message, whose
+ * source was read and split to show it, so that an inbox left open does not keep that garbage resident.
+ */
+export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, InboxRoute> {
+  const { inbox } = core;
+  const viewed = <T>(id: string, view: T): T => {
+    if (collect && inbox.size(id) >= BIG_MESSAGE_BYTES) setImmediate(collect);
+    return view;
+  };
+  /** The caught message a path names: by its own `eml_…` id, or by the `msg_…` id of the `/v1` message it is. */
+  const caught = (params: { id?: string }) => inbox.caughtId(params.id!);
+
+  return {
+    listMessages: ({ query }) => ({ body: inbox.list(query) }),
+    listOutbox: ({ query }) => ({ body: inbox.outbox(query) }),
+    getMessage: async ({ params }) => {
+      const id = caught(params);
+      return { body: viewed(id, await inbox.get(id)) };
+    },
+    getRawMessage: ({ params }) => ({
+      raw: { body: new Uint8Array(inbox.raw(caught(params))), contentType: 'message/rfc822' },
+      headers: { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
+    }),
+    getMessageHtml: async ({ params, query }) => {
+      const id = caught(params);
+      return {
+        raw: {
+          body: messageDocument(viewed(id, await inbox.html(id)), query.appearance),
+          contentType: 'text/html; charset=utf-8',
+        },
+        headers: {
+          'Content-Security-Policy': messageCsp(query.remote_images === 'allow'),
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'no-referrer',
+          'Cache-Control': 'no-store',
+        },
+      };
+    },
+    getAttachment: async ({ params }) => {
+      const id = caught(params);
+      const { index, attachment: a } = viewed(id, await inbox.attachment(id, params.n!));
+      return {
+        raw: { body: new Uint8Array(a.content), contentType: mediaType(a.contentType) },
+        headers: attachmentHeaders(a, index),
+      };
+    },
+    getMessageChecks: async ({ params, query }) => ({ body: await core.checks.get(caught(params), query.refresh) }),
+    deleteMessage: ({ params }) => inbox.remove(caught(params)),
+    deleteMessages: () => inbox.clear(),
+    markMessageRead: ({ params }) => ({ body: inbox.markRead(caught(params), true) }),
+    markMessageUnread: ({ params }) => ({ body: inbox.markRead(caught(params), false) }),
+    claimMessage: ({ params }) => ({ body: inbox.claim(caught(params)) }),
+  };
+}
