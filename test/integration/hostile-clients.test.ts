@@ -41,11 +41,12 @@ function expectRawProblem(raw: string, status: number, code: string) {
 describe('stalled uploads', () => {
   let s: TestServer;
   beforeAll(async () => {
-    // The production limits, with the idle and header timeouts shortened so the test need not wait for them. (The
-    // memory they leave the server with is measured on the real binary: test/e2e/stalled-uploads.test.ts.)
+    // The production limits, with the idle and header timeouts shortened so the test need not wait for them, yet long
+    // enough that a loaded machine's pauses are not taken for a stalled client. (The memory they leave the server with
+    // is measured on the real binary: test/e2e/stalled-uploads.test.ts.)
     s = await startTestServer({
-      bodyLimits: { totalBytes: 48 * MiB, idleMs: 1_500 },
-      httpTimeouts: { headersMs: 1_500, requestMs: 60_000 },
+      bodyLimits: { totalBytes: 48 * MiB, idleMs: 3_000 },
+      httpTimeouts: { headersMs: 3_000, requestMs: 60_000 },
     });
   });
   afterAll(() => s?.close());
