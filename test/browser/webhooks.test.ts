@@ -153,6 +153,25 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await panel.getByText('No webhook endpoints').waitFor();
   });
 
+  it('a clock move answered late leaves the focus where the person has since put it', async () => {
+    // The retry the move makes due hangs until the delivery timeout (1.5 s here): the move is answered only then.
+    const rx = await receiver((n) => (n === 1 ? 500 : 'hang'));
+    await endpoint(rx.url, ['email.delivered']);
+    await v1('Slow retry');
+    const move = page.getByRole('button', { name: '+30 s' });
+    await move.click();
+    // Meanwhile the person goes on to the search box.
+    const search = page.locator('#q');
+    await search.focus();
+    await page.getByText(/^Clock moved to /).waitFor();
+    expect(await search.evaluate((e) => e === document.activeElement)).toBe(true);
+    // Moved again with nothing else touched, the button keeps the focus, as a keyboard user expects.
+    await move.focus();
+    await move.press('Enter');
+    await page.getByText(/^Clock moved to .*; 0 jobs ran\.$/).waitFor();
+    expect(await move.evaluate((e) => e === document.activeElement)).toBe(true);
+  });
+
   it("offers Redeliver only for the events an active endpoint of the message's workspace takes, following its endpoints", async () => {
     await v1('Nobody listening');
     await row(page, 'Nobody listening').click();

@@ -65,8 +65,11 @@ export function initClock() {
     } catch (err) {
       say((err as Error).message);
     } finally {
+      // The button lost the focus when it was disabled: it takes it back, unless the person has put it elsewhere
+      // meanwhile (a move that runs a slow webhook delivery is answered only once it is done).
+      const away = document.activeElement !== document.body && document.activeElement !== button;
       for (const b of buttons) b.disabled = false;
-      button.focus();
+      if (!away) button.focus();
     }
   });
 }
