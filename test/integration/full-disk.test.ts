@@ -18,6 +18,18 @@ const dataDir = () => {
   dirs.push(d);
   return d;
 };
+
+/** `svc serve` on `dir`, its database held to 64 KiB: too small for the schema and the seed. */
+const startCramped = (dir: string) =>
+  startServer({
+    dataDir: dir,
+    port: 0,
+    smtpPort: 0,
+    submissionPort: 0,
+    submissionsPort: 0,
+    log: silentLogger,
+    maxDbSize: 64 * 1024,
+  });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -130,15 +142,7 @@ describe('a full disk', () => {
     const missing = join(dataDir(), 'not', 'yet');
     for (const dir of [empty, missing]) {
       // Too small for the schema and the seed: the first start cannot write them.
-      const failed = startServer({
-        dataDir: dir,
-        port: 0,
-        smtpPort: 0,
-        submissionPort: 0,
-        submissionsPort: 0,
-        log: silentLogger,
-        maxDbSize: 64 * 1024,
-      });
+      const failed = startCramped(dir);
       await expect(failed).rejects.toMatchObject({ diskFull: true });
       await expect(failed).rejects.toThrow(`svc serve cannot start: the database in ${dir} has reached its size limit`);
     }
@@ -157,15 +161,7 @@ describe('a full disk', () => {
     await smtpSend(first, randomBytes(512 * 1024).toString('base64'));
     await first.close();
     const kept = readdirSync(dir).sort();
-    const failed = startServer({
-      dataDir: dir,
-      port: 0,
-      smtpPort: 0,
-      submissionPort: 0,
-      submissionsPort: 0,
-      log: silentLogger,
-      maxDbSize: 64 * 1024,
-    });
+    const failed = startCramped(dir);
     await expect(failed).rejects.toMatchObject({ diskFull: true });
     expect(readdirSync(dir).sort()).toEqual(kept);
     const again = await startTestServer({ dataDir: dir });
