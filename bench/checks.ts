@@ -7,7 +7,7 @@
 // two threads side by side) beside the target (≤ 200 ms a message, warm; the first run, which starts the threads and
 // loads caniemail's data and html-validate, shown apart), then one after the other in this thread, part by part. Then
 // the built server in this process, reports made for ten such newsletters while a probe asks GET /livez every 5 ms: how
-// long the event loop stalled and the probe waited, with the static checks on their threads and on the event loop
+// long the event loop stalled and the probe waited, with the offline checks on their threads and on the event loop
 // (after three reports that start the threads and warm them up). `BENCH_ROUNDS` (default 20) runs of each timed part;
 // `BENCH_FRESH` (default 10) fresh processes for each first check.
 import { spawnSync } from 'node:child_process';
@@ -27,8 +27,12 @@ const FIRST_TARGET_MS = 300;
 const TESTING = fileURLToPath(new URL('../dist/testing/index.js', import.meta.url));
 
 const dist = (path: string) => import(`../dist/server/${path}` as string);
-const { runStatic } = (await dist('checks/static-checks.js')) as typeof import('../src/server/checks/static-checks.js');
-const { createStaticRunner } = (await dist('checks/static.js')) as typeof import('../src/server/checks/static.js');
+const { runOffline } = (await dist(
+  'checks/offline-checks.js',
+)) as typeof import('../src/server/checks/offline-checks.js');
+const { createOfflineRunner } = (await dist(
+  'checks/offline-runner.js',
+)) as typeof import('../src/server/checks/offline-runner.js');
 const { parseMarkup } = (await dist('checks/markup.js')) as typeof import('../src/server/checks/markup.js');
 const { htmlCompatibility } = (await dist(
   'checks/html-compatibility.js',
@@ -135,7 +139,7 @@ console.log(
   `bench/checks  (a ${Math.round(Buffer.byteLength(html) / 1024)} KB newsletter, ${(html.match(/<[a-z]/gi) ?? []).length} elements; Node ${process.version})`,
 );
 const log = createLogger({ silent: true });
-const lanes = createStaticRunner({ thread: true, log });
+const lanes = createOfflineRunner({ thread: true, log });
 const wall = async (fn: () => Promise<unknown>) => {
   const t = performance.now();
   await fn();
@@ -152,7 +156,7 @@ console.log(
     `median ${ms(median(side))}, p95 ${ms(p95(side))}   (target ≤ ${TARGET_MS} ms)`,
 );
 const both = () => {
-  runStatic(input);
+  runOffline(input);
   validation(html);
 };
 both();
@@ -236,7 +240,7 @@ async function responsiveness(thread: boolean) {
 for (const thread of [true, false]) {
   const r = await responsiveness(thread);
   console.log(
-    `  ${MESSAGES} reports on a server, static checks ${thread ? 'on their threads (svc serve)' : 'on the event loop    '}: ` +
+    `  ${MESSAGES} reports on a server, offline checks ${thread ? 'on their threads (svc serve)' : 'on the event loop    '}: ` +
       `${ms(r.perReport)} a report; event loop's longest stall ${ms(r.stall)}; GET /livez meanwhile median ${ms(r.median)}, max ${ms(r.wait)}`,
   );
 }

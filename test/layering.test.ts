@@ -54,7 +54,7 @@ const PLANTS: Record<string, Plant[]> = {
   'store-imports-nothing-above': [
     {
       from: 'src/server/store/planted.ts',
-      code: "import type { ExpectedRecord } from '../core/domain-records.js';\nexport type P = ExpectedRecord;\n",
+      code: "import type { ExpectedRecord } from '../core/rules/domain-records.js';\nexport type P = ExpectedRecord;\n",
     },
   ],
   'stores-behind-core': [

@@ -1,4 +1,4 @@
-// The client side's retry schedules, one place for each (the server's are in server/core/retry-policy.ts): an API
+// The client side's retry schedules, one place for each (the server's are in server/core/rules/retry-policy.ts): an API
 // call, an event forwarded to a local receiver, and `svc webhooks listen` reconnecting. Each wait doubles from
 // `baseMs` up to `maxMs`, half of it random so that clients failing together do not retry together.
 

@@ -12,7 +12,7 @@ import * as inbox from './inbox.js';
 import * as clock from './clock.js';
 import * as zone from './zone.js';
 import * as webhooks from './webhook-endpoints.js';
-import * as chaos from './chaos-rules.js';
+import * as chaos from './chaos.js';
 import { ChecksQuery } from './checks.js';
 import type { Scope } from './keys.js';
 

@@ -28,7 +28,7 @@ import { type SandboxAuth, sandboxAuth } from './inbox-page/auth.js';
 import { pages } from './inbox-page/pages.js';
 import { type InboxStream, inboxStream } from './inbox-page/stream.js';
 import type { MailSide } from './mail-side.js';
-import type { Opened } from './opened.js';
+import type { Opened } from './startup-stack.js';
 import type { ServeOptions } from './options.js';
 
 export interface ApiDeps {

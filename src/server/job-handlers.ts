@@ -1,10 +1,10 @@
-// The workers' handlers, one per job kind (core/job-kinds.ts), as the composition root builds them once the outbound
+// The workers' handlers, one per job kind (core/rules/job-kinds.ts), as the composition root builds them once the outbound
 // side is open: the schedulers run them from start to stop.
 import { createByteBudget } from '../lib/byte-budget.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { VERSION } from '../lib/version.js';
-import type { AttachmentUrlPolicy } from './core/attachment-urls.js';
+import type { AttachmentUrlPolicy } from './core/rules/attachment-urls.js';
 import type { Core } from './core/index.js';
 import { RETENTION_JOB } from './core/retention.js';
 import type { Composer } from './outbound/compose.js';

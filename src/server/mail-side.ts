@@ -9,7 +9,7 @@ import type { Core } from './core/index.js';
 import { type CatchingSink, createSink, type Sink } from './inbound/sink.js';
 import { createSubmission } from './inbound/submission.js';
 import { type SmtpTls, smtpTls, TlsFilesError } from './inbound/tls.js';
-import type { Opened } from './opened.js';
+import type { Opened } from './startup-stack.js';
 import { type ServeOptions, ServeUsageError } from './options.js';
 
 /** The SMTP sink's default port. */

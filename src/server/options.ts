@@ -91,11 +91,11 @@ export interface ServeOptions {
   linkTimeoutMs?: number;
   /** How long one message's links check may take in all (default 30 s): links not answered by then are named. */
   linksDeadlineMs?: number;
-  /** How long one message's static checks may take on their thread before it is ended (default 10 s). */
+  /** How long one message's offline checks may take on their thread before it is ended (default 10 s). */
   checksDeadlineMs?: number;
-  /** The heap each static checks' thread may grow to, in MB (default 256). */
+  /** The heap each offline checks' thread may grow to, in MB (default 256). */
   checksMemoryMb?: number;
-  /** Run the static checks on a thread of their own (default) rather than on the main event loop. */
+  /** Run the offline checks on a thread of their own (default) rather than on the main event loop. */
   checksThread?: boolean;
 }
 

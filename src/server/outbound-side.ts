@@ -3,7 +3,7 @@
 // together once the sink listens, and closed together on the start-up stack.
 import type { Logger } from '../lib/log.js';
 import type { JobHandlerDeps } from './job-handlers.js';
-import type { Opened } from './opened.js';
+import type { Opened } from './startup-stack.js';
 import type { ServeOptions } from './options.js';
 import { createComposer } from './outbound/compose.js';
 import { createPoolSender, createRelaySender } from './outbound/sender.js';

@@ -13,7 +13,7 @@ import type { Schedulers } from './core/scheduler.js';
 import type { SmtpTls } from './inbound/tls.js';
 import type { InboxStream } from './inbox-page/stream.js';
 import type { MailSide } from './mail-side.js';
-import type { Opened } from './opened.js';
+import type { Opened } from './startup-stack.js';
 import type { Outbound } from './outbound-side.js';
 
 export interface RunningServer {

@@ -12,14 +12,14 @@ import { InboxStreamEnded, caughtSince, waitForMessage, workspaceMatches } from 
 import type { EventType, TypedEvent } from '../contract/events.js';
 import type { MessageChecks } from '../contract/checks.js';
 import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
-import type { ChaosRule, ChaosState } from '../contract/chaos-rules.js';
+import type { ChaosRule, ChaosState } from '../contract/chaos.js';
 import type { ReadySeed } from '../contract/seed.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
 import { startServer } from '../server/index.js';
 
-export type { ChaosRule, ChaosState } from '../contract/chaos-rules.js';
+export type { ChaosRule, ChaosState } from '../contract/chaos.js';
 export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
 export type { CheckFinding, MessageCheck, MessageChecks } from '../contract/checks.js';
 export type { LinkChoice, LinkRole, MessageLink } from '../lib/extract.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChaosState } from '../../src/contract/chaos-rules.js';
+import { ChaosState } from '../../src/contract/chaos.js';
 import { BIN, clientEnv, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
 
 describe('svc sandbox chaos, built, against svc serve', { timeout: 60_000 }, () => {

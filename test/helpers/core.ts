@@ -8,7 +8,7 @@ import { createChanges } from '../../src/lib/changes.js';
 import { manualClock, type ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { jobsFor, type ServiceConfig } from '../../src/server/core/deps.js';
-import { LOCAL_PROVIDER_HOSTS } from '../../src/server/core/domain-records.js';
+import { LOCAL_PROVIDER_HOSTS } from '../../src/server/core/rules/domain-records.js';
 import { createCore, type Core, type CoreOptions } from '../../src/server/core/index.js';
 import type { KeyPrincipal } from '../../src/server/core/keys.js';
 import { type Db, groupCommit, openDb } from '../../src/server/store/db.js';

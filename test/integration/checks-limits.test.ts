@@ -1,5 +1,5 @@
 // The checks of one message cannot hold up the checks of the next (docs/checks.md#how-long-it-takes): HTML nested tens
-// of thousands deep, HTML that takes the static checks longer than their deadline or more memory than their thread
+// of thousands deep, HTML that takes the offline checks longer than their deadline or more memory than their thread
 // has, and links to servers that accept a connection and never answer — on the real server, through its checks route.
 import { createServer, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -96,7 +96,7 @@ describe('HTML nested too deep', { timeout: 60_000 }, () => {
   });
 });
 
-describe('static checks that overrun their deadline', { timeout: 60_000 }, () => {
+describe('offline checks that overrun their deadline', { timeout: 60_000 }, () => {
   let s: TestServer;
   beforeAll(async () => {
     // A short deadline, which the intricate message overruns many times over on any machine.
@@ -130,7 +130,7 @@ describe('static checks that overrun their deadline', { timeout: 60_000 }, () =>
   });
 });
 
-describe('static checks that run out of memory', { timeout: 60_000 }, () => {
+describe('offline checks that run out of memory', { timeout: 60_000 }, () => {
   let s: TestServer;
   beforeAll(async () => {
     // Room for the checks' libraries and a small message, not for html-validate's model of the intricate one.

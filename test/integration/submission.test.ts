@@ -12,7 +12,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GTUBE } from '../../src/server/core/send-rules.js';
+import { GTUBE } from '../../src/server/core/rules/send-rules.js';
 import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -21,7 +21,7 @@ import { SendEmailRequest } from '../../contract/emails.js';
 import { EventType } from '../../contract/events.js';
 import { MessagesQuery, type CaughtMessage, type CaughtMessageSummary } from '../../contract/inbox.js';
 import { PublishDomainRequest } from '../../contract/zone.js';
-import { SetChaosRequest } from '../../contract/chaos-rules.js';
+import { SetChaosRequest } from '../../contract/chaos.js';
 import { parseDuration } from '../../lib/duration.js';
 import { humanDuration } from '../command.js';
 import type { Context } from '../context.js';

@@ -1,6 +1,6 @@
 // The checks of a caught message (docs/checks.md): the one module that computes a report. Core hands it a message
 // (core/checks.ts keeps the report with the message); it runs the checks that need no network on their thread
-// (static.ts) while authentication, spam and then links wait on the network, and puts their results together.
+// (offline-runner.ts) while authentication, spam and then links wait on the network, and puts their results together.
 import {
   CHECK_IDS,
   type CheckFinding,
@@ -18,7 +18,7 @@ import { createLinkChecker } from './links.js';
 import type { FoundUrl } from './markup.js';
 import { type SpamdAddress, askSpamd, spamFindings } from './spam.js';
 import type { Outcome } from './outcome.js';
-import { createStaticRunner, failureOf, unfinished } from './static.js';
+import { createOfflineRunner, failureOf, unfinished } from './offline-runner.js';
 
 export { parseSpamd, type SpamdAddress } from './spam.js';
 
@@ -32,15 +32,15 @@ export interface CheckRunnerOptions {
   linkTimeoutMs?: number;
   /** How long a message's links check may take (default 30 s). */
   linksDeadlineMs?: number;
-  /** How long a message's static checks may take on their thread (default 10 s). */
+  /** How long a message's offline checks may take on their thread (default 10 s). */
   checksDeadlineMs?: number;
-  /** The heap each static checks' thread may grow to, in MB (default 256). */
+  /** The heap each offline checks' thread may grow to, in MB (default 256). */
   checksMemoryMb?: number;
   /** The DNS server links are looked up with (`--dns system --dns-server`); the system's lookup without. */
   dnsServer?: string | null;
   /** The service clock (ms): reports' times, and how long link answers are kept. */
   now(): number;
-  /** Run the static checks on a thread of their own (default true). */
+  /** Run the offline checks on a thread of their own (default true). */
   thread?: boolean;
 }
 
@@ -70,7 +70,7 @@ export function reportOf(messageId: string, checkedAt: string, checks: MessageCh
 }
 
 export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close(): Promise<void> } {
-  const statics = createStaticRunner({
+  const offline = createOfflineRunner({
     thread: opts.thread ?? true,
     log: opts.log,
     deadlineMs: opts.checksDeadlineMs,
@@ -170,10 +170,10 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
     async run(input: CheckInput, dns: CheckDns) {
       const checkedAt = iso(opts.now());
       const network = Promise.all([authentication(input, dns), spam(input)]);
-      const { messageId, raw: _raw, envelope: _e, live: _l, tracked: _t, ...staticInput } = input;
+      const { messageId, raw: _raw, envelope: _e, live: _l, tracked: _t, ...offlineInput } = input;
       let result;
       try {
-        result = await statics.run(staticInput);
+        result = await offline.run(offlineInput);
       } catch (err) {
         const noHtml = 'The message has no HTML part.';
         return outcome(
@@ -208,10 +208,10 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
 
     /** The report with its links check run again (the links asked again, not taken from what is kept). */
     async refreshLinks(report: MessageChecks, input: CheckInput) {
-      const { messageId: _m, raw: _r, envelope: _e, live: _l, tracked: _t, ...staticInput } = input;
+      const { messageId: _m, raw: _r, envelope: _e, live: _l, tracked: _t, ...offlineInput } = input;
       let urls: FoundUrl[];
       try {
-        urls = (await statics.run({ ...staticInput, only: 'urls' })).urls;
+        urls = (await offline.run({ ...offlineInput, only: 'urls' })).urls;
       } catch (err) {
         const others = report.checks.filter((c) => c.id !== 'links');
         return outcome(reportOf(report.message_id, report.checked_at, [...others, failed('links', err, findingLinks)]));
@@ -225,14 +225,14 @@ export function createCheckRunner(opts: CheckRunnerOptions): Checker & { close()
     warm() {
       if (closed) return;
       // The threads first: they load on the other core while this one loads mailauth and undici.
-      void statics.warm();
+      void offline.warm();
       void loadMailauth().catch(() => {});
       links.warm();
     },
 
     async close(): Promise<void> {
       closed = true;
-      await statics.close();
+      await offline.close();
       await links.close();
     },
   };

@@ -3,7 +3,7 @@
 // by backend.ts) and its whole `authenticate` (SPF, DKIM and DMARC together: the authentication check).
 import type { AuthenticateOptions, AuthenticateResult, DNSResolver } from 'mailauth';
 import type { DkimVerdict } from '../core/inbox-read.js';
-import { headerBlock } from '../core/caught-body.js';
+import { headerBlock } from '../core/rules/caught-body.js';
 
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape): the sandbox zone or real DNS. */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;

@@ -1,5 +1,5 @@
 // What became of a check on a message: its findings, or why it did not finish. A module of its own so that
-// html-validate's thread (static-thread.ts) loads nothing of the other checks.
+// html-validate's thread (offline-thread.ts) loads nothing of the other checks.
 
 /** Why a check did not finish on a message: what it threw, or what became of its thread (`overran` its deadline). */
 export type Failure = { failed: string; overran?: true };

@@ -7,7 +7,7 @@ import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import { ipAllowed, type KeyPrincipal, type Keys } from './keys.js';
 import { FAILED_LOGINS_PER_ADDRESS, type RateLimits } from './rate-limits.js';
-import { verifyAccessToken } from './tokens.js';
+import { verifyAccessToken } from './rules/tokens.js';
 
 export interface SessionPrincipal {
   kind: 'session';

@@ -3,7 +3,7 @@ import { HOUR, manualClock, MINUTE, realClock, SECOND } from '../../lib/clock.js
 import { openDb } from '../store/db.js';
 import { createRateStore } from '../store/accounts.js';
 import { slugify } from './workspaces.js';
-import { checkPasswordRules } from './passwords.js';
+import { checkPasswordRules } from './rules/passwords.js';
 import { createRateLimits } from './rate-limits.js';
 import type { ServiceError } from './errors.js';
 

@@ -6,7 +6,7 @@ import type { Deps } from './deps.js';
 import { createEmailVerification } from './email-verification.js';
 import { fail } from './errors.js';
 import { createInvites } from './invites.js';
-import { checkPasswordRules, hashMadePassword, hashPassword } from './passwords.js';
+import { checkPasswordRules, hashMadePassword, hashPassword } from './rules/passwords.js';
 import type { RateLimits } from './rate-limits.js';
 import { createSessions, toUser } from './sessions.js';
 import { createWorkspaces } from './workspaces.js';

@@ -3,7 +3,7 @@
 // method and path (`{id}`-style placeholders) or an SMTP stage; it may apply only the next `times` matches, and only
 // with a `probability`, drawn from a generator seeded by the rules' `seed`, so a run with the same seed and the same
 // requests fails the same way.
-import type { SmtpStage } from '../../contract/chaos.js';
+import type { SmtpStage } from '../../contract/chaos-bounds.js';
 import type { ErrorCode } from '../../contract/common.js';
 
 export type { SmtpStage };

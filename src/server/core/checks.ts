@@ -7,7 +7,7 @@ import type { CheckStore } from '../store/checks.js';
 import type { EmailStore } from '../store/emails.js';
 import type { InboxStore } from '../store/inbox.js';
 import type { Resolver } from './deps.js';
-import { viewSource } from './caught-body.js';
+import { viewSource } from './rules/caught-body.js';
 import { fail } from './errors.js';
 import type { Tracking } from './tracking.js';
 

@@ -4,8 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { iso } from '../../lib/clock.js';
 import { memoryCore, START, type MemoryCore } from '../../../test/helpers/core.js';
-import { SIMULATED_DEFERRAL_MS } from './retry-policy.js';
-import type { SendInput } from './send-rules.js';
+import { SIMULATED_DEFERRAL_MS } from './rules/retry-policy.js';
+import type { SendInput } from './rules/send-rules.js';
 
 let c: MemoryCore;
 beforeEach(async () => {

@@ -2,11 +2,11 @@ import type { Tag } from '../../contract/emails.js';
 import { iso } from '../../lib/clock.js';
 import type { MessageRow, EmailStore } from '../store/emails.js';
 import type { DomainStore } from '../store/domains.js';
-import { simulatorMailbox } from './addresses.js';
+import { simulatorMailbox } from './rules/addresses.js';
 import type { Deps } from './deps.js';
 import type { StoredAttachment } from './emails.js';
 import type { MessageEvents } from './message-events.js';
-import { SIMULATED_DEFERRAL_MS } from './retry-policy.js';
+import { SIMULATED_DEFERRAL_MS } from './rules/retry-policy.js';
 
 interface BounceSpec {
   class: 'hard' | 'soft' | 'block' | 'technical';

@@ -7,8 +7,8 @@ import type { Logger } from '../../lib/log.js';
 import type { Db, GroupCommit } from '../store/db.js';
 import type { ExpectedRecord } from '../store/domains.js';
 import { DEFAULT_QUEUE, type JobStore } from '../store/jobs.js';
-import type { AttachmentUrlPolicy } from './attachment-urls.js';
-import type { JobKind, JobPayloads } from './job-kinds.js';
+import type { AttachmentUrlPolicy } from './rules/attachment-urls.js';
+import type { JobKind, JobPayloads } from './rules/job-kinds.js';
 
 export interface Secrets {
   /** HS256 key for access tokens. */

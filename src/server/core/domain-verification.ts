@@ -2,7 +2,7 @@ import type { Finding } from '../../contract/domains.js';
 import { DAY, HOUR, MINUTE } from '../../lib/clock.js';
 import type { DomainRow, DomainStore } from '../store/domains.js';
 import type { Deps } from './deps.js';
-import { judge, type ExpectedRecord } from './domain-records.js';
+import { judge, type ExpectedRecord } from './rules/domain-records.js';
 import { fail } from './errors.js';
 import type { Events } from './events.js';
 import type { RateLimits } from './rate-limits.js';

@@ -19,8 +19,8 @@ import {
   inMemorySeedKey,
   makeDkimKey,
   signingKeyOf,
-} from './dkim-keys.js';
-import { recordSet, toDnsRecord } from './domain-records.js';
+} from './rules/dkim-keys.js';
+import { recordSet, toDnsRecord } from './rules/domain-records.js';
 import { createDomainVerification, verdictOf } from './domain-verification.js';
 import { fail, invalidField, unknownCursor } from './errors.js';
 import type { Events } from './events.js';

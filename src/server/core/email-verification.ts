@@ -3,7 +3,7 @@ import { secretToken } from '../../lib/ids.js';
 import type { AccountStore, UserRow } from '../store/accounts.js';
 import { keyedHash, type Deps } from './deps.js';
 import { fail } from './errors.js';
-import { systemMessageIdHeader } from './message-ids.js';
+import { systemMessageIdHeader } from './rules/message-ids.js';
 import type { RateLimits } from './rate-limits.js';
 
 const VERIFICATION_TTL = DAY;

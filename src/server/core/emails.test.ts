@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../lib/clock.js';
 import { memoryCore, START, type MemoryCore } from '../../../test/helpers/core.js';
-import type { SendInput } from './send-rules.js';
+import type { SendInput } from './rules/send-rules.js';
 
 let c: MemoryCore;
 beforeEach(async () => {

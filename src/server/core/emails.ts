@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { DomainStore } from '../store/domains.js';
 import type { MessageContent, MessageRow, EmailStore } from '../store/emails.js';
-import { Base64Of } from './canonical.js';
+import { Base64Of } from './rules/canonical.js';
 import type { Deps } from './deps.js';
 import { ServiceError, fail } from './errors.js';
 import type { Events } from './events.js';
@@ -21,10 +21,10 @@ import {
   checkFields,
   checkedInput,
   type SendInput,
-} from './send-rules.js';
-import { validate } from './validate.js';
+} from './rules/send-rules.js';
+import { validate } from './rules/validate.js';
 
-export type { StoredAttachment } from './send-rules.js';
+export type { StoredAttachment } from './rules/send-rules.js';
 
 /** One item of a batch's result: accepted (its id and status) or refused (the Problem of its refusal). */
 export type BatchItem =

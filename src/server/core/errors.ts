@@ -1,5 +1,5 @@
 import type { ErrorCode, FieldError } from '../../contract/common.js';
-import { DISK_FULL_WAIT_MS } from './retry-policy.js';
+import { DISK_FULL_WAIT_MS } from './rules/retry-policy.js';
 
 /**
  * A refusal by a rule of the service. `http/` maps its code to a status; the message becomes the Problem `detail`. It

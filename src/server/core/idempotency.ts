@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { DAY } from '../../lib/clock.js';
 import type { Db } from '../store/db.js';
 import type { EmailStore } from '../store/emails.js';
-import { canonicalSha256 } from './canonical.js';
+import { canonicalSha256 } from './rules/canonical.js';
 import { fail } from './errors.js';
 
 /** How long an Idempotency-Key answers with its first result. */

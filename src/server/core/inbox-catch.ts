@@ -3,8 +3,8 @@ import type { Clock } from '../../lib/clock.js';
 import { timeOrderedIds } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
 import type { InboxAttachment, InboxStore } from '../store/inbox.js';
-import type { CaughtOrigin } from './message-ids.js';
-import { tagsField } from './search.js';
+import type { CaughtOrigin } from './rules/message-ids.js';
+import { tagsField } from './rules/search.js';
 
 /** A message as the SMTP sink hands it over: its envelope, its header fields and a glance at its body. */
 export interface CaughtMail {

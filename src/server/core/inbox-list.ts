@@ -4,7 +4,7 @@ import type { CaughtMessageSummary, OutboxMessage } from '../../contract/inbox.j
 import { iso } from '../../lib/clock.js';
 import type { InboxStore, InboxSummaryRow } from '../store/inbox.js';
 import { fail, unknownCursor } from './errors.js';
-import { parseSearch } from './search.js';
+import { parseSearch } from './rules/search.js';
 
 /** A caught message as the inbox lists it. */
 export function summaryOf(r: InboxSummaryRow): CaughtMessageSummary {

@@ -5,7 +5,7 @@ import type { WebhookAttempt, WebhookDelivery } from '../../contract/webhook-end
 import { iso } from '../../lib/clock.js';
 import type { MessageRow } from '../store/emails.js';
 import type { InboxAttachment, InboxRow, InboxStore } from '../store/inbox.js';
-import { omittedNotes, readAttachment, readBody, readHtml } from './caught-body.js';
+import { omittedNotes, readAttachment, readBody, readHtml } from './rules/caught-body.js';
 import { fail } from './errors.js';
 import type { Events } from './events.js';
 import { summaryOf } from './inbox-list.js';

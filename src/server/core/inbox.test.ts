@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../lib/clock.js';
 import { memoryCore, START, type MemoryCore } from '../../../test/helpers/core.js';
 import type { CaughtMail } from './inbox-catch.js';
-import { messageIdHeader } from './message-ids.js';
-import type { SendInput } from './send-rules.js';
+import { messageIdHeader } from './rules/message-ids.js';
+import type { SendInput } from './rules/send-rules.js';
 
 let c: MemoryCore;
 afterEach(() => c.close());

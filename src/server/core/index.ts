@@ -27,7 +27,7 @@ import { createInbox } from './inbox.js';
 import type { DkimVerdict } from './inbox-read.js';
 import { createZone } from './zone.js';
 import { createSandboxClock } from './clock.js';
-import { caughtOrigin } from './message-ids.js';
+import { caughtOrigin } from './rules/message-ids.js';
 import { createCheckStore } from '../store/checks.js';
 import { type Checker, createChecks } from './checks.js';
 

@@ -5,8 +5,8 @@ import { MINUTE, SECOND, onMonotonic } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import { DEFAULT_QUEUE, type DueNow, type JobRow, type JobStore } from '../store/jobs.js';
-import type { JobPayloads } from './job-kinds.js';
-import { DISK_FULL_WAIT_MS, jobRetryDelay } from './retry-policy.js';
+import type { JobPayloads } from './rules/job-kinds.js';
+import { DISK_FULL_WAIT_MS, jobRetryDelay } from './rules/retry-policy.js';
 import type { GroupCommit } from '../store/db.js';
 
 /**
@@ -28,7 +28,7 @@ export type JobRun<P = unknown> = (payload: P, job: JobRow) => Promise<JobResult
 export type JobHandler<P = unknown> =
   | JobRun<P>
   | { run: JobRun<P>; exhausted?(payload: P, error: unknown): Promise<void> | void };
-/** A handler for every kind of job (core/job-kinds.ts), each taking its kind's payload. */
+/** A handler for every kind of job (core/rules/job-kinds.ts), each taking its kind's payload. */
 export type JobHandlers<P = JobPayloads> = { [K in keyof P]: JobHandler<P[K]> };
 
 /**

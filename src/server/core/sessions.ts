@@ -4,9 +4,9 @@ import { newId, secretToken } from '../../lib/ids.js';
 import type { AccountStore, MemberWorkspaceRow, UserRow } from '../store/accounts.js';
 import { keyedHash, type Deps } from './deps.js';
 import { fail } from './errors.js';
-import { verifyPassword } from './passwords.js';
+import { verifyPassword } from './rules/passwords.js';
 import { FAILED_LOGINS_PER_ADDRESS, type RateLimits } from './rate-limits.js';
-import { ACCESS_TOKEN_TTL_S, signAccessToken } from './tokens.js';
+import { ACCESS_TOKEN_TTL_S, signAccessToken } from './rules/tokens.js';
 import { toWorkspace } from './workspaces.js';
 
 const REFRESH_TTL = 30 * DAY;

@@ -5,8 +5,8 @@ import type { AccountStore } from '../store/accounts.js';
 import type { EventStore } from '../store/events.js';
 import type { AttemptRow, EndpointRow, WebhookStore } from '../store/webhooks.js';
 import type { Deps, Jobs } from './deps.js';
-import { systemMessageIdHeader } from './message-ids.js';
-import { WEBHOOK_ATTEMPT_OFFSETS } from './retry-policy.js';
+import { systemMessageIdHeader } from './rules/message-ids.js';
+import { WEBHOOK_ATTEMPT_OFFSETS } from './rules/retry-policy.js';
 import type { Delivery, EndpointCache, EventBodies } from './webhook-deliveries.js';
 
 /** Everything one attempt needs, read when it starts. */

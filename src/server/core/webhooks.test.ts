@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MINUTE, SECOND } from '../../lib/clock.js';
 import { memoryCore, START, type Job, type MemoryCore } from '../../../test/helpers/core.js';
-import type { SendInput } from './send-rules.js';
+import type { SendInput } from './rules/send-rules.js';
 import { queueOf, type Delivery } from './webhook-deliveries.js';
 
 let c: MemoryCore;

@@ -8,10 +8,10 @@ import { CHAOS_HEADER, INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sa
 import { isDiskFull } from '../../lib/disk-full.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/log.js';
-import { BIG_MESSAGE_BYTES } from '../core/big-message.js';
+import { BIG_MESSAGE_BYTES } from '../core/rules/big-message.js';
 import { ANONYMOUS, type AnonymousCaller, type CallerOf, type Requirement } from '../core/access.js';
 import { ServiceError, storageFull } from '../core/errors.js';
-import { validate } from '../core/validate.js';
+import { validate } from '../core/rules/validate.js';
 import type { Chaos } from '../core/chaos.js';
 import { ClientGone, createBodyBudget, DEFAULT_BODY_LIMITS, tooLarge, type BodyLimits } from './body.js';
 import { useChaos } from './chaos.js';

@@ -1,12 +1,12 @@
 // A request's JSON body: read within its limits (body.ts), decoded as UTF-8, parsed, and validated with the endpoint's
-// schema (core/validate.ts), each failure its own Problem. A send's long text and HTML are kept as their UTF-8 bytes
+// schema (core/rules/validate.ts), each failure its own Problem. A send's long text and HTML are kept as their UTF-8 bytes
 // (long-strings.ts).
 import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { Empty } from '../../contract/common.js';
 import { ServiceError } from '../core/errors.js';
-import { validate } from '../core/validate.js';
+import { validate } from '../core/rules/validate.js';
 import { readIncoming, tooLarge, type BodyBudget, type BodyLimits } from './body.js';
 import { parseJson } from './long-strings.js';
 import { type Env, incomingOf } from './request.js';

@@ -3,7 +3,7 @@
 // own parse of the block. The body is parsed by mailparser in full when the message is first read.
 import type { AddressObject } from 'mailparser';
 import { type Logger, silentLogger } from '../../lib/log.js';
-import { headerBlock } from '../core/caught-body.js';
+import { headerBlock } from '../core/rules/caught-body.js';
 import { headerReader } from './seams/mailparser.js';
 
 export interface CaughtHeaders {

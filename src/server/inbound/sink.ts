@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gather } from '../../lib/gather.js';
 import { isDiskFull } from '../../lib/disk-full.js';
 import type { Logger } from '../../lib/log.js';
-import { MAX_HEADER_BLOCK, headerBlock } from '../core/caught-body.js';
+import { MAX_HEADER_BLOCK, headerBlock } from '../core/rules/caught-body.js';
 import type { Inbox } from '../core/inbox.js';
 import type { CaughtMail } from '../core/inbox-catch.js';
 import type { Chaos, ChaosHit, SmtpStage } from '../core/chaos.js';

@@ -4,7 +4,7 @@
 // decoded, which core stores as they are.
 import type { AddressObject, EmailAddress } from 'mailparser';
 import { IDEMPOTENCY_HEADER } from '../../contract/emails.js';
-import { RESERVED_HEADERS, type SendInput } from '../core/send-rules.js';
+import { RESERVED_HEADERS, type SendInput } from '../core/rules/send-rules.js';
 
 /** A submitted message as a send request, with the Idempotency-Key its header carried. */
 export interface Submitted {

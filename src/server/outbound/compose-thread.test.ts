@@ -2,7 +2,7 @@
 // when it stops under a message.
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type LogFields, type Logger } from '../../lib/log.js';
-import { BIG_MESSAGE_BYTES } from '../core/big-message.js';
+import { BIG_MESSAGE_BYTES } from '../core/rules/big-message.js';
 import { ComposeThreadDied, composeSigned, createComposer, type Composer, type ComposeRequest } from './compose.js';
 import { stockForced } from '../seams/choose.js';
 

@@ -1,7 +1,7 @@
 // The compose thread of `svc serve` (see compose.ts).
 import { parentPort } from 'node:worker_threads';
 import type { LogFields, LogLevel, Logger } from '../../lib/log.js';
-import { BIG_MESSAGE_BYTES, collectGarbage } from '../core/big-message.js';
+import { BIG_MESSAGE_BYTES, collectGarbage } from '../core/rules/big-message.js';
 import { composeSigned, ownsMemory, reviveBuffers, type ComposeRequest, type ThreadLogLine } from './compose.js';
 
 /** This thread's log: each line goes to the thread that started it, which logs it (compose.ts). */

@@ -5,7 +5,7 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Worker } from 'node:worker_threads';
 import { silentLogger, type LogFields, type LogLevel, type Logger } from '../../lib/log.js';
-import { BIG_MESSAGE_BYTES } from '../core/big-message.js';
+import { BIG_MESSAGE_BYTES } from '../core/rules/big-message.js';
 import { startThread } from '../../lib/threads.js';
 import { dkimField, dkimSign, type DkimKey } from './dkim-sign.js';
 import { mimeWriter } from './seams/nodemailer.js';
@@ -105,7 +105,7 @@ export interface ComposerOptions {
   resourceLimits?: NonNullable<ConstructorParameters<typeof Worker>[1]>['resourceLimits'];
 }
 
-// A big message (core/big-message.ts), for the compose thread. One goes to the thread alone: posted once the thread
+// A big message (core/rules/big-message.ts), for the compose thread. One goes to the thread alone: posted once the thread
 // has nothing else to build, with nothing posted behind it until it is built, so a thread that dies under it (out of
 // memory, say) took no other message with it. And the thread that built one, if it has nothing more to build, is
 // ended; the next message starts a new one. However it is collected, a thread that built a 30 MB text held about that

@@ -2,7 +2,7 @@ import type { DomainPurpose, Finding, RecordKind } from '../../contract/domains.
 import type { Db } from './db.js';
 import { newestFirst } from './page.js';
 
-/** A record the customer must (or should) publish, as kept with its domain (core/domain-records.ts makes the set). */
+/** A record the customer must (or should) publish, as kept with its domain (core/rules/domain-records.ts makes the set). */
 export interface ExpectedRecord {
   kind: RecordKind;
   type: 'TXT' | 'CNAME' | 'MX';

@@ -33,7 +33,7 @@ export interface InboxRow {
   html: string | null;
   headers: { name: string; value: string }[];
   /**
-   * 0 until the message is first read; then 1, with the bits of what its view leaves out (core/caught-body.ts
+   * 0 until the message is first read; then 1, with the bits of what its view leaves out (core/rules/caught-body.ts
    * OMITTED) added.
    */
   parsed?: number;
@@ -46,7 +46,7 @@ export interface InboxRow {
   preview: string | null;
   has_attachments: 0 | 1;
   read_at?: number | null;
-  /** The message's tags as X-Svc-Tags carried them, `;name=value;…;` (core/search.ts tagsField); null without. */
+  /** The message's tags as X-Svc-Tags carried them, `;name=value;…;` (core/rules/search.ts tagsField); null without. */
   tags?: string | null;
   /** When a wait for mail took it (core/inbox.ts claim); null while none has. */
   claimed_at?: number | null;
@@ -102,7 +102,7 @@ export type InboxFilter = { not: boolean } & (
   | { kind: 'size'; larger: boolean; bytes: number }
 );
 
-/** A search of the inbox, parsed (core/search.ts): every term and filter must match, no excluded term may. */
+/** A search of the inbox, parsed (core/rules/search.ts): every term and filter must match, no excluded term may. */
 export interface InboxSearch {
   terms: InboxTerm[];
   excluded: InboxTerm[];

@@ -1,6 +1,6 @@
 // A domain's background DNS check (`domain_check` jobs): the check decides when the next one is due, if ever.
 import type { Domains } from '../core/domains.js';
-import type { JobPayloads } from '../core/job-kinds.js';
+import type { JobPayloads } from '../core/rules/job-kinds.js';
 import type { JobHandler } from '../core/scheduler.js';
 
 export function domainCheckWorker(domains: Domains): JobHandler<JobPayloads['domain_check']> {

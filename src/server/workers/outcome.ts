@@ -1,6 +1,6 @@
 // A deferred recipient's next simulated attempt (`outcome` jobs, written by core/delivery.ts).
 import type { Delivery } from '../core/delivery.js';
-import type { JobPayloads } from '../core/job-kinds.js';
+import type { JobPayloads } from '../core/rules/job-kinds.js';
 import type { JobHandler } from '../core/scheduler.js';
 
 export function outcomeWorker(delivery: Delivery): JobHandler<JobPayloads['outcome']> {

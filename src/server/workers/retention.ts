@@ -3,7 +3,7 @@
 import { RETENTION_INTERVAL, type Retention } from '../core/retention.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
-import type { JobPayloads } from '../core/job-kinds.js';
+import type { JobPayloads } from '../core/rules/job-kinds.js';
 import type { JobHandler } from '../core/scheduler.js';
 
 export function retentionWorker(deps: {

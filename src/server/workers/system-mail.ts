@@ -1,7 +1,7 @@
-import { parseAddress } from '../core/addresses.js';
+import { parseAddress } from '../core/rules/addresses.js';
 import type { Composer } from '../outbound/compose.js';
 import type { Sender } from '../outbound/sender.js';
-import type { JobPayloads } from '../core/job-kinds.js';
+import type { JobPayloads } from '../core/rules/job-kinds.js';
 import type { JobHandler } from '../core/scheduler.js';
 
 /** Sends the service's own mail (verification, notices) through the same SMTP path as every message. */

@@ -3,7 +3,7 @@
 import type { Dispatcher } from 'undici';
 import { loadUndici } from '../../lib/undici.js';
 import { postEvent } from '../../lib/post-event.js';
-import type { JobPayloads } from '../core/job-kinds.js';
+import type { JobPayloads } from '../core/rules/job-kinds.js';
 import type { Webhooks } from '../core/webhooks.js';
 import type { JobHandler } from '../core/scheduler.js';
 

@@ -6,8 +6,8 @@ import {
   CHAOS_MAX_TIMES,
   SMTP_STAGES,
   type SmtpStage,
-} from '../../../contract/chaos.js';
-import type { ChaosRule, ChaosState, ListedChaosRule } from '../../../contract/chaos-rules.js';
+} from '../../../contract/chaos-bounds.js';
+import type { ChaosRule, ChaosState, ListedChaosRule } from '../../../contract/chaos.js';
 import { examples, int, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

@@ -1,6 +1,6 @@
 // The caught mail of a local server (docs/local-server.md#sandbox-routes): listed, viewed, marked, claimed and deleted
 // through core's inbox; the views a browser opens are shaped by http/caught.ts.
-import { BIG_MESSAGE_BYTES } from '../../core/big-message.js';
+import { BIG_MESSAGE_BYTES } from '../../core/rules/big-message.js';
 import type { Core } from '../../core/index.js';
 import { attachmentHeaders, mediaType, messageCsp, messageDocument } from '../caught.js';
 import type { Handlers } from '../handlers.js';

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MailParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { headerBlock } from '../../core/caught-body.js';
+import { headerBlock } from '../../core/rules/caught-body.js';
 import { stockForced } from '../../seams/choose.js';
 import { type HeaderFields, MAILPARSER_PINNED, headersPath, readStock, selectHeaders } from './mailparser.js';
 import { missingParts, readHeaderFields } from './mailparser-fast.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { FieldError } from '../../contract/common.js';
-import { nearest } from '../../lib/nearest.js';
-import { ServiceError } from './errors.js';
+import type { FieldError } from '../../../contract/common.js';
+import { nearest } from '../../../lib/nearest.js';
+import { ServiceError } from '../errors.js';
 
 // Shape problems (wrong JSON type, missing or unknown field) are 400; a well-formed value that breaks a rule is 422.
 const SHAPE_CODES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);

@@ -1,6 +1,6 @@
 // The Message-ID headers the service writes, and what it reads back from them when the sink catches its own mail:
 // `<msg_…@{sending domain}>` for a /v1 message, `<sys_…@svc.test>` for the service's own mail (verification, notices).
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../../lib/ids.js';
 
 const MESSAGE = /^<?(msg_[0-9A-Za-z]{24})@[^>]+>?$/;
 const SYSTEM = /^<?sys_[0-9A-Za-z]{24}@svc\.test>?$/;

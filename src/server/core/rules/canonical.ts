@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { PIECE_BYTES } from '../../lib/base64.js';
-import { cutPieces } from '../../lib/pieces.js';
+import { PIECE_BYTES } from '../../../lib/base64.js';
+import { cutPieces } from '../../../lib/pieces.js';
 
 /** Printable ASCII other than `"` and `\`: a string of only these is its own JSON, between quotes. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;

@@ -1,5 +1,5 @@
-import { newId } from '../../lib/ids.js';
-import { ServiceError } from './errors.js';
+import { newId } from '../../../lib/ids.js';
+import { ServiceError } from '../errors.js';
 
 export const ACCESS_TOKEN_TTL_S = 900;
 

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GMAIL_CLIP_BYTES } from './content.js';
-import { runStatic, type StaticInput } from './static-checks.js';
-import { withValidation } from './static.js';
+import { runOffline, type StaticInput } from './offline-checks.js';
+import { withValidation } from './offline-runner.js';
 import { validation } from './validator.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/checks/${name}`, import.meta.url), 'utf8');
@@ -19,7 +19,7 @@ function run(o: Partial<StaticInput>) {
     headers: [],
     ...o,
   };
-  const r = withValidation(runStatic(input), validation(input.html));
+  const r = withValidation(runOffline(input), validation(input.html));
   const ok = <T>(x: { ok: T } | { failed: string } | null): T => {
     if (!x || 'failed' in x) throw new Error(`check failed: ${JSON.stringify(x)}`);
     return x.ok;

@@ -6,8 +6,8 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { addressKind } from '../../lib/address-kind.js';
-import { isLoopbackHost } from '../../lib/loopback.js';
+import { addressKind } from '../../../lib/address-kind.js';
+import { isLoopbackHost } from '../../../lib/loopback.js';
 
 export interface AttachmentUrlPolicy {
   /** Private ranges (RFC 1918, unique-local IPv6, CGNAT) may be fetched from (`--allow-private-attachment-urls`). */

@@ -1,7 +1,7 @@
 // The kinds of durable job and the payload each carries: the one table that what enqueues a job (core) and what runs
 // it (workers/, registered with the scheduler) are both checked against, so a kind spelt wrong, a payload of the
 // wrong shape or a kind without a handler is a compile error rather than a job retried until it fails.
-import type { Delivery as WebhookDelivery } from './webhook-deliveries.js';
+import type { Delivery as WebhookDelivery } from '../webhook-deliveries.js';
 
 /** A message the service sends on its own behalf (email verification, notices to a workspace's owner). */
 export interface SystemMail {

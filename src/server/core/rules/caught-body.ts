@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { htmlText } from '../../lib/html.js';
+import { htmlText } from '../../../lib/html.js';
 
 type Splitter = new (config: { maxHeadSize: number; maxChildNodes: number }) => Transform;
 

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalSha256 } from './canonical.js';
 import { parseAddress, simulatorMailbox } from './addresses.js';
-import { createSendRate } from './send-rate.js';
-import { manualClock } from '../../lib/clock.js';
+import { createSendRate } from '../send-rate.js';
+import { manualClock } from '../../../lib/clock.js';
 
 /** The canonical JSON text, built: what the stored request hashes of Idempotency-Keys were computed from. */
 function canonicalJson(value: unknown): string {

@@ -1,5 +1,5 @@
 // The checks that need no network — html-compatibility, content, accessibility — and the message's URLs for the links
-// check, in one pass over the parsed HTML: CPU work, run on a thread of their own (static.ts, static-thread.ts).
+// check, in one pass over the parsed HTML: CPU work, run on a thread of their own (offline-runner.ts, offline-thread.ts).
 import type { CheckFinding, ClientSupport } from '../../contract/checks.js';
 import { accessibilityFindings } from './accessibility.js';
 import type { CheckInput } from '../core/checks.js';
@@ -8,7 +8,7 @@ import { DATA_VERSION, htmlCompatibility } from './html-compatibility.js';
 import { type FoundUrl, parseMarkup, textUrls, urlsOf } from './markup.js';
 import { attempt, type Outcome } from './outcome.js';
 
-/** What the static checks read of a message (its parts and header fields). */
+/** What the offline checks read of a message (its parts and header fields). */
 export type StaticInput = Pick<CheckInput, 'html' | 'sentHtmlBytes' | 'text' | 'subject' | 'from' | 'headers'> & {
   /** Only find the URLs (for the links check run again), no check. */
   only?: 'urls';
@@ -27,10 +27,10 @@ export interface StaticResult {
 }
 
 /**
- * Runs the static checks but html-validate's part (null for the HTML ones of a message without HTML): that part runs
- * beside it (static.ts) and `withValidation` adds it.
+ * Runs the offline checks but html-validate's part (null for the HTML ones of a message without HTML): that part runs
+ * beside it (offline-runner.ts) and `withValidation` adds it.
  */
-export function runStatic(input: StaticInput): StaticResult {
+export function runOffline(input: StaticInput): StaticResult {
   const markup = input.html !== null ? parseMarkup(input.html) : null;
   const urls = [...(markup ? urlsOf(markup) : []), ...textUrls(input.text ?? '')];
   if (input.only === 'urls') return { compatibility: null, content: { ok: [] }, accessibility: null, urls };

@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../errors.js';
 
 export const MIN_PASSWORD_LENGTH = 12;
 

@@ -1,5 +1,5 @@
-// The static checks (static-checks.ts, and html-validate's part, validator.ts) take tens of milliseconds each for a
-// newsletter: `svc serve` runs them on two threads of their own side by side (static-thread.ts), started at the first
+// The offline checks (offline-checks.ts, and html-validate's part, validator.ts) take tens of milliseconds each for a
+// newsletter: `svc serve` runs them on two threads of their own side by side (offline-thread.ts), started at the first
 // message (or before it, by warm()), so the event loop keeps answering meanwhile and a report waits for the longer of the two. A message's task
 // has a deadline and a memory cap on its thread: a message that overruns either ends the thread, is answered with a
 // finding that says so, and the next message's task runs on a new thread (docs/checks.md#how-long-it-takes).
@@ -8,10 +8,10 @@ import type { Logger } from '../../lib/log.js';
 import { startThread } from '../../lib/threads.js';
 import type { CheckFinding } from '../../contract/checks.js';
 import type { Failure } from './outcome.js';
-import type { StaticInput, StaticResult } from './static-checks.js';
+import type { StaticInput, StaticResult } from './offline-checks.js';
 import type { Validation } from './validator.js';
 
-export interface StaticRunner {
+export interface OfflineRunner {
   run(input: StaticInput): Promise<StaticResult>;
   /**
    * Starts the threads now, in the background, so that the first message finds them loaded (spares, below); resolves
@@ -59,7 +59,7 @@ export function withValidation(r: StaticResult, v: Validation | null): StaticRes
   };
 }
 
-/** How long a message's static checks may take on their thread, and the heap the thread may grow to, by default. */
+/** How long a message's offline checks may take on their thread, and the heap the thread may grow to, by default. */
 const CHECKS_DEADLINE_MS = 10_000;
 const CHECKS_MEMORY_MB = 256;
 /** How often a busy thread's heap is looked at. */
@@ -75,7 +75,7 @@ class Unfinished extends Error {
   }
 }
 
-export interface StaticRunnerOptions {
+export interface OfflineRunnerOptions {
   /** Run on two threads of their own (else one after the other on the caller's, as the bench compares). */
   thread: boolean;
   log: Logger;
@@ -87,9 +87,9 @@ export interface StaticRunnerOptions {
 
 type Task = 'checks' | 'validate';
 
-/** A thread of one kind of task (static-thread.ts), which keeps no process alive. */
+/** A thread of one kind of task (offline-thread.ts), which keeps no process alive. */
 function startWorker(task: Task, memoryMb: number): Worker {
-  const worker = startThread(new URL('./static-thread.js', import.meta.url), {
+  const worker = startThread(new URL('./offline-thread.js', import.meta.url), {
     workerData: { task },
     resourceLimits: { maxOldGenerationSizeMb: 2 * memoryMb },
   });
@@ -167,7 +167,7 @@ const spares = (() => {
  * at best — an allocation that passes it at the wrong moment aborts the whole process instead, so a thread is ended
  * when its heap passes the cap, well before it gets there.
  */
-function lane<T>(task: Task, o: Required<Omit<StaticRunnerOptions, 'thread'>>) {
+function lane<T>(task: Task, o: Required<Omit<OfflineRunnerOptions, 'thread'>>) {
   type Job = { input: StaticInput; resolve: (r: T) => void; reject: (e: Error) => void };
   type Thread = {
     worker: Worker;
@@ -267,15 +267,15 @@ function lane<T>(task: Task, o: Required<Omit<StaticRunnerOptions, 'thread'>>) {
   };
 }
 
-/** The static checks, on their threads (`thread: false`: one after the other on the caller's, as the bench compares). */
-export function createStaticRunner(opts: StaticRunnerOptions): StaticRunner {
+/** The offline checks, on their threads (`thread: false`: one after the other on the caller's, as the bench compares). */
+export function createOfflineRunner(opts: OfflineRunnerOptions): OfflineRunner {
   if (!opts.thread) {
     // Loaded when first used.
-    const modules = Promise.all([import('./static-checks.js'), import('./validator.js')]);
+    const modules = Promise.all([import('./offline-checks.js'), import('./validator.js')]);
     return {
       async run(input) {
-        const [{ runStatic }, { validation }] = await modules;
-        const r = runStatic(input);
+        const [{ runOffline }, { validation }] = await modules;
+        const r = runOffline(input);
         return input.only ? r : withValidation(r, validation(input.html));
       },
       warm: async () => {},

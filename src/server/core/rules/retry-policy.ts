@@ -2,7 +2,7 @@
 // what a receiving server's answer means for a message. The scheduler (core/scheduler.ts), the delivery worker
 // (workers/delivery.ts), the simulated outcomes (core/delivery.ts), webhook deliveries (core/webhook-attempts.ts) and
 // the Problems of a full disk (core/errors.ts) read them here.
-import { DAY, HOUR, MINUTE, SECOND } from '../../lib/clock.js';
+import { DAY, HOUR, MINUTE, SECOND } from '../../../lib/clock.js';
 
 /**
  * Attempts of a job whose handler keeps throwing (a delivery that meets a 4xx or no connection, a domain check whose

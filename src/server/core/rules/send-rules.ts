@@ -1,15 +1,15 @@
 // The rules of a send request that need no database: its shape against the contract's schema (400/422), each field's
 // (422 naming every bad one) and the abuse filter's (451). core/emails.ts applies them, then the rules of the
 // workspace (its domains, its key, its owner).
-import type { FieldError } from '../../contract/common.js';
-import { type Attachment, SendEmailRequest } from '../../contract/emails.js';
-import { decodePieces, includesAcross, PIECE_BYTES } from '../../lib/base64.js';
-import { DAY } from '../../lib/clock.js';
-import { isLoopbackHost } from '../../lib/loopback.js';
+import type { FieldError } from '../../../contract/common.js';
+import { type Attachment, SendEmailRequest } from '../../../contract/emails.js';
+import { decodePieces, includesAcross, PIECE_BYTES } from '../../../lib/base64.js';
+import { DAY } from '../../../lib/clock.js';
+import { isLoopbackHost } from '../../../lib/loopback.js';
 import { parseAddress, type ParsedAddress } from './addresses.js';
 import { type AttachmentUrlPolicy, urlRefusal } from './attachment-urls.js';
 import { contentTypeOf } from './content-type.js';
-import { ServiceError, fail } from './errors.js';
+import { ServiceError, fail } from '../errors.js';
 import { validate } from './validate.js';
 
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';

@@ -1,6 +1,6 @@
-import type { DnsRecord, DomainPurpose, Finding, FindingStatus, RecordType } from '../../contract/domains.js';
-import type { ExpectedRecord } from '../store/domains.js';
-import type { DnsAnswer, ProviderHosts } from './deps.js';
+import type { DnsRecord, DomainPurpose, Finding, FindingStatus, RecordType } from '../../../contract/domains.js';
+import type { ExpectedRecord } from '../../store/domains.js';
+import type { DnsAnswer, ProviderHosts } from '../deps.js';
 
 /** Provider host names customers' records point at (locally under `svc.test`). */
 export const LOCAL_PROVIDER_HOSTS: ProviderHosts = {
@@ -13,7 +13,7 @@ export const LOCAL_PROVIDER_HOSTS: ProviderHosts = {
 };
 
 /** A record the customer must (or should) publish; the domain's row keeps the set (store/domains.ts). */
-export type { ExpectedRecord } from '../store/domains.js';
+export type { ExpectedRecord } from '../../store/domains.js';
 
 export interface RecordInputs {
   name: string;

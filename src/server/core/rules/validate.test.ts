@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../errors.js';
 import { validate } from './validate.js';
 
 /** The Problem's detail and errors[] that validating `value` against `schema` answers with. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../errors.js';
 import { parseSearch, searchTime, tagsField } from './search.js';
 
 /** The 400 a search answers, as its Problem has it. */

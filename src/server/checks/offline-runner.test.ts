@@ -1,15 +1,15 @@
-// The static checks on their two threads (as svc serve runs them) answer what they answer on the caller's thread; the
+// The offline checks on their two threads (as svc serve runs them) answer what they answer on the caller's thread; the
 // threads a sandbox starts before its first message are shared by the runners of a process.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log.js';
-import { createStaticRunner, type StaticRunner } from './static.js';
+import { createOfflineRunner, type OfflineRunner } from './offline-runner.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/checks/${name}`, import.meta.url), 'utf8');
 
-describe('the static checks on their threads', () => {
+describe('the offline checks on their threads', () => {
   it('answer as on the caller’s thread, html-validate’s findings merged in', async () => {
     const input = {
       html: fixture('promo-no-alt.html'),
@@ -19,8 +19,8 @@ describe('the static checks on their threads', () => {
       from: 'deals@example.test',
       headers: [],
     };
-    const threads = createStaticRunner({ thread: true, log: silentLogger });
-    const here = createStaticRunner({ thread: false, log: silentLogger });
+    const threads = createOfflineRunner({ thread: true, log: silentLogger });
+    const here = createOfflineRunner({ thread: false, log: silentLogger });
     try {
       const [a, b] = await Promise.all([threads.run(input), here.run(input)]);
       expect(a).toEqual(b);
@@ -57,9 +57,9 @@ describe('the threads started ahead of the first message (warm)', () => {
   const running = (ws: Worker[]) => ws.filter((w) => w.threadId !== -1).length;
 
   it('are one pair for runners warmed side by side, taken by the first message of one, started again by a later warm', async () => {
-    const [a, b] = [1, 2].map(() => createStaticRunner({ thread: true, log: silentLogger })) as [
-      StaticRunner,
-      StaticRunner,
+    const [a, b] = [1, 2].map(() => createOfflineRunner({ thread: true, log: silentLogger })) as [
+      OfflineRunner,
+      OfflineRunner,
     ];
     try {
       await Promise.all([a.warm(), b.warm()]);
@@ -68,7 +68,7 @@ describe('the threads started ahead of the first message (warm)', () => {
       expect(threads, 'a took the pair').toHaveLength(2);
       await b.run(input);
       expect(threads, 'none was left for b').toHaveLength(4);
-      const c = createStaticRunner({ thread: true, log: silentLogger });
+      const c = createOfflineRunner({ thread: true, log: silentLogger });
       await c.warm();
       expect(threads).toHaveLength(6);
       await c.close();
@@ -81,7 +81,7 @@ describe('the threads started ahead of the first message (warm)', () => {
   });
 
   it('end with the last runner that warmed, when no message took them', async () => {
-    const a = createStaticRunner({ thread: true, log: silentLogger });
+    const a = createOfflineRunner({ thread: true, log: silentLogger });
     const warming = a.warm();
     expect(threads).toHaveLength(2);
     await a.close();

@@ -1,9 +1,9 @@
 // The inbox's search syntax (docs/local-server.md#searching-caught-mail), parsed into what the inbox store queries: words
 // and phrases for the full-text index, and conditions on a message's columns.
-import { MESSAGE_STATUSES } from '../../contract/emails.js';
-import { parseSize } from '../../lib/size.js';
-import type { InboxFilter, InboxSearch, InboxTerm } from '../store/inbox.js';
-import { ServiceError } from './errors.js';
+import { MESSAGE_STATUSES } from '../../../contract/emails.js';
+import { parseSize } from '../../../lib/size.js';
+import type { InboxFilter, InboxSearch, InboxTerm } from '../../store/inbox.js';
+import { ServiceError } from '../errors.js';
 
 const FIELDS = { to: 'recipients', from: 'sender', subject: 'subject' } as const;
 

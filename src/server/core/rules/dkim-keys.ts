@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createPublicKey, generateKeyPair, hkdfSync, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { DomainRow } from '../store/domains.js';
-import type { Secrets } from './deps.js';
+import type { DomainRow } from '../../store/domains.js';
+import type { Secrets } from '../deps.js';
 import { IN_MEMORY_SEED_DKIM_KEY } from './seed-dkim-key.js';
 
 export const DKIM_SELECTOR = 'svc1';
