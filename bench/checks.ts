@@ -181,6 +181,8 @@ async function responsiveness(thread: boolean) {
     smtpPort: 0,
     submissionPort: 0,
     submissionsPort: 0,
+    pop3Port: 0,
+    imapPort: 0,
     clock: 'manual',
     checksThread: thread,
     log,

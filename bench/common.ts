@@ -11,12 +11,12 @@ type Ready = ReadyLine & { seed: Seed };
 /**
  * Starts `svc serve` from the built package in a child process, as `npx svc-mail serve` runs it (with the environment and
  * node flags it gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line.
- * `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
+ * `opts.env` adds to its environment (`SVC_STOCK_SEAMS: '1'`: the library seams' stock paths). `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
  * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
  */
 export async function spawnServe(
   args: string[] = [],
-  opts: { dataDir?: string } = {},
+  opts: { dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -30,12 +30,16 @@ export async function spawnServe(
     '0',
     '--submissions-port',
     '0',
+    '--pop3-port',
+    '0',
+    '--imap-port',
+    '0',
     '--data-dir',
     dataDir,
     ...args,
   ];
   const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
-    env: { ...process.env, ...SERVE_ENV },
+    env: { ...process.env, ...SERVE_ENV, ...opts.env },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
   const lines = createInterface({ input: proc.stdout! });

@@ -117,9 +117,12 @@ console.log(`bench/drain  (${TOTAL} messages, batches of ${BATCH}, 2 KB html + t
 // Both runs turn retention off: the figure waits until the sink holds all TOTAL messages, more than the default
 // --max-messages keeps.
 
-// Backlog: accepted first, then released at once by one move of the manual clock.
-{
-  const svc = await spawnServe(['--send-rate', '1000000', '--clock', 'manual', '--max-messages', 'off']);
+// Backlog: accepted first, then released at once by one move of the manual clock. BENCH_SEAMS=both runs it twice, the
+// library seams' fast paths and then their stock ones (SVC_STOCK_SEAMS=1: src/server/seams/README.md), in this run.
+for (const stock of process.env.BENCH_SEAMS === 'both' ? [false, true] : [false]) {
+  const svc = await spawnServe(['--send-rate', '1000000', '--clock', 'manual', '--max-messages', 'off'], {
+    env: stock ? { SVC_STOCK_SEAMS: '1' } : {},
+  });
   const admin = { 'Content-Type': 'application/json', Authorization: `Bearer ${svc.ready.admin_token}` };
   const origin = svc.ready.api.replace(/\/v1$/, '');
   const { now } = (await (await fetch(`${origin}/sandbox/clock`, { headers: admin })).json()) as { now: string };
@@ -136,9 +139,11 @@ console.log(`bench/drain  (${TOTAL} messages, batches of ${BATCH}, 2 KB html + t
     return accepted;
   });
   await svc.stop();
-  report('backlog: accepted first, then all due at once (one move of the manual clock)', r, [
-    `accepted       : ${accepted} in ${acceptSecs.toFixed(1)} s (scheduled a minute ahead)`,
-  ]);
+  report(
+    `backlog${stock ? ' (stock seams)' : ''}: accepted first, then all due at once (one move of the manual clock)`,
+    r,
+    [`accepted       : ${accepted} in ${acceptSecs.toFixed(1)} s (scheduled a minute ahead)`],
+  );
 }
 
 // Arriving: accepted while the server delivers.

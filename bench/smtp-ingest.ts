@@ -45,7 +45,8 @@ interface Running {
 }
 interface Peer {
   name: string;
-  start(): Promise<Running>;
+  /** Starts the peer afresh; `env` adds to svc's environment. */
+  start(env?: Record<string, string>): Promise<Running>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -242,8 +243,8 @@ function stopper(proc: ChildProcess, cleanup = () => {}): () => Promise<void> {
 
 const svcPeer: Peer = {
   name: 'svc',
-  async start() {
-    const svc = await spawnServe(SVC_ARGS);
+  async start(env: Record<string, string> = {}) {
+    const svc = await spawnServe(SVC_ARGS, { env });
     const dataDir = svc.proc.spawnargs[svc.proc.spawnargs.indexOf('--data-dir') + 1]!;
     let db: Database.Database | undefined;
     return {
@@ -260,6 +261,9 @@ const svcPeer: Peer = {
     };
   },
 };
+
+/** svc with its library seams' stock paths (SVC_STOCK_SEAMS=1): what the seams gain is svc's rate over this one's. */
+const svcStockPeer: Peer = { ...svcPeer, name: 'svc-stock', start: () => svcPeer.start({ SVC_STOCK_SEAMS: '1' }) };
 
 const smtpSinkPeer: Peer = {
   name: 'smtp-sink',
@@ -355,7 +359,12 @@ async function measure(peer: Peer, mode: Mode): Promise<Figure> {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
-const peers: Peer[] = [svcPeer, floorPeer].filter((p) => wanted(p.name));
+// BENCH_SEAMS=both (or svc-stock in BENCH_PEERS) adds svc on its seams' stock paths.
+const peers: Peer[] = [
+  svcPeer,
+  ...(process.env.BENCH_SEAMS === 'both' || ONLY?.includes('svc-stock') ? [svcStockPeer] : []),
+  floorPeer,
+].filter((p) => wanted(p.name));
 const missing: string[] = [];
 if (existsSync(SMTP_SINK)) {
   if (wanted('smtp-sink')) peers.push(smtpSinkPeer);

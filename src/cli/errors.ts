@@ -91,7 +91,13 @@ const HINTS: Record<string, (p: Problem, e: ApiError) => string | undefined> = {
 };
 
 /** The sandbox operations that read one caught message by its id (`svc inbox show|check`, `svc mcp`'s tools). */
-const CAUGHT_MESSAGE_OPERATIONS = new Set(['getMessage', 'getRawMessage', 'getMessageChecks', 'claimMessage']);
+const CAUGHT_MESSAGE_OPERATIONS = new Set([
+  'getMessage',
+  'getRawMessage',
+  'getMessageChecks',
+  'claimMessage',
+  'releaseMessage',
+]);
 
 /**
  * A caught message not found, by the kind of id: a `/v1` message's (msg_…), whose detail says where it is and names

@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Make>> = {
   webhooks: async () => (await import('./commands/webhooks/index.js')).webhooksCommand,
   inbox: async () => (await import('./commands/inbox/index.js')).inboxCommand,
   smtp: async () => (await import('./commands/smtp.js')).smtpCommand,
+  mailbox: async () => (await import('./commands/mailbox.js')).mailboxCommand,
   sandbox: async () => (await import('./commands/sandbox/index.js')).sandboxCommand,
   trigger: async () => (await import('./commands/trigger.js')).triggerCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,

@@ -34,10 +34,12 @@ export const ERROR_CODES = {
   forbidden: [403, 'Forbidden'],
   domain_not_allowed: [403, 'Domain not allowed for this key'],
   live_sending_locked: [403, 'Live sending locked'],
+  relay_recipient_not_allowed: [403, 'Recipient not allowed by the relay'],
   not_found: [404, 'Not found'],
   method_not_allowed: [405, 'Method not allowed'],
   idempotency_conflict: [409, 'Idempotency key reused with a different body'],
   conflict: [409, 'Conflict'],
+  relay_not_configured: [409, 'No relay configured'],
   payload_too_large: [413, 'Payload too large'],
   validation_failed: [422, 'Validation failed'],
   password_too_short: [422, 'Password too short'],
@@ -54,6 +56,8 @@ export const ERROR_CODES = {
   rate_limited: [429, 'Too many requests'],
   content_blocked: [451, 'Content blocked'],
   internal_error: [500, 'Internal error'],
+  relay_refused: [502, 'The relay refused the message'],
+  relay_unreachable: [502, 'The relay could not be reached'],
   unavailable: [503, 'Service unavailable'],
   insufficient_storage: [507, 'Insufficient storage'],
 } as const satisfies Record<string, readonly [number, string]>;
@@ -89,6 +93,8 @@ export const ERROR_NAMES = {
   method_not_allowed: 'method_not_allowed',
   idempotency_conflict: 'invalid_idempotent_request',
   conflict: 'invalid_parameter',
+  relay_not_configured: 'application_error',
+  relay_recipient_not_allowed: 'invalid_access',
   payload_too_large: 'validation_error',
   validation_failed: 'validation_error',
   password_too_short: 'validation_error',
@@ -105,6 +111,8 @@ export const ERROR_NAMES = {
   rate_limited: 'rate_limit_exceeded',
   content_blocked: 'security_error',
   internal_error: 'internal_server_error',
+  relay_refused: 'application_error',
+  relay_unreachable: 'application_error',
   unavailable: 'application_error',
   insufficient_storage: 'application_error',
 } as const satisfies Record<ErrorCode, string>;
@@ -303,6 +311,23 @@ export const ERROR_HELP = {
   internal_error: {
     meaning: 'Something failed on the server; the request may not have taken effect.',
     fix: 'Retry in a moment (a send with the same Idempotency-Key is safe to retry); if it persists, report the request_id.',
+  },
+  relay_not_configured: {
+    meaning: 'A release sends a caught message through a relay, and this local server was started without one.',
+    fix: 'Start it with `svc serve --relay-url smtp://user:pass@host:port` (or SVC_RELAY_URL), then release again.',
+  },
+  relay_recipient_not_allowed: {
+    meaning:
+      "A recipient of the release is outside the relay's allow-list (`svc serve --relay-allow`): nothing was sent.",
+    fix: 'Release to an address the allow-list admits (the detail names it), or start the server with a wider one.',
+  },
+  relay_refused: {
+    meaning: "The relay refused the message; the detail quotes its reply. The release is on the message's timeline.",
+    fix: "Fix what the relay's reply names (credentials, sender, recipient), then release again.",
+  },
+  relay_unreachable: {
+    meaning: 'The relay could not be reached (connection refused, timed out, or its TLS failed): nothing was sent.',
+    fix: 'Check that the relay of `--relay-url` is up and its address right (`?tls=skip-verify` for a self-signed one).',
   },
   request_timeout: {
     meaning:

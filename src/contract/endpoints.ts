@@ -409,6 +409,16 @@ export const endpoints = {
     auth: 'admin',
     success: [200, inbox.ClaimedMessage],
   },
+  /** The relay of this server (`svc serve --relay-url`): its URL without the password, allow-list and rules. */
+  getRelay: { method: 'GET', path: '/sandbox/relay', auth: 'admin', success: [200, inbox.RelayInfo] },
+  /** Sends a caught message as caught through the relay (`svc serve --relay-url`) to the addresses given. */
+  releaseMessage: {
+    method: 'POST',
+    path: '/sandbox/messages/:id/release',
+    auth: 'admin',
+    body: inbox.ReleaseRequest,
+    success: [200, inbox.ReleaseResult],
+  },
   getClock: { method: 'GET', path: '/sandbox/clock', auth: 'admin', success: [200, clock.ClockState] },
   moveClock: {
     method: 'POST',

@@ -81,7 +81,10 @@ export const CaughtMessage = lazySchema(() =>
     dkim: z.enum(['pass', 'fail', 'none']),
     /** The `d=` domain of the message's (first) DKIM signature; null when unsigned. */
     dkim_domain: z.string().nullable(),
-    /** The `/v1` message's events timeline, oldest first; null for mail from other programs. */
+    /**
+     * The message's timeline, oldest first: the `/v1` message's events, and what the relay did with it (`relay.…`
+     * entries: releases, relay rules); null for mail from other programs that the relay never had.
+     */
     events: z.array(CaughtMessageEvent).nullable(),
   }),
 );
@@ -189,3 +192,45 @@ export type CaughtMessagePage = z.infer<typeof CaughtMessagePage>;
 
 /** The `/v1` messages not caught yet, as `GET /sandbox/outbox` answers. */
 export const OutboxPage = lazySchema(() => listOf(OutboxMessage));
+
+/**
+ * `POST /sandbox/messages/{id}/release`: sends the caught message, its bytes as caught, through the relay
+ * (`svc serve --relay-url`) to `to` (one address or several), each of which the relay's allow-list
+ * (`--relay-allow`) must admit.
+ */
+export const ReleaseRequest = lazySchema(() =>
+  z.strictObject({
+    to: z.union([z.string().min(3).max(320), z.array(z.string().min(3).max(320)).min(1).max(50)]),
+  }),
+);
+export type ReleaseRequest = z.infer<typeof ReleaseRequest>;
+
+/** `GET /sandbox/relay`: the relay of this server as the sandbox shows it, never with its credentials. */
+export const RelayInfo = lazySchema(() =>
+  z.object({
+    configured: z.boolean(),
+    /** The relay's URL with its password replaced by `***`; null without a relay. */
+    relay: z.string().nullable(),
+    /** The envelope sender of what it sends (`--relay-from`); null: each caught message's own. */
+    from: z.string().nullable(),
+    /** Whom releases and relay rules may reach (`--relay-allow`); empty: anyone. */
+    allow: z.array(z.string()),
+    /** The relay rules (`--relay-matching`): live mail to matching recipients is relayed as it is caught. */
+    matching: z.array(z.string()),
+  }),
+);
+export type RelayInfo = z.infer<typeof RelayInfo>;
+
+/** A release the relay accepted: to whom, through which relay (its URL without the password), and its reply. */
+export const ReleaseResult = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    to: z.array(z.string()),
+    mail_from: z.string(),
+    relay: z.string(),
+    /** The relay's reply to the message (`250 2.0.0 Ok: queued as …`). */
+    response: z.string(),
+    released_at: Timestamp,
+  }),
+);
+export type ReleaseResult = z.infer<typeof ReleaseResult>;

@@ -51,6 +51,17 @@ export const ReadyLine = lazySchema(() =>
     submission: z.string().nullable(),
     /** SMTP submission with implicit TLS (`smtps://HOST:PORT`); null when turned off. */
     submissions: z.string().nullable(),
+    /**
+     * Where mail clients read caught mail: POP3 (`pop3://HOST:PORT`) and IMAP (`imap://HOST:PORT`), each with STLS /
+     * STARTTLS and any username, an API key or the admin token as the password; null when turned off.
+     */
+    pop3: z.string().nullable(),
+    imap: z.string().nullable(),
+    /**
+     * The relay of releases and relay rules (`--relay-url`), its password shown as `***`, with its allow-list and
+     * rules; absent without one.
+     */
+    relay: z.object({ url: z.string(), allow: z.array(z.string()), matching: z.array(z.string()) }).optional(),
     /** The certificate SMTP TLS presents (sink STARTTLS, submission): its file (null: made in memory) and fingerprint. */
     smtp_tls: z.object({ cert: z.string().nullable(), fingerprint_sha256: z.string() }),
   }),

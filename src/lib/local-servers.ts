@@ -30,6 +30,8 @@ export interface LocalServer {
     tls_cert: string | null;
     tls_fingerprint: string;
   };
+  /** Where mail clients read caught mail (the ready line's `pop3`, `imap`), for `svc mailbox`; absent in older entries. */
+  mailbox?: { pop3: string | null; imap: string | null };
 }
 
 /**

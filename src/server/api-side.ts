@@ -1,5 +1,5 @@
 // The HTTP API of `svc serve`'s listening phase (index.ts): the app (http/app.ts) with a handler for every entry of the
-// endpoint table, and beside it /livez and /readyz, the inbox page, tracking and the error pages, on the node:http(s)
+// endpoint table, and beside it /livez, /readyz and /metrics, the inbox page, tracking and the error pages, on the node:http(s)
 // server (http/server.ts), listening on --port and closed on the start-up stack.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -11,6 +11,7 @@ import { createApp } from './http/app.js';
 import { DEFAULT_BODY_LIMITS } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
+import { metricsRoute } from './http/metrics.js';
 import { authRoutes } from './http/routes/auth.js';
 import { chaosRoutes } from './http/routes/chaos.js';
 import { clockRoutes } from './http/routes/clock.js';
@@ -99,6 +100,7 @@ function apiApp(d: ApiDeps, admin: SandboxAuth, stream: InboxStream) {
     log,
     requestLog: opts.requestLog,
     collect,
+    observe: (method, route, status, seconds) => core.metrics.observeRequest(method, route, status, seconds),
     bodyLimits: {
       ...DEFAULT_BODY_LIMITS,
       deadlineMs: (opts.httpTimeouts ?? DEFAULT_TIMEOUTS).requestMs,
@@ -135,6 +137,11 @@ function apiApp(d: ApiDeps, admin: SandboxAuth, stream: InboxStream) {
         storage: d.storage.readyz,
         origin,
         log,
+      });
+      metricsRoute(a, {
+        metrics: core.metrics,
+        isAdmin: (bearer) => admin.admits(bearer),
+        open: Boolean(opts.metricsOpen),
       });
       pages(a, {
         auth: admin,

@@ -10,6 +10,7 @@ import { base62 } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { type ServeOptions, webDnsServer } from './options.js';
 import { createCore, type Core } from './core/index.js';
+import type { RelayConfig } from './core/rules/relay.js';
 import type { AttachmentUrlPolicy } from './core/rules/attachment-urls.js';
 import { jobsFor, type ServiceConfig } from './core/deps.js';
 import { LOCAL_PROVIDER_HOSTS } from './core/rules/domain-records.js';
@@ -25,6 +26,8 @@ import { type CheckRunnerOptions, createCheckRunner } from './checks/index.js';
 import { verifyDkim } from './checks/mailauth.js';
 import { openStorage } from './core/storage.js';
 import { createSchedulers, type Schedulers } from './core/scheduler.js';
+import type { SeedApplied } from './core/seed-file.js';
+import type { SeedSource } from './seed-file.js';
 
 /** What the backend is opened from: the server's options that concern it, as ServeOptions has them, and what it derives. */
 export interface BackendOptions
@@ -47,10 +50,14 @@ export interface BackendOptions
   retention: RetentionPolicy;
   /** Make the demo account of a fresh data directory, and report the one an earlier start kept (false: neither). */
   seed: boolean;
+  /** A seed file's declared state (`--seed FILE`, or startSandbox's object), checked: applied on every start. */
+  seedFile?: SeedSource | null;
   /** The origin the API listens on, from the listening phase: known once the API listens (core's `config.origin`). */
   origin: () => string;
   /** Where an attachment's `url` may lead (core's `config.attachmentUrls`): its ports filled in as the listeners bind. */
   attachmentUrls: AttachmentUrlPolicy;
+  /** The relay of caught mail (options.ts relaySettings); null or absent: none. */
+  relay?: RelayConfig | null;
   /** What the message checks use: a spamd, whether links may reach private addresses, how long links may take. */
   checks?: Pick<
     CheckRunnerOptions,
@@ -75,6 +82,8 @@ export interface Backend {
   seed: Seed | null;
   /** The seed the ready line reports: this start's, or the one kept by an earlier start while it still works. */
   readySeed: ReadySeed | null;
+  /** What the seed file's start did, and the ids of what it declares; null without one. */
+  seeded: SeedApplied | null;
   /** A write that touches the disk and leaves nothing behind; throws when the database cannot be written. */
   probeWrite(): void;
   /** Records the API's address in the data directory's lock, for the message a second server gets. */
@@ -158,6 +167,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
         retention: o.retention,
         verifyDkim: (raw, dns) => verifyDkim(raw, (name, rrtype) => dns.resolve(name, rrtype)),
         checker,
+        relay: o.relay ?? null,
       },
     );
     // One set of chaos rules per running server, followed by the `/v1` routes and the SMTP sink alike; they start empty
@@ -174,6 +184,13 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       }
       readySeed = seed ?? (dataDir ? keptSeed(core, loadSeed(dataDir)) : null);
     }
+    // The seed file's state, on every start, also before the API listens (core/seed-file.ts: what it changes).
+    let seeded: SeedApplied | null = null;
+    if (o.seedFile) {
+      seeded = await core.seedFile.apply(o.seedFile.seed, { sandboxZone: o.dns !== 'system' });
+      const { created, updated, unchanged } = seeded;
+      log.info('seed file applied', { from: o.seedFile.from, created, updated, unchanged });
+    }
 
     return {
       clock,
@@ -186,6 +203,7 @@ export async function openBackend(o: BackendOptions): Promise<Backend> {
       instance: instanceId(secrets),
       seed,
       readySeed,
+      seeded,
       probeWrite() {
         jobStore.probe();
         if (commit.full) throw Object.assign(new Error('the last commit found no room'), { diskFull: true });

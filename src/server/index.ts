@@ -6,6 +6,7 @@ import { isDiskFull } from '../lib/disk-full.js';
 import { type Addresses, addresses } from './addresses.js';
 import { openApi } from './api-side.js';
 import { openBackend, type Backend } from './backend.js';
+import { safeEqual } from './core/deps.js';
 import { collectGarbage } from './core/rules/big-message.js';
 import type { RetentionPolicy } from './core/retention.js';
 import type { SmtpTls } from './inbound/tls.js';
@@ -16,12 +17,15 @@ import { checkOptions, type ServeOptions, webDnsServer } from './options.js';
 import { openOutbound } from './outbound-side.js';
 import { checkPortsFree } from './ports.js';
 import { type RunningServer, runningServer } from './running.js';
+import { seedSource } from './seed-file.js';
 
 export { ServeUsageError, type ServeOptions } from './options.js';
 export type { RunningServer } from './running.js';
 
 export async function startServer(opts: ServeOptions = {}): Promise<RunningServer> {
-  const { host, tls, retention, spamd } = checkOptions(opts);
+  const { host, tls, retention, spamd, relay } = checkOptions(opts);
+  // A bad seed file is refused here, before any port, file or database opens.
+  const seedFile = seedSource(opts);
   const dataDir = opts.memory || !opts.dataDir ? null : opts.dataDir;
   // What a write that finds no room is told, and what a start that finds none says; /readyz says it without the path.
   const full = (dir: string) =>
@@ -55,9 +59,12 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       sendRate: opts.sendRate,
       blockPattern: opts.blockPattern,
       retention,
-      seed: opts.seed !== false,
+      // A seed file replaces the demo account, unless it asks for it too.
+      seed: opts.seed !== false && (!seedFile || seedFile.seed.demo_account === true),
+      seedFile,
       origin: where.origin,
       attachmentUrls,
+      relay,
       checks: {
         spamd,
         privateLinks: Boolean(opts.checkPrivateLinks),
@@ -99,8 +106,19 @@ async function listen(backend: Backend, s: Start): Promise<RunningServer> {
   const { opts, log, where, stack } = s;
   const { core, scheduler } = backend;
   const stopped = new AbortController();
-  const mail = await openMailSide({ opts, log, core, chaos: backend.chaos, addresses: where, stack, tls: s.smtpTls });
+  const mail = await openMailSide({
+    opts,
+    log,
+    core,
+    chaos: backend.chaos,
+    addresses: where,
+    stack,
+    tls: s.smtpTls,
+    isAdminToken: (password) => safeEqual(password, backend.adminToken),
+  });
   const outbound = openOutbound(opts, log, mail.sink.ownPath(), stack);
+  // Releases answer their caller with the relay's reply: core sends them through the transport opened here.
+  core.relay.attach(outbound.relay);
   // A full collection after a big message or request (`svc serve` runs with --expose-gc; absent elsewhere).
   const collect = globalThis.gc && collectGarbage;
   const handlers = jobHandlers({

@@ -12,6 +12,8 @@ import type { Sender } from './outbound/sender.js';
 import { DELIVERY_BUDGET_BYTES, deliveryWorker } from './workers/delivery.js';
 import { domainCheckWorker } from './workers/domain-check.js';
 import { outcomeWorker } from './workers/outcome.js';
+import { relayWorker } from './workers/relay.js';
+import type { RelayTransport } from './core/relay.js';
 import { retentionWorker } from './workers/retention.js';
 import type { JobHandlers } from './core/scheduler.js';
 import { systemMailWorker } from './workers/system-mail.js';
@@ -23,10 +25,10 @@ export interface JobHandlerDeps {
   log: Logger;
   /** The From of the service's own mail (verification, notices). */
   systemFrom: string;
-  /** Where messages and webhook attempts leave: the sink's pool, the relay for live mail, the composer, the agent. */
+  /** Where messages and webhook attempts leave: the sink's pool, the relay (`--relay-url`), the composer, the agent. */
   outbound: {
     sender: Sender;
-    relay: Sender | null;
+    relay: RelayTransport | null;
     composer: Composer;
     webhookAgent: ReturnType<typeof createWebhookAgent>;
   };
@@ -60,7 +62,6 @@ export function jobHandlers(deps: JobHandlerDeps): JobHandlers {
       domains: core.domains,
       tracking: core.tracking,
       sender,
-      relay,
       composer,
       budget: createByteBudget(deps.deliveryBudgetBytes ?? DELIVERY_BUDGET_BYTES),
       collect: deps.collect,
@@ -70,6 +71,7 @@ export function jobHandlers(deps: JobHandlerDeps): JobHandlers {
       log,
     }),
     outcome: outcomeWorker(core.delivery),
+    relay: relayWorker(core.relay, relay, () => clock.now()),
     domain_check: domainCheckWorker(core.domains),
     [RETENTION_JOB]: retentionWorker({
       retention: core.retention,

@@ -7,6 +7,9 @@ import type { Addresses } from './addresses.js';
 import type { Chaos } from './core/chaos.js';
 import type { Core } from './core/index.js';
 import { type CatchingSink, createSink, type Sink } from './inbound/sink.js';
+import { createImapServer } from './inbound/imap/server.js';
+import type { MailboxServer } from './inbound/mailbox-server.js';
+import { createPop3Server } from './inbound/pop3/server.js';
 import { createSubmission } from './inbound/submission.js';
 import { type SmtpTls, smtpTls, TlsFilesError } from './inbound/tls.js';
 import type { Opened } from './startup-stack.js';
@@ -17,6 +20,9 @@ const DEFAULT_SMTP_PORT = 1025;
 /** SMTP submission's default ports: 587 and 465, the ports the real service listens on, moved above 1024. */
 const DEFAULT_SUBMISSION_PORT = 2587;
 const DEFAULT_SUBMISSIONS_PORT = 2465;
+/** Where mail clients read caught mail: POP3's and IMAP's ports (110 and 143), moved above 1024. */
+const DEFAULT_POP3_PORT = 1110;
+const DEFAULT_IMAP_PORT = 1143;
 
 /** The mail side's ports, each with the flag that asks for it (ports.ts): submission's unless turned off. */
 export function mailPorts(opts: ServeOptions): { port: number; flag: string }[] {
@@ -28,6 +34,8 @@ export function mailPorts(opts: ServeOptions): { port: number; flag: string }[] 
     ...(opts.submissionsPort === null
       ? []
       : [{ port: opts.submissionsPort ?? DEFAULT_SUBMISSIONS_PORT, flag: '--submissions-port' }]),
+    ...(opts.pop3Port === null ? [] : [{ port: opts.pop3Port ?? DEFAULT_POP3_PORT, flag: '--pop3-port' }]),
+    ...(opts.imapPort === null ? [] : [{ port: opts.imapPort ?? DEFAULT_IMAP_PORT, flag: '--imap-port' }]),
   ];
 }
 
@@ -64,8 +72,20 @@ export interface MailSide {
   /** The submission listeners' ports (STARTTLS, implicit TLS); null when turned off. */
   submissionPort: number | null;
   submissionsPort: number | null;
-  /** The sink's address (`smtp://HOST:PORT`), and submission's (`smtp://`, `smtps://`; null when turned off). */
-  urls: { smtp: string; submission: string | null; submissions: string | null };
+  /** The ports where mail clients read caught mail (POP3, IMAP); null when turned off. */
+  pop3Port: number | null;
+  imapPort: number | null;
+  /**
+   * The sink's address (`smtp://HOST:PORT`), submission's (`smtp://`, `smtps://`), POP3's (`pop3://`) and IMAP's
+   * (`imap://`); null when turned off.
+   */
+  urls: {
+    smtp: string;
+    submission: string | null;
+    submissions: string | null;
+    pop3: string | null;
+    imap: string | null;
+  };
   /** Whether every listener of the mail side is taking connections (/readyz). */
   listening(): boolean;
 }
@@ -80,12 +100,20 @@ export async function openMailSide(o: {
   stack: Opened;
   /** The certificate, from beginSmtpTls. */
   tls: () => Promise<SmtpTls>;
+  /** Whether a password is the admin token (POP3 and IMAP logins that open every workspace's mail). */
+  isAdminToken: (password: string) => boolean;
 }): Promise<MailSide> {
   const { opts, log, core, addresses, stack } = o;
   const tlsInUse = await o.tls();
   const tlsPair = { key: tlsInUse.key, cert: tlsInUse.cert };
   const sink = createSink(
-    { inbox: core.inbox, log, chaos: o.chaos, workspaceOf: core.keys.workspaceOf },
+    {
+      inbox: core.inbox,
+      log,
+      chaos: o.chaos,
+      workspaceOf: core.keys.workspaceOf,
+      connectionOpened: () => core.metrics.connectionOpened('smtp', 'sink'),
+    },
     { maxMessageBytes: opts.maxMessageSize, maxConnections: opts.smtpMaxConnections },
     opts.smtpStarttls ? tlsPair : undefined,
   );
@@ -93,11 +121,16 @@ export async function openMailSide(o: {
   addresses.bound(smtpPort);
   stack.push(() => sink.close());
   const submission = createSubmission(
-    { log, core },
+    { log, core, connectionOpened: (listener) => core.metrics.connectionOpened('smtp', listener) },
     { tls: tlsPair, maxMessageBytes: ATTACHMENT_BODY_LIMIT, maxConnections: opts.smtpMaxConnections },
   );
   /** Listens on the port asked for, or the default one; the error of one that is taken names its flag. */
-  const listenOn = async (l: Sink, asked: number | null | undefined, fallback: number, flag: string) => {
+  const listenOn = async (
+    l: Sink | MailboxServer,
+    asked: number | null | undefined,
+    fallback: number,
+    flag: string,
+  ) => {
     if (asked === null) return null;
     const port = await l.listen(asked ?? fallback, addresses.host).catch((err: Error) => {
       throw Object.assign(err, { flag, flags: [flag] });
@@ -118,13 +151,33 @@ export async function openMailSide(o: {
     DEFAULT_SUBMISSIONS_PORT,
     '--submissions-port',
   );
+  // Where mail clients read caught mail (docs/mailbox.md): the same logins, certificate and connection limit.
+  const mailboxDeps = (protocol: 'pop3' | 'imap') => ({
+    mailbox: core.mailbox,
+    log,
+    isAdminToken: o.isAdminToken,
+    connectionOpened: () => core.metrics.connectionOpened(protocol),
+  });
+  const mailboxOpts = {
+    tls: tlsPair,
+    maxConnections: opts.smtpMaxConnections,
+    ...(opts.mailboxIdleTimeoutMs ? { idleTimeoutMs: opts.mailboxIdleTimeoutMs } : {}),
+  };
+  const pop3 = createPop3Server(mailboxDeps('pop3'), mailboxOpts);
+  const pop3Port = await listenOn(pop3, opts.pop3Port, DEFAULT_POP3_PORT, '--pop3-port');
+  const imap = createImapServer(mailboxDeps('imap'), mailboxOpts);
+  const imapPort = await listenOn(imap, opts.imapPort, DEFAULT_IMAP_PORT, '--imap-port');
   return {
     sink,
     smtpTls: tlsInUse,
     smtpPort,
     submissionPort,
     submissionsPort,
+    pop3Port,
+    imapPort,
     urls: {
+      pop3: pop3Port === null ? null : `pop3://${addresses.urlHost}:${pop3Port}`,
+      imap: imapPort === null ? null : `imap://${addresses.urlHost}:${imapPort}`,
       smtp: `smtp://${addresses.urlHost}:${smtpPort}`,
       submission: submissionPort === null ? null : `smtp://${addresses.urlHost}:${submissionPort}`,
       submissions: submissionsPort === null ? null : `smtps://${addresses.urlHost}:${submissionsPort}`,
@@ -132,6 +185,8 @@ export async function openMailSide(o: {
     listening: () =>
       sink.listening() &&
       (submissionPort === null || submission.starttls.listening()) &&
-      (submissionsPort === null || submission.implicit.listening()),
+      (submissionsPort === null || submission.implicit.listening()) &&
+      (pop3Port === null || pop3.listening()) &&
+      (imapPort === null || imap.listening()),
   };
 }

@@ -8,6 +8,7 @@ import { parseSpamd } from './checks/spam.js';
 import type { BodyLimits } from './http/body.js';
 import type { HttpTimeouts } from './http/server.js';
 import type { ComposerOptions } from './outbound/compose.js';
+import { type RelayConfig, redactRelayUrl, relayPatternProblem, relayUrlProblem } from './core/rules/relay.js';
 
 export interface ServeOptions {
   host?: string;
@@ -20,6 +21,11 @@ export interface ServeOptions {
   submissionPort?: number | null;
   /** SMTP submission with implicit TLS (`--submissions-port`), like submissionPort; unset, 2465. */
   submissionsPort?: number | null;
+  /** Where mail clients read caught mail (`--pop3-port`, `--imap-port`), like submissionPort; unset, 1110 and 1143. */
+  pop3Port?: number | null;
+  imapPort?: number | null;
+  /** How long a POP3 or IMAP client may stay silent (default: the least each RFC allows, 10 and 30 minutes). */
+  mailboxIdleTimeoutMs?: number;
   /**
    * Whether the sink offers STARTTLS (`--smtp-starttls`; default false). Off, it takes mail from a client given its host
    * and port alone, as mail catchers do: nodemailer, Go's net/smtp and PHP's mailers upgrade whenever STARTTLS is
@@ -43,12 +49,35 @@ export interface ServeOptions {
   /** How long `dns: 'system'` waits for each lookup before it counts as failed (default 5 s). */
   dnsTimeoutMs?: number;
   openSignup?: boolean;
+  /** The demo account (default true); a seed file replaces it unless the file says `demo_account: true`. */
   seed?: boolean;
+  /**
+   * A seed file (`--seed FILE`, SVC_SEED): YAML or JSON declaring what must exist on every start (contract/seed-file.ts),
+   * read and checked before anything opens (a ServeUsageError naming the file, the line and the field).
+   */
+  seedFile?: string;
+  /** The same declared state as an object (`startSandbox({ seed })`), checked the same way; with seedFile, refused. */
+  seedObject?: unknown;
   sendRate?: number;
   /** The largest message the SMTP sink takes, in bytes (default 50 MB; 552 beyond it). */
   maxMessageSize?: number;
   /** SMTP connections open at once (default 100; 421 beyond them). */
   smtpMaxConnections?: number;
+  /**
+   * The relay that releases and relay rules send caught mail through (`--relay-url`, or SVC_RELAY_URL):
+   * `smtp[s]://user:pass@host:port`, with `?tls=skip-verify` for a self-signed one.
+   */
+  relayUrl?: string;
+  /** The envelope sender of what the relay sends (`--relay-from`); unset, the caught message's own. */
+  relayFrom?: string;
+  /** Whom a release or relay rule may reach (`--relay-allow`, globs: core/rules/relay.ts); unset, anyone. */
+  relayAllow?: string[];
+  /** Recipients live mail is relayed to as it is caught (`--relay-matching`, globs); unset, none. */
+  relayMatching?: string[];
+  /**
+   * `--relay URL`, kept from before releases: `relayUrl` with every live message relayed as it is caught (a relay
+   * rule matching every recipient).
+   */
   relay?: string;
   /** Operator patterns (regular expressions) the abuse filter refuses with 451. */
   blockPattern?: string[];
@@ -56,6 +85,11 @@ export interface ServeOptions {
   tlsKey?: string;
   allowInsecureHttp?: boolean;
   trustProxy?: boolean;
+  /**
+   * Serve `GET /metrics` to anyone who can reach the API (`--metrics-open`), not only with the admin token: for a
+   * Prometheus on the same machine. Refused unless the server binds a loopback host.
+   */
+  metricsOpen?: boolean;
   /** Compose and sign messages on a worker thread (default) rather than on the main event loop. */
   composeThread?: boolean;
   /** Memory limits of the compose thread (the default suits every message the API accepts). */
@@ -109,6 +143,40 @@ export const webDnsServer = (opts: Pick<ServeOptions, 'dns' | 'dnsServer'>): str
 /** A usage problem with the options: the CLI shows it and exits 2. */
 export class ServeUsageError extends Error {}
 
+/**
+ * The relay the options describe, or null for none; a ServeUsageError for a bad URL or pattern (never quoting the
+ * URL's password). `--relay URL` is `--relay-url URL --relay-matching '*'`; with both, `--relay-url` names the relay.
+ */
+export function relaySettings(opts: ServeOptions): RelayConfig | null {
+  const url = opts.relayUrl ?? opts.relay;
+  const matching = [...(opts.relayMatching ?? []), ...(opts.relay ? ['*'] : [])];
+  const allow = opts.relayAllow ?? [];
+  if (!url) {
+    if (matching.length || allow.length || opts.relayFrom) {
+      throw new ServeUsageError(
+        `${opts.relayMatching?.length ? '--relay-matching' : opts.relayAllow?.length ? '--relay-allow' : '--relay-from'} ` +
+          'needs a relay: give --relay-url smtp://user:pass@host:port (or SVC_RELAY_URL).',
+      );
+    }
+    return null;
+  }
+  const problem = relayUrlProblem(url);
+  if (problem) throw new ServeUsageError(`--relay-url ${redactRelayUrl(url)}: ${problem}.`);
+  for (const [flag, patterns] of [
+    ['--relay-allow', allow],
+    ['--relay-matching', opts.relayMatching ?? []],
+  ] as const) {
+    for (const p of patterns) {
+      const bad = relayPatternProblem(p);
+      if (bad) throw new ServeUsageError(`${flag}: ${bad}.`);
+    }
+  }
+  if (opts.relayFrom !== undefined && !/^[^\s@<>]+@[^\s@<>]+$/.test(opts.relayFrom)) {
+    throw new ServeUsageError(`--relay-from takes an email address (got ${JSON.stringify(opts.relayFrom)}).`);
+  }
+  return { url, shown: redactRelayUrl(url), from: opts.relayFrom ?? null, allow, matching: [...new Set(matching)] };
+}
+
 /** The options a start needs settled first, or the ServeUsageError that says which flags do not go together. */
 export function checkOptions(opts: ServeOptions) {
   const host = opts.host ?? '127.0.0.1';
@@ -122,6 +190,12 @@ export function checkOptions(opts: ServeOptions) {
         'or --allow-insecure-http if you really mean it.',
     );
   }
+  if (opts.metricsOpen && !isLoopbackHost(host)) {
+    throw new ServeUsageError(
+      `Refusing --metrics-open on ${host}, which is not a loopback address: it would show the server's metrics to anyone ` +
+        'on the network. Bind a loopback host (--host 127.0.0.1), or scrape /metrics with the admin token as the bearer.',
+    );
+  }
   const retention = {
     maxMessages: opts.maxMessages === undefined ? DEFAULT_MAX_MESSAGES : opts.maxMessages,
     maxAge: opts.maxAge ?? null,
@@ -132,9 +206,10 @@ export function checkOptions(opts: ServeOptions) {
   if (retention.maxAge !== null && !(Number.isInteger(retention.maxAge) && retention.maxAge >= 1000)) {
     throw new ServeUsageError('--max-age must be at least one second, or off.');
   }
+  const relay = relaySettings(opts);
   const spamd = opts.spamd === undefined ? null : parseSpamd(opts.spamd);
   if (opts.spamd !== undefined && !spamd) {
     throw new ServeUsageError(`--spamd takes HOST:PORT, such as 127.0.0.1:783 (got ${JSON.stringify(opts.spamd)}).`);
   }
-  return { host, tls, retention, spamd };
+  return { host, tls, retention, spamd, relay };
 }

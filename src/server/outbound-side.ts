@@ -1,12 +1,13 @@
 // The outbound side of `svc serve`'s listening phase (index.ts), which the workers' handlers (job-handlers.ts) send
-// through: the sender, the relay of live mail (--relay), the composer and its thread, the webhook agent — opened
+// through: the sender, the relay of caught mail (--relay-url: releases and relay rules), the composer and its thread, the webhook agent — opened
 // together once the sink listens, and closed together on the start-up stack.
 import type { Logger } from '../lib/log.js';
 import type { JobHandlerDeps } from './job-handlers.js';
 import type { Opened } from './startup-stack.js';
-import type { ServeOptions } from './options.js';
+import { relaySettings, type ServeOptions } from './options.js';
 import { createComposer } from './outbound/compose.js';
-import { createPoolSender, createRelaySender } from './outbound/sender.js';
+import { openRelay } from './outbound/relay.js';
+import { createPoolSender } from './outbound/sender.js';
 import { createWebhookAgent } from './workers/webhooks.js';
 
 /** The outbound side, open: what the handlers send through; the pool into the sink is warmed up ahead of a first send. */
@@ -16,7 +17,8 @@ export type Outbound = JobHandlerDeps['outbound'] & { sender: ReturnType<typeof 
 export function openOutbound(opts: ServeOptions, log: Logger, sinkPath: string, stack: Opened): Outbound {
   // The service's own deliveries reach the sink on its local socket, outside --smtp-max-connections.
   const sender = createPoolSender({ path: sinkPath });
-  const relay = opts.relay ? createRelaySender(opts.relay) : null;
+  const relayUrl = relaySettings(opts)?.url;
+  const relay = relayUrl ? openRelay(relayUrl) : null;
   const composer = createComposer({
     thread: opts.composeThread ?? true,
     log,

@@ -9,6 +9,7 @@ import type { Backend } from './backend.js';
 import type { Chaos } from './core/chaos.js';
 import type { Core } from './core/index.js';
 import type { RetentionPolicy } from './core/retention.js';
+import type { SeedApplied } from './core/seed-file.js';
 import type { Schedulers } from './core/scheduler.js';
 import type { SmtpTls } from './inbound/tls.js';
 import type { InboxStream } from './inbox-page/stream.js';
@@ -26,11 +27,16 @@ export interface RunningServer {
   /** The submission listeners' ports (STARTTLS, implicit TLS); null when turned off. */
   submissionPort: number | null;
   submissionsPort: number | null;
+  /** The ports where mail clients read caught mail (POP3, IMAP); null when turned off. */
+  pop3Port: number | null;
+  imapPort: number | null;
   /** The certificate SMTP TLS presents (submission, and the sink's STARTTLS when it offers it). */
   smtpTls: SmtpTls;
   adminToken: string;
   /** The demo account created by this start (a fresh data directory, or `--memory`); null when none was. */
   seed: Seed | null;
+  /** What the seed file (`seedFile`, `seedObject`) made, changed or found, and its workspaces' ids; null without one. */
+  seeded: SeedApplied | null;
   /** The line `svc serve` prints once both listeners are up; its seed is the kept one on a later start. */
   ready: ReadyLine;
   clock: Clock;
@@ -81,9 +87,12 @@ export function runningServer(o: {
     smtpPort: mail.smtpPort,
     submissionPort: mail.submissionPort,
     submissionsPort: mail.submissionsPort,
+    pop3Port: mail.pop3Port,
+    imapPort: mail.imapPort,
     smtpTls: mail.smtpTls,
     adminToken,
     seed: backend.seed,
+    seeded: backend.seeded,
     ready: {
       ready: true,
       api,
@@ -97,6 +106,9 @@ export function runningServer(o: {
       },
       submission: mail.urls.submission,
       submissions: mail.urls.submissions,
+      pop3: mail.urls.pop3,
+      imap: mail.urls.imap,
+      ...relayOf(backend.core.relay.info()),
       smtp_tls: { cert: mail.smtpTls.path, fingerprint_sha256: mail.smtpTls.fingerprint },
     },
     clock: backend.clock,
@@ -141,4 +153,9 @@ function warmUp(outbound: Outbound, mail: MailSide, stopped: AbortSignal): void 
     outbound.composer.warm();
     setTimeout(next, WARM_UP_PAUSE_MS).unref();
   });
+}
+
+/** The relay as the ready line names it (its password never): absent without one. */
+function relayOf(r: { relay: string | null; allow: string[]; matching: string[] }) {
+  return r.relay ? { relay: { url: r.relay, allow: r.allow, matching: r.matching } } : {};
 }

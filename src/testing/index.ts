@@ -7,28 +7,37 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { chooseLink, findCodes, findLinks, missingLink, type LinkChoice, type MessageLink } from '../lib/extract.js';
 import { InboxStreamEnded, caughtSince, waitForMessage, workspaceMatches } from '../client/inbox-wait.js';
 import type { EventType, TypedEvent } from '../contract/events.js';
 import type { MessageChecks } from '../contract/checks.js';
-import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
+import type { CaughtMessageSummary, ReleaseResult } from '../contract/inbox.js';
 import type { ChaosRule, ChaosState } from '../contract/chaos.js';
 import type { ReadySeed } from '../contract/seed.js';
+import type { SeedFile } from '../contract/seed-file.js';
 import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/signature.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
 import { startServer } from '../server/index.js';
+import { readMessage, type TestMessage } from './message.js';
 
 export type { ChaosRule, ChaosState } from '../contract/chaos.js';
 export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
 export type { CheckFinding, MessageCheck, MessageChecks } from '../contract/checks.js';
+export type { ReleaseResult } from '../contract/inbox.js';
+export type { SeedFile } from '../contract/seed-file.js';
 export type { LinkChoice, LinkRole, MessageLink } from '../lib/extract.js';
+export type { TestMessage } from './message.js';
 
 export interface SandboxOptions {
   /** `manual` (default): time moves only when the test moves it; `real`: the wall clock. */
   clock?: 'manual' | 'real';
-  /** Create the demo account, its verified domain and keys (default true). */
-  seed?: boolean;
+  /**
+   * Create the demo account, its verified domain and keys (default true); or what must exist, in the shape of
+   * `svc serve --seed FILE`'s file (users, workspaces, domains, api_keys, webhook_endpoints, suppressions), which
+   * replaces the demo account unless it says `demo_account: true`. A seed that is refused rejects with the file's
+   * message, without a line.
+   */
+  seed?: boolean | SeedFile;
   /** Keep the data in this directory (SQLite files, secrets) instead of in memory. */
   dataDir?: string;
   /** Let anyone sign up through the API (default: only with an invite). */
@@ -51,28 +60,13 @@ export interface SandboxOptions {
   checkPrivateLinks?: boolean;
   /** Let attachment urls lead to private addresses (RFC 1918, unique-local, CGNAT); loopback needs nothing. */
   allowPrivateAttachmentUrls?: boolean;
-}
-
-/** A caught message, with what a test usually looks for in it: the code and the link a person would use. */
-export interface TestMessage extends CaughtMessage {
   /**
-   * Every http(s) link, once each, as a person sees them: its text, its real target (`url`: a click-tracking redirect
-   * decoded), the redirect itself (`tracked`, null when not tracked) and its role (`action`, `view-in-browser`,
-   * `unsubscribe`, `preferences`, `social`, `image`, `other`).
+   * A relay (`svc serve --relay-url` and its flags, docs/local-server.md#release-and-relay) that `inbox.release` sends
+   * caught mail through: its `smtp[s]://user:pass@host:port` URL, the envelope sender (default: the message's own),
+   * the recipients it may reach (globs such as `*@example.com`; default anyone), and relay rules (`matching`: live
+   * mail to matching recipients relayed as it is caught).
    */
-  links: MessageLink[];
-  /** Every one-time code, best first: what reads as a code by the words around it, in the subject and the body. */
-  codes: string[];
-  /** The code a person would type (`codes[0]`), or null when nothing reads as a one-time code. */
-  code: string | null;
-  /** The best code `pattern` matches whole (its first group, when it has one), or null. */
-  codeMatching(pattern: RegExp | string): string | null;
-  /**
-   * The real target of the link a person would click: the action (the link worded as the mail's purpose), or the link
-   * whose text contains `text` or whose target contains `match` (a string, any case, or a RegExp). Throws when there is
-   * none, naming the links there are.
-   */
-  link(choice?: LinkChoice): string;
+  relay?: { url: string; from?: string; allow?: string[]; matching?: string[] };
 }
 
 export interface WaitForOptions {
@@ -135,6 +129,8 @@ export interface Sandbox {
   adminToken: string;
   /** The demo account (email, password, workspace, domain, keys); null with `seed: false`. */
   seed: ReadySeed | null;
+  /** With a seed object: the ids of the workspaces (by name) and users (by email) it declares; else null. */
+  seeded: { workspaces: Record<string, string>; users: Record<string, string> } | null;
   /** The package's client, with the seeded test key (when seeded) and the admin token for the sandbox routes. */
   client: Client;
   inbox: {
@@ -153,6 +149,12 @@ export interface Sandbox {
      * the message, its `eml_…` id, or the `msg_…` id its send answered.
      */
     check(message: string | { id: string }, opts?: { refresh?: 'links' }): Promise<MessageChecks>;
+    /**
+     * Sends a caught message, its bytes as caught, to `to` through the sandbox's relay (the `relay` option); each
+     * recipient must be on its allow-list. Rejects with the Problem of a refusal (`relay_refused`,
+     * `relay_unreachable`, `relay_recipient_not_allowed`, `relay_not_configured`). `message` as for `check`.
+     */
+    release(message: string | { id: string }, to: string | string[]): Promise<ReleaseResult>;
   };
   clock: {
     /** The service's time. */
@@ -188,8 +190,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     smtpPort: 0,
     submissionPort: 0,
     submissionsPort: 0,
+    pop3Port: 0,
+    imapPort: 0,
     clock: options.clock ?? 'manual',
-    seed: options.seed ?? true,
+    ...(typeof options.seed === 'object' && options.seed !== null
+      ? { seedObject: options.seed }
+      : { seed: options.seed ?? true }),
     ...(options.dataDir ? { dataDir: options.dataDir } : { memory: true }),
     openSignup: options.openSignup,
     sendRate: options.sendRate,
@@ -198,12 +204,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     checkPrivateLinks: options.checkPrivateLinks,
     allowPrivateAttachmentUrls: options.allowPrivateAttachmentUrls,
     smtpStarttls: options.smtpStarttls,
+    ...(options.relay
+      ? {
+          relayUrl: options.relay.url,
+          relayFrom: options.relay.from,
+          relayAllow: options.relay.allow,
+          relayMatching: options.relay.matching,
+        }
+      : {}),
     log: createLogger({ silent: !options.log }),
   });
   const seed = server.ready.seed;
+  // With a seed object, the client sends with its first test key (or its first key) unless the demo account came too.
+  const given = typeof options.seed === 'object' ? (options.seed.api_keys ?? []) : [];
+  const seededKey = (given.find((k) => k.value.startsWith('svc_test_')) ?? given[0])?.value;
   const client = createClient({
     baseUrl: server.api,
-    apiKey: seed?.api_key_test ?? undefined,
+    apiKey: seed?.api_key_test ?? seededKey,
     adminToken: server.adminToken,
   });
   const captures = new Set<Capture>();
@@ -229,6 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     inboxUrl: server.inbox,
     adminToken: server.adminToken,
     seed,
+    seeded: server.seeded && { workspaces: server.seeded.workspaces, users: server.seeded.users },
     client,
     inbox: {
       async waitFor(o = {}) {
@@ -270,6 +288,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           await client.sandbox('getMessageChecks', { params: { id }, query: o.refresh ? { refresh: o.refresh } : {} })
         ).body;
       },
+      async release(message, to) {
+        const id = typeof message === 'string' ? message : message.id;
+        return (await client.sandbox('releaseMessage', { params: { id }, body: { to } })).body;
+      },
     },
     clock: {
       now: () => new Date(server.clock.now()),
@@ -290,7 +312,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     webhooks: {
       async capture(o = {}) {
-        const workspaceId = o.workspaceId ?? seed?.workspace_id;
+        const workspaceId = o.workspaceId ?? seed?.workspace_id ?? Object.values(server.seeded?.workspaces ?? {})[0];
         if (!workspaceId) throw new Error('webhooks.capture: a sandbox started with seed: false needs a workspaceId');
         const c = await capture(client, workspaceId, o.events, () => captures.delete(c));
         captures.add(c);
@@ -443,23 +465,4 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 function closeServer(http: Server): Promise<void> {
   http.closeAllConnections();
   return new Promise((resolve) => http.close(() => resolve()));
-}
-
-/** A caught message with its links and codes read (lib/extract.ts: the rules of `svc inbox wait --extract`). */
-function readMessage(m: CaughtMessage): TestMessage {
-  const links = findLinks(m);
-  const codes = findCodes(m);
-  return {
-    ...m,
-    links,
-    codes,
-    code: codes[0] ?? null,
-    codeMatching: (pattern) => findCodes(m, pattern)[0] ?? null,
-    link(choice) {
-      const chosen = chooseLink(links, m.subject, choice);
-      if (chosen) return chosen.url;
-      const listed = links.map((l) => `  ${l.role}  ${l.text ? `"${l.text}"  ` : ''}${l.url}`).join('\n');
-      throw new Error(`link(): ${m.id} has ${missingLink(links, choice)}${listed ? `. Its links:\n${listed}` : ''}`);
-    },
-  };
 }

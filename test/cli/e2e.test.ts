@@ -10,11 +10,10 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MeResponse } from '../../src/contract/auth.js';
 import { Problem } from '../../src/contract/common.js';
-import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { ANSI, BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { newTenant } from '../helpers/tenants.js';
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const strip = (s: string) => s.replace(ANSI, '');
 
 describe('the svc binary', () => {

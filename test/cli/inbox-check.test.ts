@@ -9,11 +9,10 @@ import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageChecks } from '../../src/contract/checks.js';
-import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { ANSI, BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/checks/${name}`, import.meta.url), 'utf8');
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const partition = <T>(xs: T[], p: (x: T) => boolean): [T[], T[]] => [xs.filter(p), xs.filter((x) => !p(x))];
 
 describe('svc inbox check', { timeout: 120_000 }, () => {

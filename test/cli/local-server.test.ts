@@ -10,9 +10,7 @@ import pty from '@lydell/node-pty';
 import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_PORTS, BIN, ensureBuilt, killAll, ROOT, serve, stop, type Served } from '../helpers/binary.js';
-
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+import { ANSI, ANY_PORTS, BIN, ensureBuilt, killAll, ROOT, serve, type Served, stop } from '../helpers/binary.js';
 
 const dirs: string[] = [];
 function tmp(): string {

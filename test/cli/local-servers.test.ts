@@ -12,6 +12,7 @@ import { execa } from 'execa';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ANSI,
   ANY_PORTS,
   BIN,
   ensureBuilt,
@@ -19,12 +20,10 @@ import {
   launch,
   ROOT,
   serve,
+  type Served,
   stop,
   within,
-  type Served,
 } from '../helpers/binary.js';
-
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 const dirs: string[] = [];
 function tmp(): string {

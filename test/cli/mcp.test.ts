@@ -29,6 +29,7 @@ const TOOLS = [
   'list_messages',
   'get_message',
   'check_message',
+  'release_message',
   'wait_for_message',
   'list_events',
   'advance_clock',

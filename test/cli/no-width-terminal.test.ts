@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pty from '@lydell/node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { ANSI, BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** What a live spinner writes to redraw itself: the cursor moved up a line, or a line cleared. */
 const REDRAW = /\x1b\[\d*[AK]/;
 

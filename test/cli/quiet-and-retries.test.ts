@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import pty from '@lydell/node-pty';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
+import { ANSI, BIN, ensureBuilt, ROOT } from '../helpers/binary.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const ID = (prefix: string) => new RegExp(`^${prefix}_\\w{24}$`);
 
 describe('svc -q and retries told', { timeout: 120_000 }, () => {

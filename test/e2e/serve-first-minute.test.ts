@@ -19,6 +19,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadyLine, Seed } from '../../src/contract/seed.js';
 import {
+  ANSI,
   ANY_PORTS,
   BIN,
   ensureBuilt,
@@ -26,12 +27,11 @@ import {
   launch,
   ROOT,
   serve,
+  type Served,
   stop,
   within,
-  type Served,
 } from '../helpers/binary.js';
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const SVC_FILES = ['admin-token', 'secrets.json', 'seed.json', 'svc.sqlite'];
 
 async function http(s: Served, method: string, path: string, token?: string, body?: unknown) {
@@ -63,7 +63,23 @@ describe('svc serve, the first minute', () => {
   function inTerminal(args: string[], env: Record<string, string>, steps: ((screen: string) => string | undefined)[]) {
     const term = pty.spawn(
       process.execPath,
-      [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0', ...args],
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--smtp-port',
+        '0',
+        '--submission-port',
+        '0',
+        '--submissions-port',
+        '0',
+        '--pop3-port',
+        '0',
+        '--imap-port',
+        '0',
+        ...args,
+      ],
       {
         name: 'xterm-256color',
         cols: 220,

@@ -77,7 +77,9 @@ describe('svc serve (the real binary)', () => {
     expect(Object.keys(ready).sort()).toEqual([
       'admin_token',
       'api',
+      'imap',
       'inbox',
+      'pop3',
       'ready',
       'retention',
       'seed',
@@ -88,6 +90,8 @@ describe('svc serve (the real binary)', () => {
     ]);
     expect(ready.submission).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
     expect(ready.submissions).toMatch(/^smtps:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.pop3).toMatch(/^pop3:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.imap).toMatch(/^imap:\/\/127\.0\.0\.1:\d+$/);
     expect(ready.smtp_tls).toEqual({
       cert: join(dataDir, 'smtp-tls.crt'),
       fingerprint_sha256: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
@@ -233,25 +237,61 @@ describe('svc serve (the real binary)', () => {
     expect(stdout).not.toContain('"ready"');
   });
 
-  it('exits 1 with a message naming the server and the flag when the HTTP, SMTP or submission port given is taken, instead of hanging', async () => {
+  it('exits 1 with a message naming the server and the flag when the HTTP, SMTP, submission or IMAP port given is taken, instead of hanging', async () => {
     const first = await serve(['--memory', '--no-seed']);
     const portOf = (url: string) => new URL(url.replace(/^smtp:/, 'http:')).port;
     const httpPort = portOf(first.origin);
     const smtpPort = portOf(first.ready.smtp);
     const submissionPort = portOf(first.ready.submission!);
+    const imapPort = portOf(first.ready.imap!.replace(/^imap:/, 'http:'));
     for (const [args, port, flag, what] of [
       [
-        ['--port', httpPort, '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
+        [
+          '--port',
+          httpPort,
+          '--smtp-port',
+          '0',
+          '--submission-port',
+          '0',
+          '--submissions-port',
+          '0',
+          '--pop3-port',
+          '0',
+          '--imap-port',
+          '0',
+        ],
         httpPort,
         '--port',
         '',
       ],
       [['--port', '0', '--smtp-port', smtpPort], smtpPort, '--smtp-port', ' (its SMTP sink)'],
       [
-        ['--port', '0', '--smtp-port', '0', '--submission-port', submissionPort, '--submissions-port', '0'],
+        [
+          '--port',
+          '0',
+          '--smtp-port',
+          '0',
+          '--submission-port',
+          submissionPort,
+          '--submissions-port',
+          '0',
+          '--pop3-port',
+          '0',
+          '--imap-port',
+          '0',
+        ],
         submissionPort,
         '--submission-port',
         ' (its SMTP submission)',
+      ],
+      [
+        [
+          ...['--port', '0', '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
+          ...['--pop3-port', '0', '--imap-port', imapPort],
+        ],
+        imapPort,
+        '--imap-port',
+        ' (its IMAP)',
       ],
     ] as const) {
       const l = launch([...args, '--memory', '--no-seed']);
@@ -286,7 +326,7 @@ describe("svc serve's default SMTP submission ports, taken", () => {
   // A registry of its own: the only svc serve it knows of are the ones started here.
   const env = { SVC_RUNTIME_DIR: join(home, 'run') };
   /** Every port but submission's any free one: 2587 and 2465 as a person gets them. */
-  const defaults = ['--port', '0', '--smtp-port', '0', '--memory', '--no-seed'];
+  const defaults = ['--port', '0', '--smtp-port', '0', '--pop3-port', '0', '--imap-port', '0', '--memory', '--no-seed'];
   afterAll(() => {
     killAll();
     rmSync(home, { recursive: true, force: true });

@@ -71,8 +71,22 @@ export function launch(args: string[], env: Record<string, string> = {}): Launch
   return { proc, exited, stderr: () => stderr };
 }
 
+/** An escape sequence of a terminal (colour, cursor), for reading a screen as text: `raw.replace(ANSI, '')`. */
+export const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
 /** `svc serve`'s mail ports, each any free one. */
-export const ANY_MAIL_PORTS = ['--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'];
+export const ANY_MAIL_PORTS = [
+  '--smtp-port',
+  '0',
+  '--submission-port',
+  '0',
+  '--submissions-port',
+  '0',
+  '--pop3-port',
+  '0',
+  '--imap-port',
+  '0',
+];
 /** All of `svc serve`'s ports, each any free one. */
 export const ANY_PORTS = ['--port', '0', ...ANY_MAIL_PORTS];
 

@@ -31,6 +31,8 @@ export async function startTestServer(opts: ServeOptions = {}): Promise<TestServ
     smtpPort: 0,
     submissionPort: 0,
     submissionsPort: 0,
+    pop3Port: 0,
+    imapPort: 0,
     clock: 'manual',
     log: silentLogger,
     ...opts,

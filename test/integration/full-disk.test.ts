@@ -27,6 +27,8 @@ const startCramped = (dir: string) =>
     smtpPort: 0,
     submissionPort: 0,
     submissionsPort: 0,
+    pop3Port: 0,
+    imapPort: 0,
     log: silentLogger,
     maxDbSize: 64 * 1024,
   });

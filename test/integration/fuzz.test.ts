@@ -38,9 +38,11 @@ const CODES: Record<string, number> = {
   forbidden: 403,
   domain_not_allowed: 403,
   live_sending_locked: 403,
+  relay_recipient_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
+  relay_not_configured: 409,
   payload_too_large: 413,
   validation_failed: 422,
   password_too_short: 422,
@@ -56,6 +58,8 @@ const CODES: Record<string, number> = {
   rate_limited: 429,
   content_blocked: 451,
   internal_error: 500,
+  relay_refused: 502,
+  relay_unreachable: 502,
 };
 
 type Auth = Endpoint['auth'];

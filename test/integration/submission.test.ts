@@ -473,7 +473,7 @@ describe("SMTP submission's ports", () => {
       ),
     );
     const [starttls, implicit] = held.map((h) => (h.address() as { port: number }).port) as [number, number];
-    const common = { memory: true, port: 0, smtpPort: 0, log: silentLogger, seed: false };
+    const common = { memory: true, port: 0, smtpPort: 0, pop3Port: 0, imapPort: 0, log: silentLogger, seed: false };
     try {
       await expect(
         startServer({ ...common, submissionPort: starttls, submissionsPort: implicit }),

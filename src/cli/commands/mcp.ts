@@ -10,8 +10,9 @@ export function mcpCommand(runner: Runner): Command {
     )
     .addHelpText(
       'after',
-      '\nTools: send_email, list_messages, get_message, check_message, wait_for_message,\n' +
-        'list_events, advance_clock, publish_domain_records, set_chaos. The server, API\n' +
+      '\nTools: send_email, list_messages, get_message, check_message, release_message,\n' +
+        'wait_for_message, list_events, advance_clock, publish_domain_records,\n' +
+        'set_chaos. The server, API\n' +
         'key and admin token are found as by every command (--base-url, --api-key,\n' +
         '--admin-token, SVC_*, the profile). stdout carries protocol messages only; it\n' +
         'ends when stdin closes, or at SIGINT or SIGTERM.',

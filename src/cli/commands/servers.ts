@@ -78,7 +78,9 @@ export async function portTaken(
   const holder = localServers(ctx.io.env).find(
     (s) =>
       s.pid !== process.pid &&
-      [s.api, s.smtp?.sink, s.smtp?.submission, s.smtp?.submissions].some((url) => url && portOf(url) === err.port),
+      [s.api, s.smtp?.sink, s.smtp?.submission, s.smtp?.submissions, s.mailbox?.pop3, s.mailbox?.imap].some(
+        (url) => url && portOf(url) === err.port,
+      ),
   );
   if (!holder) {
     const program = err.port === undefined ? undefined : listenerOf(err.port);
@@ -92,7 +94,11 @@ export async function portTaken(
       ? at
       : holder.smtp && portOf(holder.smtp.sink) === err.port
         ? `${at} (its SMTP sink)`
-        : `${at} (its SMTP submission)`;
+        : holder.mailbox?.pop3 && portOf(holder.mailbox.pop3) === err.port
+          ? `${at} (its POP3)`
+          : holder.mailbox?.imap && portOf(holder.mailbox.imap) === err.port
+            ? `${at} (its IMAP)`
+            : `${at} (its SMTP submission)`;
   const dir = flags.dataDir && process.getBuiltinModule('node:path').resolve(flags.dataDir);
   if (dir && holder.data_dir === dir) {
     return new CommandError(

@@ -19,7 +19,7 @@ import {
 import { Id, InputTimestamp } from '../../contract/common.js';
 import { SendEmailRequest } from '../../contract/emails.js';
 import { EventType } from '../../contract/events.js';
-import { MessagesQuery, type CaughtMessage, type CaughtMessageSummary } from '../../contract/inbox.js';
+import { MessagesQuery, ReleaseRequest, type CaughtMessage, type CaughtMessageSummary } from '../../contract/inbox.js';
 import { PublishDomainRequest } from '../../contract/zone.js';
 import { SetChaosRequest } from '../../contract/chaos.js';
 import { parseDuration } from '../../lib/duration.js';
@@ -225,6 +225,27 @@ export function tools(): Tool[] {
       async run({ id, refresh_links }, { ctx }) {
         const query = refresh_links ? { refresh: 'links' as const } : {};
         return (await (await ctx.client()).sandbox('getMessageChecks', { params: { id }, query })).body;
+      },
+    }),
+    tool({
+      name: 'release_message',
+      title: 'Release a caught message through the relay',
+      description:
+        'Sends a caught message, exactly as caught (its bytes untouched, its DKIM signature still valid), to the ' +
+        "addresses given, through the local server's relay (`svc serve --relay-url`; docs/local-server.md#release-" +
+        "and-relay). Each address must be on the relay's allow-list (`--relay-allow`). Answers `to`, the envelope " +
+        '`mail_from`, the `relay` (its URL without the password) and its `response`; the release joins the ' +
+        "message's timeline. A refusal is a tool error quoting the relay's reply (`relay_refused`, " +
+        '`relay_unreachable`), or naming the allow-list (`relay_recipient_not_allowed`) or `--relay-url` ' +
+        '(`relay_not_configured`).',
+      input: z.strictObject({
+        id: caughtId,
+        to: ReleaseRequest.shape.to.describe('the recipient, or several (each on the allow-list)'),
+      }),
+      annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      structured: true,
+      async run({ id, to }, { ctx }) {
+        return (await (await ctx.client()).sandbox('releaseMessage', { params: { id }, body: { to } })).body;
       },
     }),
     tool({

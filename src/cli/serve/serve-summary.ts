@@ -36,6 +36,25 @@ export function printSummary(
     ...(submit.length || o.sinkStarttls
       ? [row('TLS cert', ready.smtp_tls.cert ?? `made in memory, SHA-256 ${ready.smtp_tls.fingerprint_sha256}`)]
       : []),
+    ...(ready.pop3 || ready.imap
+      ? [
+          row(
+            'Mailbox',
+            `${[ready.imap, ready.pop3].filter(Boolean).join(', ')}  ${dim('for mail clients; an API key or the admin token as the password: svc mailbox')}`,
+          ),
+        ]
+      : []),
+    ...(ready.relay
+      ? [
+          row(
+            'Relay',
+            `${ready.relay.url}  ${dim(
+              `releases to ${ready.relay.allow.length ? ready.relay.allow.join(', ') : 'anyone'}` +
+                (ready.relay.matching.length ? `; relays live mail to ${ready.relay.matching.join(', ')}` : ''),
+            )}`,
+          ),
+        ]
+      : []),
     row('Keeps', keeps(ready.retention)),
   ];
   const seed = ready.seed;

@@ -69,7 +69,7 @@ function portOrOff(flag: string) {
 }
 
 /** The server's options that `svc serve` always gives (commander supplies their defaults). */
-type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'seed' | 'sendRate';
+type Given = 'host' | 'port' | 'smtpPort' | 'clock' | 'dns' | 'sendRate';
 /** The server's options that it gives when their flags are used. */
 type Optional =
   | 'dataDir'
@@ -79,11 +79,16 @@ type Optional =
   | 'maxMessageSize'
   | 'smtpMaxConnections'
   | 'relay'
+  | 'relayUrl'
+  | 'relayFrom'
+  | 'relayAllow'
+  | 'relayMatching'
   | 'blockPattern'
   | 'tlsCert'
   | 'tlsKey'
   | 'allowInsecureHttp'
   | 'trustProxy'
+  | 'metricsOpen'
   | 'json'
   | 'maxDbSize'
   | 'smtpStarttls'
@@ -104,6 +109,11 @@ export type ServeFlags = Required<Pick<ServeOptions, Given>> &
     /** SMTP submission's ports (`off`: none); absent, the defaults (2587, 2465). */
     submissionPort?: number | 'off';
     submissionsPort?: number | 'off';
+    /** Where mail clients read caught mail (`off`: not served); absent, the defaults (1110, 1143). */
+    pop3Port?: number | 'off';
+    imapPort?: number | 'off';
+    /** `--seed FILE` (a seed file; SVC_SEED when absent), `--no-seed` (false: no demo account); absent, the demo. */
+    seed?: string | boolean;
     /** Empty the data directory first (after a confirmation, or `yes`). */
     reset?: boolean;
     /** The least level of a log line written (`quiet`: `warn`); the summary on a terminal is no log line. */
@@ -119,7 +129,8 @@ export type ServeFlags = Required<Pick<ServeOptions, Given>> &
 export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
   const { io } = ctx;
   withServeFlags();
-  const { reset, yes, maxMessages, maxAge, submissionPort, submissionsPort, logLevel, quiet, ...options } = flags;
+  const { reset, yes, maxMessages, maxAge, logLevel, quiet, seed, ...options } = flags;
+  const { submissionPort, submissionsPort, pop3Port, imapPort } = flags;
   const dataDir = flags.memory ? undefined : (flags.dataDir ?? defaultDataDir(io.env));
   if (reset) await resetDataDir(io, dataDir!, Boolean(yes));
   const { startServer, ServeUsageError } = await import('../../server/index.js');
@@ -139,6 +150,13 @@ export async function serveRun(ctx: Context, flags: ServeFlags): Promise<void> {
       maxAge: maxAge === 'off' || maxAge === undefined ? null : maxAge,
       submissionPort: submissionPort === 'off' ? null : submissionPort,
       submissionsPort: submissionsPort === 'off' ? null : submissionsPort,
+      pop3Port: pop3Port === 'off' ? null : pop3Port,
+      imapPort: imapPort === 'off' ? null : imapPort,
+      // A seed file replaces the demo account unless it says `demo_account: true` (server/seed-file.ts reads it).
+      seed: seed !== false,
+      seedFile: typeof seed === 'string' ? seed : io.env.SVC_SEED || undefined,
+      // From the environment, the relay's credentials stay out of the process list.
+      relayUrl: options.relayUrl ?? (io.env.SVC_RELAY_URL || undefined),
     });
   } catch (err) {
     held.release();
@@ -215,6 +233,7 @@ async function register(
           tls_cert: ready.smtp_tls.cert,
           tls_fingerprint: ready.smtp_tls.fingerprint_sha256,
         },
+        mailbox: { pop3: ready.pop3, imap: ready.imap },
       },
       io.env,
     );
@@ -313,6 +332,16 @@ export function serveCommand(runner: Runner): Command {
         portOrOff('--submissions-port'),
       )
       .option(
+        '--pop3-port <n|off>',
+        'POP3 for mail clients: any username, an API key or the admin token as the password (0 picks a free one; default: 1110)',
+        portOrOff('--pop3-port'),
+      )
+      .option(
+        '--imap-port <n|off>',
+        'IMAP for mail clients, with the same logins (0 picks a free one; default: 1143)',
+        portOrOff('--imap-port'),
+      )
+      .option(
         '--smtp-tls-cert <file>',
         'certificate for SMTP TLS (default: one made for localhost, kept in the data directory)',
       )
@@ -349,6 +378,10 @@ export function serveCommand(runner: Runner): Command {
         (v: string, prev: string[] = []) => [...prev, v],
       )
       .option('--open-signup', 'open registration (no invite needed)')
+      .option(
+        '--seed <file>',
+        'a seed file (YAML or JSON): users, workspaces, domains, API keys, webhook endpoints, suppressions made to exist on every start; replaces the demo account (or SVC_SEED)',
+      )
       .option('--no-seed', 'do not create the demo account in a fresh data directory')
       .option(
         '--send-rate <n>',
@@ -356,11 +389,23 @@ export function serveCommand(runner: Runner): Command {
         intArg('--send-rate', 1, 1_000_000),
         50,
       )
-      .option('--relay <url>', 'smtp:// or smtps:// smarthost that live-mode mail is also relayed to', (v: string) => {
-        if (!/^smtps?:\/\/[^/]+/.test(v))
-          throw new InvalidArgumentError('give an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587');
-        return v;
-      })
+      // The relay's URLs are checked by the server (options.ts relaySettings), whose errors never show the password.
+      .option(
+        '--relay-url <url>',
+        'relay that releases and relay rules send caught mail through: smtp[s]://user:pass@host:port, ?tls=skip-verify for a self-signed one (or SVC_RELAY_URL)',
+      )
+      .option('--relay-from <address>', "envelope sender of what the relay sends (default: the caught message's own)")
+      .option(
+        '--relay-allow <pattern>',
+        'recipients releases and relay rules may reach: an address or a glob such as *@example.com (repeatable; default: anyone)',
+        (v: string, prev: string[] = []) => [...prev, v],
+      )
+      .option(
+        '--relay-matching <pattern>',
+        'relay live mail to its recipients matching this glob as it is caught (repeatable; test-key mail never)',
+        (v: string, prev: string[] = []) => [...prev, v],
+      )
+      .option('--relay <url>', "the same as --relay-url URL --relay-matching '*': every live message relayed as caught")
       .option(
         '--block-pattern <regex>',
         'refuse messages matching this pattern with 451 (repeatable)',
@@ -377,6 +422,7 @@ export function serveCommand(runner: Runner): Command {
       .option('--tls-key <file>', 'private key for --tls-cert')
       .option('--allow-insecure-http', 'allow plain HTTP on a non-loopback host')
       .option('--trust-proxy', 'take the client address from X-Forwarded-For')
+      .option('--metrics-open', 'serve GET /metrics without the admin token (only on a loopback --host)')
       .option(
         '--max-db-size <size>',
         'largest the database may grow (500MB, 2GiB…); writes past it are refused as on a full disk',

@@ -92,7 +92,7 @@ type RecordFields =
   | 'dkim_selector'
   | 'dkim_public_key';
 
-function expectedFor(d: Pick<DomainRow, RecordFields>, providerHosts: ProviderHosts) {
+export function expectedFor(d: Pick<DomainRow, RecordFields>, providerHosts: ProviderHosts) {
   return recordSet(
     {
       name: d.name,
@@ -108,7 +108,7 @@ function expectedFor(d: Pick<DomainRow, RecordFields>, providerHosts: ProviderHo
 }
 
 /** A new domain's row: pending, with its record set and its DKIM key (the private key kept encrypted). */
-function newDomainRow(
+export function newDomainRow(
   d: { workspaceId: string; name: string; purpose: DomainPurpose[] },
   { publicKey, privateKey }: DkimKeyPair,
   now: number,
@@ -151,7 +151,11 @@ function usesOf(d: DomainRow, keys: number, waiting: number): string {
 }
 
 /** Sandbox: writes the domain's expected records (some kinds, or all) into the sandbox zone. */
-function publishRecords(store: DomainStore, id: string, opts: { kinds?: string[]; state?: 'visible' | 'propagating' }) {
+export function publishRecords(
+  store: DomainStore,
+  id: string,
+  opts: { kinds?: string[]; state?: 'visible' | 'propagating' },
+) {
   const d = store.get(id) ?? fail('not_found', 'No domain has this id; `svc domains list` shows them.');
   const chosen = d.records.expected.filter((r) => !opts.kinds || opts.kinds.includes(r.kind));
   const groups = new Map<string, { host: string; type: string; values: string[] }>();

@@ -5,6 +5,7 @@ import type { WebhookAttempt, WebhookDelivery } from '../../contract/webhook-end
 import { iso } from '../../lib/clock.js';
 import type { MessageRow } from '../store/emails.js';
 import type { InboxAttachment, InboxRow, InboxStore } from '../store/inbox.js';
+import type { RelayStore } from '../store/relays.js';
 import { omittedNotes, readAttachment, readBody, readHtml } from './rules/caught-body.js';
 import { fail } from './errors.js';
 import type { Events } from './events.js';
@@ -107,6 +108,8 @@ export interface ReadDeps {
   verifyDkim?: (raw: Buffer) => Promise<DkimVerdict>;
   /** A `/v1` message's status (why a `msg_…` id has no caught copy). */
   message?: (id: string) => Pick<MessageRow, 'status' | 'scheduled_at'> | undefined;
+  /** What the relay did with caught messages (releases, relay rules), which joins their timelines. */
+  relays?: Pick<RelayStore, 'list'>;
 }
 
 export function createInboxRead(deps: ReadDeps) {
@@ -135,8 +138,27 @@ export function createInboxRead(deps: ReadDeps) {
     return result;
   }
 
-  /** The timeline of the `/v1` message a caught message is, with each event's webhook deliveries. */
+  /**
+   * The timeline of a caught message: the events of the `/v1` message it is, with each event's webhook deliveries,
+   * and what the relay did with it (releases, relay rules), in time order; null for other mail the relay never had.
+   */
   function timelineOf(r: Row): CaughtMessageEvent[] | null {
+    const relayed: CaughtMessageEvent[] = (deps.relays?.list(r.id) ?? []).map((e) => ({
+      id: `rly_${e.id}`,
+      type: e.type,
+      occurred_at: iso(e.at),
+      detail: e.detail,
+      deliveries: [],
+    }));
+    const events = eventsOf(r);
+    if (!events) return relayed.length ? relayed : null;
+    if (!relayed.length) return events;
+    // Both are in time order already; a stable sort keeps each one's own order among equal times.
+    return [...events, ...relayed].sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
+  }
+
+  /** The events of the `/v1` message a caught message is, with each event's webhook deliveries. */
+  function eventsOf(r: Row): CaughtMessageEvent[] | null {
     if (!r.svc_message_id || !deps.events) return null;
     const entries = deps.events.timeline(r.svc_message_id);
     const webhooks = deps.webhooks;

@@ -24,12 +24,18 @@ import { createRetentionStore } from '../store/retention.js';
 import { DEFAULT_MAX_MESSAGES } from '../../contract/inbox.js';
 import { createRetention, type RetentionPolicy } from './retention.js';
 import { createInbox } from './inbox.js';
+import { createMailbox } from './mailbox.js';
 import type { DkimVerdict } from './inbox-read.js';
 import { createZone } from './zone.js';
 import { createSandboxClock } from './clock.js';
 import { caughtOrigin } from './rules/message-ids.js';
 import { createCheckStore } from '../store/checks.js';
 import { type Checker, createChecks } from './checks.js';
+import { createMetrics } from './metrics.js';
+import { createRelayStore } from '../store/relays.js';
+import { createRelay } from './relay.js';
+import type { RelayConfig } from './rules/relay.js';
+import { createSeedFile } from './seed-file.js';
 
 export interface CoreOptions {
   /** Sending requests per second per workspace (bucket of twice that). */
@@ -42,6 +48,8 @@ export interface CoreOptions {
   verifyDkim?: (raw: Buffer, resolver: Resolver) => Promise<DkimVerdict>;
   /** Computes caught messages' checks (none: the checks route answers 503). */
   checker?: Checker;
+  /** The relay of caught mail (`--relay-url`, `--relay-allow`, `--relay-matching`); none: releases answer 409. */
+  relay?: RelayConfig | null;
 }
 
 /** The deps of core, where `resolver` may be `'sandbox'`: the sandbox zone, which core keeps. */
@@ -87,6 +95,14 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
   );
   const verifyDkim = opts.verifyDkim;
   const inboxStore = createInboxStore(deps.db);
+  const relayStore = createRelayStore(deps.db);
+  const relay = createRelay({
+    ...deps,
+    config: opts.relay ?? null,
+    inbox: inboxStore,
+    relays: relayStore,
+    message: emailStore.get,
+  });
   const inbox = createInbox({
     store: inboxStore,
     clock: deps.clock,
@@ -97,10 +113,13 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     attempts: webhookStore,
     verifyDkim: verifyDkim && ((raw) => verifyDkim(raw, deps.resolver)),
     message: emailStore.get,
+    relays: relayStore,
     onCaught: () => {
       deps.changes.notify('sink');
       retention.caught();
     },
+    // A relay rule's job commits with the message it passes on.
+    onStored: relay.caught,
   });
   const checks = createChecks({
     store: createCheckStore(deps.db),
@@ -125,10 +144,29 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     webhooks,
     retention,
     inbox,
+    /** Caught mail as POP3 and IMAP clients read it. */
+    mailbox: createMailbox({ store: inboxStore, inbox, access, clock: deps.clock, changes: deps.changes }),
+    /** Releases and relay rules of caught mail, through the relay the composition root attaches. */
+    relay,
     /** Caught messages' checks, kept with them. */
     checks,
     /** How domain records are looked up: the sandbox zone or real DNS. */
     resolver: deps.resolver,
+    /** A seed file's declared state, applied on every start (`svc serve --seed FILE`). */
+    seedFile: createSeedFile({
+      ...deps,
+      accounts: accountStore,
+      keys: createKeyStore(deps.db),
+      domains: domainStore,
+      webhooks: webhookStore,
+      endpointsChanged: webhooks.changed,
+      events,
+      rateLimits,
+      suppress: emailStore.suppress,
+      isSuppressed: emailStore.isSuppressed,
+    }),
+    /** What GET /metrics reports, and where the edges count connections and requests. */
+    metrics: createMetrics({ db: deps.db, clock: deps.clock }),
   };
 }
 export type Core = ReturnType<typeof createCore>;

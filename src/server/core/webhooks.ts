@@ -50,6 +50,8 @@ export function createWebhooks(deps: Deps & { store: WebhookStore; events: Event
 
   return {
     fanout: deliveries.fanout,
+    /** Endpoints written outside this service (a seed file's, core/seed-file.ts): the cache is read again. */
+    changed: () => endpoints.changed(),
 
     /** POST /sandbox/webhooks. */
     create(input: { workspace_id: string; url: string; events?: EventType[] }): Promise<WebhookEndpoint> {

@@ -2,6 +2,7 @@
 // one route per entry of the endpoint table (`/v1`, and the sandbox routes beside it with the admin token) — its caller authorized, its body read (json-body.ts) and its query
 // validated before its handler runs — and every error answered as a Problem.
 import { Hono, type Context } from 'hono';
+import { routePath } from 'hono/route';
 import { DEFAULT_BODY_LIMIT, SERVICE_VERSION, VERSION_HEADER } from '../../contract/common.js';
 import { type AdminEndpoint, endpoints, type Endpoint, type EndpointName, isV1 } from '../../contract/endpoints.js';
 import { CHAOS_HEADER, INSTANCE_HEADER, SANDBOX_HEADER } from '../../contract/sandbox-headers.js';
@@ -57,9 +58,22 @@ export interface AppDeps {
    * garbage) would otherwise stay resident under the delivery of that very message.
    */
   collect?: () => void;
+  /**
+   * Told of every request answered (core/metrics.ts): its method, the pattern of its route (`/v1/emails/{id}`, never
+   * the path asked; `unmatched` when no route took it), its status and how long it took to answer, in seconds.
+   */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 type Route = { method: string; pattern: RegExp };
+
+/** The pattern of the route that took a request (`/v1/emails/{id}`), never its path; `unmatched` when none did. */
+function routeOf(c: Context<Env>): string {
+  // The last route matched is the handler's; a middleware's (`*`, `/v1/*`) last means no route took it.
+  const path = routePath(c, -1);
+  if (!path || path.endsWith('*')) return 'unmatched';
+  return path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
+}
 
 function patternOf(path: string): RegExp {
   // Exactly the paths the router serves (no trailing slash), so that a 405 never lists the method it refuses.
@@ -130,6 +144,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       ms: Math.round(performance.now() - started),
       ...(chaos ? { chaos: `rule ${chaos.index}: ${chaos.did}` } : {}),
     });
+    deps.observe?.(c.req.method, routeOf(c), c.res.status, (performance.now() - started) / 1000);
   });
 
   // Chaos comes first on /v1 (http/chaos.ts).

@@ -4,7 +4,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo, ListenOptions } from 'node:net';
+import type { AddressInfo, ListenOptions, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gather } from '../../lib/gather.js';
@@ -38,6 +38,8 @@ export type SinkDeps = {
   inbox: Pick<Inbox, 'catch'>;
   chaos?: Pick<Chaos, 'smtp'>;
   workspaceOf?: (password: string) => string | null;
+  /** Counts a connection on the sink's port (core/metrics.ts), open until the function it returns is called. */
+  connectionOpened?: () => () => void;
 };
 
 /** A message the sink will not take, with the SMTP reply that says why. */
@@ -316,7 +318,8 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
   for (const server of [onPort, onSocket]) {
     server.on('error', (err) => deps.log.warn('smtp sink error', { error: err.message }));
   }
-  const outside = listener(onPort, deps.log);
+  // Counted: connections on the port; the service's own deliveries, on the local socket, are not.
+  const outside = listener(onPort, deps.log, deps.connectionOpened);
   const inside = listener(onSocket, deps.log);
   let socket: ReturnType<typeof ownSocket> | undefined;
   return {
@@ -352,11 +355,13 @@ export interface Listener extends Sink {
 }
 
 /**
- * An smtp-server's listening side: listen (resolving with the port it got), whether it listens, close. Its connections
- * are settled before it first listens: the sink's own, greeted at once, or the library's (seams/smtp-server.ts).
+ * An smtp-server's listening side: listen (resolving with the port it got), whether it listens, close; `counted` counts
+ * its connections (core/metrics.ts connectionOpened). Its connections are settled before it first listens: the sink's own, greeted at once, or the library's (seams/smtp-server.ts).
  */
-export function listener(server: SMTPServer, log: Logger): Listener {
+export function listener(server: SMTPServer, log: Logger, counted?: () => () => void): Listener {
   let connections: Promise<unknown> | undefined;
+  // Every TCP connection accepted (one refused past maxClients too), until its socket closes: the metrics' count.
+  if (counted) server.server.on('connection', (socket: Socket) => socket.once('close', counted()));
   return {
     async listen(where, host) {
       await (connections ??= useConnections(server, log));

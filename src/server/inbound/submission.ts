@@ -19,6 +19,8 @@ import { SubmittedMessageError, submittedRequest } from './submitted-message.js'
 export interface SubmissionDeps {
   log: Logger;
   core: Pick<Core, 'access' | 'emails'>;
+  /** Counts a connection on a listener (`submission`: STARTTLS, `submissions`: implicit TLS): core/metrics.ts. */
+  connectionOpened?: (listener: 'submission' | 'submissions') => () => void;
 }
 
 export interface SubmissionOptions {
@@ -211,7 +213,8 @@ export function createSubmission(deps: SubmissionDeps, opts: SubmissionOptions):
       // A port that is taken is answered where it is listened on (the start stops), not logged here.
       if (err.syscall !== 'listen') log.warn('smtp submission error', { error: err.message });
     });
-    return listener(smtp, log);
+    const opened = deps.connectionOpened;
+    return listener(smtp, log, opened && (() => opened(secure ? 'submissions' : 'submission')));
   }
 
   return { starttls: server(false), implicit: server(true) };

@@ -151,6 +151,15 @@ code.url { overflow-wrap: anywhere; }
 dialog { border: 1px solid var(--line); border-radius: 8px; max-width: 28rem; background: var(--card); color: var(--ink); }
 dialog::backdrop { background: rgb(0 0 0 / 40%); }
 dialog .buttons { display: flex; justify-content: flex-end; gap: .5rem; }
+dialog.release { width: min(32rem, calc(100vw - 2rem)); }
+dialog.release h2 { font-size: 1.15rem; margin: .2rem 0 .6rem; }
+dialog.release label { display: block; font-weight: 600; margin: .6rem 0 .2rem; }
+dialog.release input { box-sizing: border-box; width: 100%; padding: .35rem .6rem; border-radius: 6px; border: 1px solid var(--btn-line); background: var(--card); color: var(--ink); }
+dialog.release input[aria-invalid=true] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
+dialog.release .allow { color: var(--muted); font-size: .88rem; margin: .35rem 0; overflow-wrap: anywhere; }
+dialog.release code { background: var(--code-bg); border-radius: 4px; padding: 0 .25rem; }
+.release-error { color: var(--bad); margin: .4rem 0; overflow-wrap: anywhere; }
+.release-error:empty { display: none; }
 .keys { color: var(--muted); font-size: .85rem; text-align: center; margin: 0 0 1rem; }
 kbd { font-family: inherit; border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 .3rem; background: var(--card); }
 

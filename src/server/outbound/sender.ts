@@ -4,15 +4,13 @@
 // To the sink: a small pool of nodemailer SMTP connections kept open and reused (a new connection costs a greeting
 // and an EHLO before its first message), over the sink's local socket for the service's own deliveries (outside its
 // connection limit: inbound/sink.ts), driven directly rather than through nodemailer's mailer, which would wrap every
-// raw message in a MIME node and a stream pipeline again. To a relay (`--relay`): nodemailer's pooled transport,
-// which also handles the URL's TLS and credentials.
+// raw message in a MIME node and a stream pipeline again. The relay (`--relay-url`) has its own transport: relay.ts.
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
-import type { Transporter } from 'nodemailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 
-// nodemailer is loaded by the first connection (or the relay's transport), not with the server.
+// nodemailer is loaded by the first connection, not with the server.
 const require = createRequire(import.meta.url);
 
 export interface OutgoingMail {
@@ -176,20 +174,6 @@ export function createPoolSender(
         if (conn.ready && !conn.busy) conn.smtp.quit();
         else conn.smtp.close();
       }
-    },
-  };
-}
-
-/** nodemailer's pooled transport to a relay URL (`smtp://` or `smtps://`, with credentials when given). */
-export function createRelaySender(url: string): Sender {
-  const nodemailer = require('nodemailer') as typeof import('nodemailer');
-  const transport: Transporter = nodemailer.createTransport(`${url}${url.includes('?') ? '&' : '?'}pool=true`);
-  return {
-    async send(mail) {
-      await transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
-    },
-    close() {
-      transport.close();
     },
   };
 }

@@ -59,6 +59,15 @@ export function createAccountStore(db: Db) {
     userById: (id: string) => db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined,
     userByEmail: (email: string) =>
       db.prepare('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email) as UserRow | undefined,
+    /** Writes the given fields of a user (a seed file's password, confirmation or name). */
+    updateUser(id: string, fields: Partial<Pick<UserRow, 'name' | 'password_hash' | 'email_verified_at'>>): void {
+      const keys = Object.keys(fields);
+      if (!keys.length) return;
+      db.prepare(`UPDATE users SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({
+        ...fields,
+        id,
+      });
+    },
     markEmailVerified(userId: string, at: number): void {
       db.prepare('UPDATE users SET email_verified_at = ? WHERE id = ? AND email_verified_at IS NULL').run(at, userId);
     },

@@ -52,6 +52,15 @@ export interface InboxRow {
   claimed_at?: number | null;
 }
 
+/** A message of a mailbox (POP3, IMAP) as listed: its seq is its UID. */
+export interface MailboxRow {
+  seq: number;
+  id: string;
+  size: number;
+  received_at: number;
+  read_at: number | null;
+}
+
 /** A listed message: its own columns, with the `/v1` message's status and the workspace's name when it has them. */
 export type InboxSummaryRow = Omit<
   InboxRow,
@@ -480,6 +489,40 @@ export function createInboxStore(db: Db) {
         )
         .all() as { id: string; name: string }[],
     count: () => (db.prepare('SELECT COUNT(*) AS n FROM sink_messages').get() as { n: number }).n,
+
+    /**
+     * A page of a mailbox (POP3 and IMAP, core/mailbox.ts): the messages of a workspace (null: every message) after
+     * `afterSeq`, oldest first, with what a mail client lists before it reads a message.
+     */
+    mailboxPage(workspaceId: string | null, afterSeq: number, limit: number): MailboxRow[] {
+      const where = workspaceId === null ? '' : 'workspace_id = ? AND';
+      return db
+        .prepare(
+          `SELECT seq, id, size, received_at, read_at FROM sink_messages
+           WHERE ${where} seq > ? ORDER BY seq LIMIT ?`,
+        )
+        .all(...(workspaceId === null ? [] : [workspaceId]), afterSeq, limit) as MailboxRow[];
+    },
+    /** How many messages a mailbox holds, and the highest seq it has held (0: none). */
+    mailboxStats(workspaceId: string | null): { count: number; last: number } {
+      const where = workspaceId === null ? '' : 'WHERE workspace_id = ?';
+      return db
+        .prepare(`SELECT COUNT(*) AS count, coalesce(max(seq), 0) AS last FROM sink_messages ${where}`)
+        .get(...(workspaceId === null ? [] : [workspaceId])) as { count: number; last: number };
+    },
+    /** The next seq a caught message will get: seqs are never reused (AUTOINCREMENT), so IMAP's UIDs are stable. */
+    nextSeq: () =>
+      ((db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'sink_messages'").pluck().get() as
+        | number
+        | undefined) ?? 0) + 1,
+    /**
+     * A number kept for the life of the database (IMAP's UIDVALIDITY): made once from `now` (seconds) and kept in
+     * meta, so a database made anew (`--reset`, `--memory`) tells a client its cached UIDs no longer hold.
+     */
+    mailboxEpoch(now: number): number {
+      db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('mailbox_epoch', ?)").run(String(now));
+      return Number(db.prepare("SELECT value FROM meta WHERE key = 'mailbox_epoch'").pluck().get());
+    },
   };
 }
 export type InboxStore = ReturnType<typeof createInboxStore>;

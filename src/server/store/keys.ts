@@ -65,6 +65,13 @@ export function createKeyStore(db: Db) {
         workspaceId,
       );
     },
+    /** A seed file's key as it names it again: its workspace, name, scopes and domain; working (not revoked, no expiry). */
+    reseed(id: string, k: Pick<ApiKeyRecord, 'workspace_id' | 'name' | 'scopes' | 'domain_id' | 'created_by'>): void {
+      db.prepare(
+        `UPDATE api_keys SET workspace_id = @workspace_id, name = @name, scopes = @scopes, domain_id = @domain_id,
+           created_by = coalesce(created_by, @created_by), revoked_at = NULL, expires_at = NULL WHERE id = @id`,
+      ).run({ ...k, scopes: JSON.stringify(k.scopes), id });
+    },
     /** Best effort, at most once a minute per key. */
     touch(id: string, at: number, minGap: number): void {
       db.prepare(

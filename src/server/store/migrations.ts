@@ -446,4 +446,73 @@ DROP INDEX jobs_queue_due;
 CREATE INDEX jobs_queue_due ON jobs(queue, fixed, run_at);
 `,
   },
+  {
+    version: 13,
+    name: 'releases and relays of caught mail',
+    sql: `
+-- What the relay did with a caught message (store/relays.ts): a release, a relay rule's attempt deferred, refused or
+-- done, in order, shown on the message's timeline. The foreign key takes them with their message.
+CREATE TABLE sink_relays (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL REFERENCES sink_messages(seq) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX sink_relays_seq ON sink_relays(seq, id);
+`,
+  },
+  {
+    version: 14,
+    name: 'metric counts',
+    sql: `
+-- The counters GET /metrics reports (store/metrics.ts), kept by triggers in the transaction of the write they count, so
+-- that a scrape reads a row per counter and workspace instead of counting the tables, and a count survives a restart
+-- and retention's deletes (which no trigger counts). workspace_id '' is mail caught outside any workspace. A migration
+-- that rebuilds one of these tables must create its triggers again.
+CREATE TABLE metric_counts (
+  name TEXT NOT NULL,
+  workspace_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (name, workspace_id)
+) WITHOUT ROWID;
+
+CREATE TRIGGER metric_accepted AFTER INSERT ON messages BEGIN
+  INSERT INTO metric_counts (name, workspace_id, n) VALUES ('accepted', NEW.workspace_id, 1)
+  ON CONFLICT (name, workspace_id) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER metric_status AFTER UPDATE OF status ON messages
+WHEN NEW.status <> OLD.status AND NEW.status IN ('delivered', 'bounced', 'failed') BEGIN
+  INSERT INTO metric_counts (name, workspace_id, n) VALUES (NEW.status, NEW.workspace_id, 1)
+  ON CONFLICT (name, workspace_id) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER metric_caught AFTER INSERT ON sink_messages BEGIN
+  INSERT INTO metric_counts (name, workspace_id, n) VALUES ('caught', coalesce(NEW.workspace_id, ''), 1)
+  ON CONFLICT (name, workspace_id) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER metric_webhook_attempt AFTER INSERT ON webhook_attempts BEGIN
+  INSERT INTO metric_counts (name, workspace_id, n)
+  VALUES ('webhook_attempts', coalesce((SELECT workspace_id FROM webhook_endpoints WHERE id = NEW.endpoint_id), ''), 1)
+  ON CONFLICT (name, workspace_id) DO UPDATE SET n = n + 1;
+  INSERT INTO metric_counts (name, workspace_id, n)
+  SELECT 'webhook_failures', coalesce((SELECT workspace_id FROM webhook_endpoints WHERE id = NEW.endpoint_id), ''), 1
+  WHERE NEW.ok = 0
+  ON CONFLICT (name, workspace_id) DO UPDATE SET n = n + 1;
+END;
+
+-- What a database made before this version already holds, counted once from its rows (a message's earlier statuses
+-- are not known: one delivered and later complained counts as neither).
+INSERT INTO metric_counts (name, workspace_id, n) SELECT 'accepted', workspace_id, COUNT(*) FROM messages GROUP BY workspace_id;
+INSERT INTO metric_counts (name, workspace_id, n)
+SELECT status, workspace_id, COUNT(*) FROM messages WHERE status IN ('delivered', 'bounced', 'failed') GROUP BY status, workspace_id;
+INSERT INTO metric_counts (name, workspace_id, n)
+SELECT 'caught', coalesce(workspace_id, ''), COUNT(*) FROM sink_messages GROUP BY coalesce(workspace_id, '');
+INSERT INTO metric_counts (name, workspace_id, n)
+SELECT 'webhook_attempts', coalesce(e.workspace_id, ''), COUNT(*) FROM webhook_attempts a
+LEFT JOIN webhook_endpoints e ON e.id = a.endpoint_id GROUP BY coalesce(e.workspace_id, '');
+INSERT INTO metric_counts (name, workspace_id, n)
+SELECT 'webhook_failures', coalesce(e.workspace_id, ''), COUNT(*) FROM webhook_attempts a
+LEFT JOIN webhook_endpoints e ON e.id = a.endpoint_id WHERE a.ok = 0 GROUP BY coalesce(e.workspace_id, '');
+`,
+  },
 ];

@@ -79,6 +79,16 @@ export function createWebhookStore(db: Db) {
           'UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ? WHERE id = ?',
         )
         .run(previousExpiresAt, secret, id),
+    /** A seed file's endpoint as it names it again: its event types and secret (no rotation overlap). */
+    reseedEndpoint: (id: string, e: Pick<EndpointRow, 'events' | 'secret'>) =>
+      void db
+        .prepare(
+          `UPDATE webhook_endpoints SET events = ?, secret = ?,
+             previous_secret = CASE WHEN secret = ? THEN previous_secret ELSE NULL END,
+             previous_secret_expires_at = CASE WHEN secret = ? THEN previous_secret_expires_at ELSE NULL END
+           WHERE id = ?`,
+        )
+        .run(e.events == null ? null : JSON.stringify(e.events), e.secret, e.secret, e.secret, id),
     /** Sets the status; true when it changed. */
     setStatus: (id: string, status: EndpointRow['status'], at: number) =>
       db

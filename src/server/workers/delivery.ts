@@ -1,5 +1,6 @@
 // Delivery: claims a message, builds its MIME with nodemailer, DKIM-signs it with the domain's key and hands it
-// to the sink (and, for live mail, the relay). The rules of each transition live in core/delivery.ts.
+// to the sink. The rules of each transition live in core/delivery.ts. (Live mail goes on through the relay once the sink
+// has caught it, as a relay rule's job: core/relay.ts, workers/relay.ts.)
 import { isIP } from 'node:net';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { ByteBudget } from '../../lib/byte-budget.js';
@@ -43,7 +44,6 @@ export interface DeliveryWorkerDeps {
   domains: Domains;
   tracking: Tracking;
   sender: Sender;
-  relay: Sender | null;
   composer: Composer;
   /** Bytes of messages in delivery at once (DELIVERY_BUDGET_BYTES); a message waits for room before it is claimed. */
   budget: ByteBudget;
@@ -191,19 +191,14 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     };
   }
 
-  /** Hands the message to the sink, and live mail to the relay; throws the SMTP error of the one that refused. */
-  async function handOver(out: OutgoingMessage, mail: OutgoingMail): Promise<void> {
+  /** Hands the message to the sink; throws the SMTP error it refused with. */
+  async function handOver(mail: OutgoingMail): Promise<void> {
     await deps.sender.send(mail).catch((err: SmtpError) => {
       throw Object.assign(err, { who: SINK });
     });
-    if (out.row.mode === 'live' && deps.relay) {
-      await deps.relay.send(mail).catch((err: SmtpError) => {
-        throw Object.assign(err, { who: 'The relay' });
-      });
-    }
   }
 
-  /** A message's way from its claim to the sink (and relay), holding its size of the budget until it is over. */
+  /** A message's way from its claim to the sink, holding its size of the budget until it is over. */
   async function deliver(message_id: string, attempts: number): Promise<void> {
     const out = await deps.delivery.claim(message_id);
     if (!out) return;
@@ -224,7 +219,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       return;
     }
     try {
-      await handOver(out, mail);
+      await handOver(mail);
     } catch (err) {
       const e = err as SmtpError;
       const failure = handOverFailure(e.responseCode, e.who === SINK);

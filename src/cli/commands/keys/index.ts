@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { examples, type Runner } from '../../command.js';
 import { keysCreateCommand } from './create.js';
+import { keysGenerateCommand } from './generate.js';
 import { keysListCommand } from './list.js';
 import { keysRevokeCommand } from './revoke.js';
 
@@ -11,6 +12,7 @@ export function keysCommand(runner: Runner): Command {
     'svc keys list',
   )
     .addCommand(keysCreateCommand(runner))
+    .addCommand(keysGenerateCommand(runner))
     .addCommand(keysListCommand(runner))
     .addCommand(keysRevokeCommand(runner));
 }

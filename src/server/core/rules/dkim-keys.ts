@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createPublicKey, generateKeyPair, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  hkdfSync,
+  randomBytes,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import type { DomainRow } from '../../store/domains.js';
 import type { Secrets } from '../deps.js';
@@ -21,6 +29,15 @@ export const makeDkimKey = () =>
 export function inMemorySeedKey(): DkimKeyPair {
   const publicKey = createPublicKey(IN_MEMORY_SEED_DKIM_KEY).export({ type: 'spki', format: 'der' });
   return { publicKey, privateKey: IN_MEMORY_SEED_DKIM_KEY };
+}
+
+/** A DKIM key given as a PEM (a seed file's `dkim_private_key`): its public half, and the private one as PKCS #8. */
+export function dkimKeyFromPem(pem: string): DkimKeyPair {
+  const key = createPrivateKey(pem);
+  return {
+    publicKey: createPublicKey(key).export({ type: 'spki', format: 'der' }),
+    privateKey: key.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
 }
 
 /** Private DKIM keys are kept encrypted (AES-256-GCM under a key derived from the server secret). */

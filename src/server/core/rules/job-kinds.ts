@@ -23,6 +23,8 @@ export interface JobPayloads {
   domain_check: { domain_id: string; generation: number };
   /** One webhook attempt (on the endpoint's own queue). */
   webhook: WebhookDelivery;
+  /** Pass a caught message on to recipients through the relay (a relay rule: core/relay.ts). */
+  relay: { caught_id: string; to: string[] };
   /** A pass of pruning what is kept (recurring, on its own queue). */
   retention: Record<string, never>;
 }

@@ -17,7 +17,15 @@ type InboxRoute =
   | 'deleteMessages'
   | 'markMessageRead'
   | 'markMessageUnread'
-  | 'claimMessage';
+  | 'claimMessage'
+  | 'getRelay'
+  | 'releaseMessage';
+
+/**
+ * A `to` filter as a query string carries it: a plus-address's `+` left unencoded (`?to=ada+t1@example.org`, as a
+ * hand-written curl sends it) is read as a space, which no unquoted address holds; it is taken back as the `+`.
+ */
+const plusAddress = (to: string | undefined) => (to === undefined || to.includes('"') ? to : to.replace(/ /g, '+'));
 
 /**
  * `collect` starts a full garbage collection (`svc serve` exposes V8's): run after a view of a big message, whose
@@ -33,8 +41,8 @@ export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, In
   const caught = (params: { id?: string }) => inbox.caughtId(params.id!);
 
   return {
-    listMessages: ({ query }) => ({ body: inbox.list(query) }),
-    listOutbox: ({ query }) => ({ body: inbox.outbox(query) }),
+    listMessages: ({ query }) => ({ body: inbox.list({ ...query, to: plusAddress(query.to) }) }),
+    listOutbox: ({ query }) => ({ body: inbox.outbox({ ...query, to: plusAddress(query.to) }) }),
     getMessage: async ({ params }) => {
       const id = caught(params);
       return { body: viewed(id, await inbox.get(id)) };
@@ -72,5 +80,7 @@ export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, In
     markMessageRead: ({ params }) => ({ body: inbox.markRead(caught(params), true) }),
     markMessageUnread: ({ params }) => ({ body: inbox.markRead(caught(params), false) }),
     claimMessage: ({ params }) => ({ body: inbox.claim(caught(params)) }),
+    getRelay: () => ({ body: core.relay.info() }),
+    releaseMessage: async ({ params, body }) => ({ body: await core.relay.release(caught(params), body.to) }),
   };
 }

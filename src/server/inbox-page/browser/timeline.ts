@@ -98,7 +98,10 @@ function redeliverButton(e: CaughtMessageEvent): HTMLButtonElement {
  * Whether a redelivery of an event of this type would go anywhere: an active endpoint of the message's workspace takes
  * it (none is known until the webhooks panel has loaded them, and none where the server manages no endpoints).
  */
-function redeliverable(m: CaughtMessage, type: string): boolean {
+function redeliverable(m: CaughtMessage, e: CaughtMessageEvent): boolean {
+  // What the relay did (`relay.…`, ids `rly_…`) is the sandbox's own record, not an event webhooks are sent.
+  if (e.id.startsWith('rly_')) return false;
+  const type = e.type;
   const workspace = m.workspace?.id;
   return (state.endpoints?.endpoints ?? []).some(
     (e) => e.workspace_id === workspace && e.status === 'active' && (e.events === null || e.events.includes(type)),
@@ -117,7 +120,7 @@ export function timelineOf(m: CaughtMessage): HTMLElement | null {
           'ol',
           { class: 'timeline' },
           ...m.events.map((e) => {
-            const redeliver = redeliverable(m, e.type);
+            const redeliver = redeliverable(m, e);
             return h(
               'li',
               { 'data-type': e.type, 'data-event-id': e.id },

@@ -1,5 +1,5 @@
 // One message, open beside the list (or over it on a narrow screen): its head (subject, read toggle, download,
-// delete), the meta block, attachments, events, the content tabs and where else to find it. Opening and closing it
+// release, delete), the meta block, attachments, events, the content tabs and where else to find it. Opening and closing it
 // keep the address bar and the list's current row in step; it is read again when its status or events change.
 import type { CaughtMessage, CaughtMessageSummary } from '../../../contract/inbox.js';
 import { ApiError, api, messagePath, say } from './api.js';
@@ -9,6 +9,7 @@ import { deleteOne, markCurrent, replaceRow, rowLinks } from './list.js';
 import { loadView, viewHref } from './session.js';
 import { remember, state, urlFor } from './state.js';
 import { selectTab, showSourceLine, tabsOf } from './tabs.js';
+import { releaseButton } from './release.js';
 import { redrawTimeline, timelineOf } from './timeline.js';
 
 const view = el('view');
@@ -232,6 +233,7 @@ function renderView() {
         { class: 'actions' },
         toggle,
         h('a', { class: 'button', href: viewHref(m.id, '/raw'), download: `${m.id}.eml` }, 'Download .eml'),
+        releaseButton(m, () => void reloadTimeline(m)),
         del,
       ),
     ),
@@ -244,6 +246,19 @@ function renderView() {
     elsewhereOf(m),
   );
   void selectTab(state.tab, false);
+}
+
+/**
+ * The open message's timeline read again after a release: drawn in place, or the view drawn again when the message
+ * had none before (mail from another program, released for the first time).
+ */
+async function reloadTimeline(m: CaughtMessage) {
+  const fresh = await api<CaughtMessage>('GET', messagePath(m.id)).catch(() => null);
+  if (!fresh || state.open !== m) return;
+  const had = document.getElementById('timeline') !== null;
+  m.events = fresh.events;
+  if (had) redrawTimeline(m);
+  else renderView();
 }
 
 let reopenTimer: ReturnType<typeof setTimeout> | undefined;
