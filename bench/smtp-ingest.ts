@@ -31,10 +31,13 @@ const MAILDEV_DIR = join(tmpdir(), `svc-bench-maildev-${MAILDEV_VERSION}`);
 const SMTP_SINK = '/usr/sbin/smtp-sink';
 
 type Mode = 'reused' | 'per-connection';
-const MODES: { mode: Mode; title: string }[] = [
-  { mode: 'reused', title: 'reused connections' },
-  { mode: 'per-connection', title: 'per connection' },
-];
+/** BENCH_MODES=reused (or per-connection) measures that mode alone. */
+const MODES: { mode: Mode; title: string }[] = (
+  [
+    { mode: 'reused', title: 'reused connections' },
+    { mode: 'per-connection', title: 'per connection' },
+  ] as const
+).filter((m) => !process.env.BENCH_MODES || process.env.BENCH_MODES.split(',').includes(m.mode));
 
 interface Running {
   port: number;
@@ -262,8 +265,15 @@ const svcPeer: Peer = {
   },
 };
 
-/** svc with its library seams' stock paths (SVC_STOCK_SEAMS=1): what the seams gain is svc's rate over this one's. */
-const svcStockPeer: Peer = { ...svcPeer, name: 'svc-stock', start: () => svcPeer.start({ SVC_STOCK_SEAMS: '1' }) };
+/**
+ * svc with its library seams' stock paths (`svc-stock`: SVC_STOCK_SEAMS=1), or one library's alone
+ * (`svc-stock-mailparser`): what the seams gain is svc's rate over this one's.
+ */
+const stockPeer = (name: string): Peer => ({
+  ...svcPeer,
+  name,
+  start: () => svcPeer.start({ SVC_STOCK_SEAMS: name.slice('svc-stock-'.length) || '1' }),
+});
 
 const smtpSinkPeer: Peer = {
   name: 'smtp-sink',
@@ -362,7 +372,8 @@ const wanted = (name: string) => !ONLY || ONLY.includes(name);
 // BENCH_SEAMS=both (or svc-stock in BENCH_PEERS) adds svc on its seams' stock paths.
 const peers: Peer[] = [
   svcPeer,
-  ...(process.env.BENCH_SEAMS === 'both' || ONLY?.includes('svc-stock') ? [svcStockPeer] : []),
+  ...(process.env.BENCH_SEAMS === 'both' && !ONLY ? [stockPeer('svc-stock')] : []),
+  ...(ONLY ?? []).filter((n) => n.startsWith('svc-stock')).map(stockPeer),
   floorPeer,
 ].filter((p) => wanted(p.name));
 const missing: string[] = [];

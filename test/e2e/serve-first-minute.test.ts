@@ -61,33 +61,13 @@ describe('svc serve, the first minute', () => {
 
   /** `svc serve` in a pseudo-terminal; `steps` answer what the screen shows, in order. */
   function inTerminal(args: string[], env: Record<string, string>, steps: ((screen: string) => string | undefined)[]) {
-    const term = pty.spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--port',
-        '0',
-        '--smtp-port',
-        '0',
-        '--submission-port',
-        '0',
-        '--submissions-port',
-        '0',
-        '--pop3-port',
-        '0',
-        '--imap-port',
-        '0',
-        ...args,
-      ],
-      {
-        name: 'xterm-256color',
-        cols: 220,
-        rows: 50,
-        cwd: ROOT,
-        env: { PATH: process.env.PATH!, HOME: tmp(), ...env },
-      },
-    );
+    const term = pty.spawn(process.execPath, [BIN, 'serve', ...ANY_PORTS, ...args], {
+      name: 'xterm-256color',
+      cols: 220,
+      rows: 50,
+      cwd: ROOT,
+      env: { PATH: process.env.PATH!, HOME: tmp(), ...env },
+    });
     let raw = '';
     let step = 0;
     term.onData((d) => {

@@ -5,7 +5,17 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_PORTS, ensureBuilt, killAll, launch, serve, stop, within, type Served } from '../helpers/binary.js';
+import {
+  ANY_PORTS,
+  ensureBuilt,
+  killAll,
+  launch,
+  portsWith,
+  serve,
+  stop,
+  within,
+  type Served,
+} from '../helpers/binary.js';
 import { inboxSession } from '../helpers/inbox-session.js';
 
 const PASSWORD = 'plum-quartz-harbor-1987';
@@ -245,54 +255,15 @@ describe('svc serve (the real binary)', () => {
     const submissionPort = portOf(first.ready.submission!);
     const imapPort = portOf(first.ready.imap!.replace(/^imap:/, 'http:'));
     for (const [args, port, flag, what] of [
-      [
-        [
-          '--port',
-          httpPort,
-          '--smtp-port',
-          '0',
-          '--submission-port',
-          '0',
-          '--submissions-port',
-          '0',
-          '--pop3-port',
-          '0',
-          '--imap-port',
-          '0',
-        ],
-        httpPort,
-        '--port',
-        '',
-      ],
+      [portsWith({ '--port': httpPort }), httpPort, '--port', ''],
       [['--port', '0', '--smtp-port', smtpPort], smtpPort, '--smtp-port', ' (its SMTP sink)'],
       [
-        [
-          '--port',
-          '0',
-          '--smtp-port',
-          '0',
-          '--submission-port',
-          submissionPort,
-          '--submissions-port',
-          '0',
-          '--pop3-port',
-          '0',
-          '--imap-port',
-          '0',
-        ],
+        portsWith({ '--submission-port': submissionPort }),
         submissionPort,
         '--submission-port',
         ' (its SMTP submission)',
       ],
-      [
-        [
-          ...['--port', '0', '--smtp-port', '0', '--submission-port', '0', '--submissions-port', '0'],
-          ...['--pop3-port', '0', '--imap-port', imapPort],
-        ],
-        imapPort,
-        '--imap-port',
-        ' (its IMAP)',
-      ],
+      [portsWith({ '--imap-port': imapPort }), imapPort, '--imap-port', ' (its IMAP)'],
     ] as const) {
       const l = launch([...args, '--memory', '--no-seed']);
       const exit = await within(10_000, l.exited, `exit when ${args.join(' ')} is taken`);

@@ -90,6 +90,11 @@ export const ANY_MAIL_PORTS = [
 /** All of `svc serve`'s ports, each any free one. */
 export const ANY_PORTS = ['--port', '0', ...ANY_MAIL_PORTS];
 
+/** All of `svc serve`'s ports, any free one but those given (`{ '--imap-port': '1143' }`). */
+export function portsWith(given: Record<string, string>): string[] {
+  return ANY_PORTS.map((arg, i) => given[ANY_PORTS[i - 1] ?? ''] ?? arg);
+}
+
 /** Starts `svc serve` on free ports and resolves with its parsed first stdout line. */
 export async function serve(args: string[], env?: Record<string, string>): Promise<Served> {
   const l = launch([...ANY_PORTS, ...args], env);

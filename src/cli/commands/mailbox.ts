@@ -7,6 +7,7 @@ import { apiKey } from '../api-key.js';
 import { examples, type Runner } from '../command.js';
 import type { Context } from '../context.js';
 import { CommandError } from '../errors.js';
+import { printSettingRows } from './smtp.js';
 
 /** What a mail client's account settings want. */
 export interface MailboxSettings {
@@ -86,14 +87,7 @@ export async function mailboxRun(ctx: Context, o: { admin: boolean }): Promise<v
       : ['password', '', 'an API key of the workspace (SVC_API_KEY, --api-key), or --admin for the admin token'],
     ['auth', 'normal password', 'plain login; STARTTLS needs the TLS cert trusted'],
   ];
-  const width = Math.max(...rows.map(([label]) => label.length));
-  for (const [label, value, note] of rows) {
-    io.print(
-      io.stdoutIsTTY
-        ? `${io.out.bold(label.padEnd(width))}  ${value}${note ? `${value ? '  ' : ''}${io.out.dim(note)}` : ''}`
-        : `${label}\t${value}`,
-    );
-  }
+  printSettingRows(io, rows);
   if (io.stderrIsTTY) {
     io.info(
       io.err.dim(

@@ -97,6 +97,18 @@ export function printSmtpSettings(io: IO, s: SmtpSettings, where: 'stdout' | 'st
       : ['password', '', 'an API key with emails:send: `svc keys create --scope emails:send --smtp`'],
     ['ca cert', s.ca_cert ?? '', s.ca_cert ? undefined : `made in memory; SHA-256 ${s.fingerprint_sha256}`],
   ];
+  printSettingRows(io, rows, where);
+}
+
+/**
+ * Settings as label/value rows (`svc smtp`, `svc mailbox`): on a terminal aligned, with a dimmed note after a value;
+ * piped, `label<TAB>value` lines and nothing else.
+ */
+export function printSettingRows(
+  io: IO,
+  rows: [label: string, value: string, note?: string][],
+  where: 'stdout' | 'stderr' = 'stdout',
+): void {
   const tty = where === 'stderr' ? io.stderrIsTTY : io.stdoutIsTTY;
   const style = where === 'stderr' ? io.err : io.out;
   const width = Math.max(...rows.map(([label]) => label.length));

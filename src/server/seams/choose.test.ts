@@ -67,6 +67,21 @@ describe('stockForced', () => {
     for (const value of [undefined, '', '0', 'false', 'False'])
       expect(stockForced({ SVC_STOCK_SEAMS: value })).toBe(false);
   });
+
+  it('names libraries: only their seams take the stock path; a name it does not know means every seam', () => {
+    const env = { SVC_STOCK_SEAMS: 'mailparser, smtp-server' };
+    expect(stockForced(env, ['mailparser'])).toBe(true);
+    expect(stockForced(env, ['smtp-server'])).toBe(true);
+    expect(stockForced(env, ['nodemailer'])).toBe(false);
+    expect(stockForced({ SVC_STOCK_SEAMS: 'mailparserr' }, ['nodemailer'])).toBe(true);
+    const choice = choosePath({
+      pins: { nodemailer: '1.0.0' },
+      versions: { nodemailer: '1.0.0' },
+      probe: () => null,
+      env,
+    });
+    expect(choice.path).toBe('fast');
+  });
 });
 
 describe('installedVersion', () => {

@@ -15,12 +15,22 @@ export interface SeamChoice {
   why: string;
 }
 
-/** Set to anything but `0` or `false`, every seam takes the stock path (the `stock` test project sets it). */
+/**
+ * Set to anything but `0` or `false`, every seam takes the stock path (the `stock` test project sets it); set to library
+ * names (`mailparser`, `smtp-server,nodemailer`), only their seams do, so a bench can weigh each seam alone.
+ */
 export const STOCK_SEAMS_ENV = 'SVC_STOCK_SEAMS';
 
-export function stockForced(env: NodeJS.ProcessEnv = process.env): boolean {
+/** The libraries that have a seam (their pins are in the `<library>.ts` beside each seam). */
+const SEAM_LIBRARIES = ['smtp-server', 'mailparser', 'nodemailer'];
+
+/** Whether the stock path is forced: for every seam, or (given `libraries`) for a seam of one of them. */
+export function stockForced(env: NodeJS.ProcessEnv = process.env, libraries?: string[]): boolean {
   const value = env[STOCK_SEAMS_ENV];
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+  if (value === undefined || value === '' || value === '0' || value.toLowerCase() === 'false') return false;
+  const named = value.split(',').map((v) => v.trim().toLowerCase());
+  if (!named.every((n) => SEAM_LIBRARIES.includes(n))) return true;
+  return libraries === undefined || libraries.some((l) => named.includes(l));
 }
 
 /**
@@ -34,7 +44,8 @@ export function choosePath(o: {
   probe: () => string | null;
   env?: NodeJS.ProcessEnv;
 }): SeamChoice {
-  if (stockForced(o.env)) return { path: 'stock', why: `${STOCK_SEAMS_ENV} is set` };
+  if (stockForced(o.env ?? process.env, Object.keys(o.pins)))
+    return { path: 'stock', why: `${STOCK_SEAMS_ENV} is set` };
   for (const [library, pinned] of Object.entries(o.pins)) {
     const version = o.versions[library] ?? null;
     if (version !== pinned) {
