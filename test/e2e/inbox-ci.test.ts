@@ -103,6 +103,8 @@ describe('svc inbox (the built binary)', () => {
       message_id: MessageAccepted.parse(JSON.parse(again.stdout)).id,
       claimed: true,
     });
+    // With what a script (pytest, Go) came for, found as --extract finds it: no regex of its own needed.
+    expect(JSON.parse(json.stdout)).toMatchObject({ code: '775533', codes: ['775533'], links: [], link: null });
 
     // Started before the mail is sent, it takes the next message without --since. Its one line on stderr (for the
     // CI log) comes once nothing can be missed any more.

@@ -158,7 +158,14 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
   }
 
   const r = await client.sandbox('getMessage', { params: { id: found.id } });
-  if (ctx.json) return printJson(io, r.raw);
+  if (ctx.json) {
+    // The message as the API gives it, with what a script came for, found as --extract finds it (and as MCP's
+    // wait_for_message gives it): its codes (the likeliest first) and links, and the code and the action link.
+    const links = findLinks(r.body);
+    const codes = findCodes(r.body);
+    const link = chooseLink(links, r.body.subject)?.url ?? null;
+    return printJson(io, { ...(r.raw as object), codes, code: codes[0] ?? null, links, link });
+  }
   if (!o.extract) return printMessage(io, r.body);
   if (o.extract === 'code') {
     const code = findCodes(r.body, o.codePattern)[0];
