@@ -122,3 +122,20 @@ export async function speedLine(): Promise<string> {
   }
   return `${best.toFixed(3)} ms a 2048-bit RSA signature just now (bench/README.md's figures: 0.27 fast – 0.54 slow)`;
 }
+
+/**
+ * A pooled nodemailer transport to the sink of a server spawnServe started (4 connections, logged in with its seeded test
+ * key, so what it sends is filed under the seeded workspace): how the mailbox benches fill a mailbox.
+ */
+export async function sinkTransport(svc: { ready: Ready }) {
+  const nodemailer = (await import('nodemailer')).default;
+  return nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: Number(new URL(svc.ready.smtp).port),
+    pool: true,
+    maxConnections: 4,
+    maxMessages: Number.POSITIVE_INFINITY,
+    ignoreTLS: true,
+    auth: { user: 'bench', pass: svc.ready.seed.api_key_test! },
+  });
+}

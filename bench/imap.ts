@@ -5,8 +5,7 @@
 // while they ran (sampled every 20 ms from /proc): a session holds the mailbox as UIDs and read marks, and a FETCH of
 // bodies reads one source at a time as the client takes them, so the peak should grow by little, not by the mailbox.
 import { ImapFlow } from 'imapflow';
-import nodemailer from 'nodemailer';
-import { cpuSeconds, rssMb, spawnServe, speedLine } from './common.js';
+import { cpuSeconds, rssMb, sinkTransport, spawnServe, speedLine } from './common.js';
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
 
@@ -15,22 +14,12 @@ try {
   const ready = svc.ready;
   if (!ready.imap) throw new Error('svc serve reports no IMAP listener (ready.imap is null)');
   const imapPort = Number(new URL(ready.imap).port);
-  const smtpPort = Number(new URL(svc.ready.smtp).port);
-  const key = svc.ready.seed.api_key_test;
 
   const text = Array.from(
     { length: 300 },
     (_, i) => `line ${i} of a receipt with its items and totals, and more.\n`,
   ).join('');
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: smtpPort,
-    pool: true,
-    maxConnections: 4,
-    maxMessages: Number.POSITIVE_INFINITY,
-    ignoreTLS: true,
-    auth: { user: 'bench', pass: key },
-  });
+  const transport = await sinkTransport(svc);
   const started = Date.now();
   const sends: Promise<unknown>[] = [];
   for (let i = 0; i < COUNT; i++) {
@@ -57,7 +46,7 @@ try {
     port: imapPort,
     secure: false,
     doSTARTTLS: false,
-    auth: { user: 'bench', pass: key },
+    auth: { user: 'bench', pass: svc.ready.seed.api_key_test! },
     logger: false,
   });
   const t0 = performance.now();

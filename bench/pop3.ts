@@ -7,8 +7,7 @@
 // message, not by the maildrop.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import nodemailer from 'nodemailer';
-import { rssMb, spawnServe, speedLine } from './common.js';
+import { rssMb, sinkTransport, spawnServe, speedLine } from './common.js';
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 5);
@@ -19,22 +18,12 @@ const svc = await spawnServe(['--max-messages', 'off']);
 try {
   if (!svc.ready.pop3) throw new Error('svc serve reports no POP3 listener (ready.pop3 is null)');
   const popPort = Number(new URL(svc.ready.pop3).port);
-  const smtpPort = Number(new URL(svc.ready.smtp).port);
-  const key = svc.ready.seed.api_key_test;
 
   // A text line a line: about 20 KB, some lines starting with a dot (stuffed on the way out).
   const line = (i: number) => `${i % 10 === 0 ? '.' : ''}line ${i} of a receipt with its items and totals, and more.\n`;
   const text = Array.from({ length: 300 }, (_, i) => line(i)).join('');
   const large = Buffer.alloc(Math.floor(LARGE_BYTES * 0.74), 7); // base64 makes it LARGE_BYTES
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: smtpPort,
-    pool: true,
-    maxConnections: 4,
-    maxMessages: Number.POSITIVE_INFINITY,
-    ignoreTLS: true,
-    auth: { user: 'bench', pass: key },
-  });
+  const transport = await sinkTransport(svc);
   const started = Date.now();
   const sends: Promise<unknown>[] = [];
   for (let i = 0; i < COUNT; i++) {
@@ -80,7 +69,10 @@ p.quit()
 print(json.dumps({'count': count, 'size': size, 'got': got, 'seconds': time.monotonic() - t0}))
 `,
     ],
-    { env: { PATH: process.env.PATH!, PORT: String(popPort), KEY: key }, maxBuffer: 1024 * 1024 },
+    {
+      env: { PATH: process.env.PATH!, PORT: String(popPort), KEY: svc.ready.seed.api_key_test! },
+      maxBuffer: 1024 * 1024,
+    },
   );
   sampling = false;
   await sampler;
