@@ -13,7 +13,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { createImapServer } from '../../src/server/inbound/imap/server.js';
-import { isLoopback } from '../../src/server/inbound/imap/session.js';
+import { isLoopbackHost } from '../../src/lib/loopback.js';
 import type { MailboxServer } from '../../src/server/inbound/mailbox-server.js';
 import { imapTalk, imapTalkOn } from '../helpers/imap.js';
 import { prng } from '../helpers/prng.js';
@@ -645,8 +645,8 @@ describe('IMAP over a raw socket', () => {
   });
 
   it('takes a password from another address only over TLS: LOGINDISABLED until STARTTLS', async () => {
-    expect(['127.0.0.1', '127.9.8.7', '::1', '::ffff:127.0.0.1'].every(isLoopback)).toBe(true);
-    expect(['192.0.2.2', '::ffff:10.0.0.1', 'fd00::2', ''].some(isLoopback)).toBe(false);
+    expect(['127.0.0.1', '127.9.8.7', '::1', '::ffff:127.0.0.1'].every(isLoopbackHost)).toBe(true);
+    expect(['192.0.2.2', '::ffff:10.0.0.1', 'fd00::2', ''].some(isLoopbackHost)).toBe(false);
     const outside = Object.values(networkInterfaces())
       .flat()
       .find((a) => a && !a.internal && a.family === 'IPv4')?.address;

@@ -2,6 +2,7 @@
 // state, and the selected mailbox as a compact list: the UIDs in order (a message's sequence number is its index + 1),
 // each one's id and read mark as last told to the client, and the \Deleted marks of this session. Bodies are read one
 // message at a time from core (core/mailbox.ts) when a FETCH or SEARCH needs them, never kept.
+import { isLoopbackHost } from '../../../lib/loopback.js';
 import type { Logger } from '../../../lib/log.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Mailbox, MailboxEntry, MailboxFolder, MailboxOwner } from '../../core/mailbox.js';
@@ -176,7 +177,7 @@ export class ImapSession {
    * are told to use no TLS); from another address only after STARTTLS, as POP3 does (docs/mailbox.md).
    */
   private passwordTaken(): boolean {
-    return this.io.secure || isLoopback(this.io.remoteAddress);
+    return this.io.secure || isLoopbackHost(this.io.remoteAddress);
   }
 
   private requireTls(): void {
@@ -850,12 +851,6 @@ export class ImapSession {
     await this.syncing;
     this.write(`${mode.tag} OK IDLE terminated\r\n`);
   }
-}
-
-/** Whether a client address is this machine's (IPv4-mapped too). */
-export function isLoopback(address: string): boolean {
-  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }
 
 function lowerBound(a: number[], x: number): number {

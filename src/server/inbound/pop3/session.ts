@@ -8,7 +8,8 @@ import { type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../../lib/log.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Mailbox, MailboxEntry, MailboxOwner } from '../../core/mailbox.js';
-import { dotStuffer, isLoopback, lineReader, MAX_COMMAND_LINE, messageNumber, topOf } from './wire.js';
+import { isLoopbackHost } from '../../../lib/loopback.js';
+import { dotStuffer, lineReader, MAX_COMMAND_LINE, messageNumber, topOf } from './wire.js';
 
 export interface SessionContext {
   mailbox: Mailbox;
@@ -195,7 +196,7 @@ export class Pop3Session {
 
   /** Whether a password may be sent now: over TLS, or from this machine (docs/mailbox.md). */
   private plaintextAllowed(): boolean {
-    return this.tls || isLoopback(this.ip);
+    return this.tls || isLoopbackHost(this.ip);
   }
 
   private capa(args: string[]): void {

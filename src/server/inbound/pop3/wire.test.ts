@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dotStuffer, isLoopback, lineReader, MAX_LINE, messageNumber, topOf } from './wire.js';
+import { isLoopbackHost } from '../../../lib/loopback.js';
+import { dotStuffer, lineReader, MAX_LINE, messageNumber, topOf } from './wire.js';
 
 /** The stuffed bytes of `raw` fed in pieces of `size` bytes, as text. */
 function stuffed(raw: string, size: number): string {
@@ -79,17 +80,17 @@ describe('lineReader', () => {
   });
 });
 
-describe('messageNumber and isLoopback', () => {
+describe('messageNumber, and the loopback rule a password in the clear meets', () => {
   it('takes decimal digits only', () => {
     expect(messageNumber('12')).toBe(12);
     expect(messageNumber('0')).toBe(0);
     for (const bad of [undefined, '', '-1', '+1', '1x', '1.0', ' 1', '1234567890'])
       expect(messageNumber(bad)).toBeNull();
   });
-  it('knows the loopback addresses, IPv4 mapped too', () => {
-    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopback(a)).toBe(true);
-    for (const a of [undefined, '', '10.0.0.1', '::ffff:10.0.0.1', '1127.0.0.1', 'fe80::1']) {
-      expect(isLoopback(a)).toBe(false);
+  it('knows the loopback addresses, IPv4 mapped too (a socket without an address is read as "")', () => {
+    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopbackHost(a)).toBe(true);
+    for (const a of ['', '10.0.0.1', '::ffff:10.0.0.1', '1127.0.0.1', 'fe80::1']) {
+      expect(isLoopbackHost(a)).toBe(false);
     }
   });
 });

@@ -104,13 +104,6 @@ export function topOf(raw: Buffer, lines: number): Buffer {
   return raw.subarray(0, i);
 }
 
-/** Whether an address is this machine's: where the sandbox takes a password without TLS. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
-}
-
 /**
  * A message number argument (RFC 1939 section 3: a decimal number): the number, or null for anything else ("1x",
  * "-1", "+1", " ", a number of more digits than any maildrop has).
