@@ -1,30 +1,36 @@
 // The IMAP server (RFC 3501, with IDLE, UIDPLUS, LITERAL+, STARTTLS): mail clients read the caught mail through it.
-// This file holds the connections — the limit, the autologout timer, STARTTLS — and session.ts one connection's
-// protocol. Written here rather than taken from a library: no maintained IMAP server library is small (WildDuck's
-// imap-core comes inside a mail server with MongoDB, Redis and some sixty packages); see docs/mailbox.md.
-import net from 'node:net';
+// This file holds a connection — its autologout timer, STARTTLS — on the listener both mail-client servers share
+// (mailbox-server.ts: the limit, closing), and session.ts its protocol. Written here rather than taken from a library:
+// no maintained IMAP server library is small (WildDuck's imap-core comes inside a mail server with MongoDB, Redis and
+// some sixty packages); see docs/mailbox.md.
+import type net from 'node:net';
 import tls from 'node:tls';
-import type { MailboxServer, MailboxServerDeps, MailboxServerOptions } from '../mailbox-server.js';
+import {
+  type MailboxConnection,
+  type MailboxServer,
+  type MailboxServerDeps,
+  type MailboxServerOptions,
+  mailboxListener,
+} from '../mailbox-server.js';
 import { ImapSession, type SessionIo } from './session.js';
 
 /** RFC 3501 section 5.4: an autologout timer of at least 30 minutes. */
 export const IMAP_IDLE_TIMEOUT_MS = 30 * 60_000;
-export const IMAP_MAX_CONNECTIONS = 100;
 
 export function createImapServer(deps: MailboxServerDeps, opts: MailboxServerOptions): MailboxServer {
   const idleMs = opts.idleTimeoutMs ?? IMAP_IDLE_TIMEOUT_MS;
-  const max = opts.maxConnections ?? IMAP_MAX_CONNECTIONS;
   const context = tls.createSecureContext({ key: opts.tls.key, cert: opts.tls.cert });
-  const open = new Set<{ bye(text: string): void }>();
+  return mailboxListener({
+    protocol: 'imap',
+    deps,
+    maxConnections: opts.maxConnections,
+    busy: () => '* BYE Too many connections; try again later',
+    accept: (raw) => connection(raw),
+  });
 
-  const server = net.createServer((raw) => {
+  /** One connection: its autologout timer, its STARTTLS, its session. */
+  function connection(raw: net.Socket): MailboxConnection {
     raw.on('error', (err) => deps.log.debug('imap connection error', { error: err.message }));
-    const counted = deps.connectionOpened?.();
-    if (counted) raw.once('close', counted);
-    if (open.size >= max) {
-      raw.end('* BYE Too many connections; try again later\r\n');
-      return;
-    }
     let sock: net.Socket = raw;
     let secure = false;
     let closed = false;
@@ -76,38 +82,17 @@ export function createImapServer(deps: MailboxServerDeps, opts: MailboxServerOpt
       remoteAddress: raw.remoteAddress ?? '',
     };
     const session = new ImapSession(deps, io);
-    const entry = {
-      bye(text: string) {
-        if (!closed) sock.end(`* BYE ${text}\r\n`, () => sock.destroy());
-      },
-    };
-    open.add(entry);
     raw.on('data', onData);
     raw.on('close', () => {
       closed = true;
       clearTimeout(timer);
-      open.delete(entry);
       session.onClose();
     });
     session.start();
-  });
-  server.on('error', (err) => deps.log.error('imap server error', { error: err.message }));
-
-  return {
-    listen: (port, host) =>
-      new Promise<number>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve((server.address() as net.AddressInfo).port);
-        });
-      }),
-    listening: () => server.listening,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const c of open) c.bye('Server shutting down');
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-      }),
-  };
+    return {
+      shutdown() {
+        if (!closed) sock.end('* BYE Server shutting down\r\n', () => sock.destroy());
+      },
+    };
+  }
 }

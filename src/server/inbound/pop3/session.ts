@@ -61,6 +61,7 @@ export class Pop3Session {
   constructor(
     socket: Socket,
     private readonly ctx: SessionContext,
+    /** Called once the session is over (its last line said, or the connection gone): its slot is free. */
     private readonly onEnd: () => void,
   ) {
     this.socket = socket;
