@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { jobsFor, type ServiceConfig } from '../../src/server/core/deps.js';
 import { LOCAL_PROVIDER_HOSTS } from '../../src/server/core/rules/domain-records.js';
 import { createCore, type Core, type CoreOptions } from '../../src/server/core/index.js';
+import type { CaughtMail } from '../../src/server/core/inbox-catch.js';
 import type { KeyPrincipal } from '../../src/server/core/keys.js';
 import { type Db, groupCommit, openDb } from '../../src/server/store/db.js';
 import { createJobStore } from '../../src/server/store/jobs.js';
@@ -79,5 +80,26 @@ export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<Memor
         .map((j) => ({ kind: j.kind, payload: JSON.parse(j.payload), runAt: j.run_at, queue: j.queue })),
     seed: { userId: user.id, workspaceId: workspace.id, domainId: domain.id, key },
     close: () => db.close(),
+  };
+}
+
+/** Mail as the sink hands it to core: a plain message from a@example.net, to and subject as given. */
+export function caughtMail(over: Partial<CaughtMail> = {}): CaughtMail {
+  const to = over.to ?? ['ada@example.org'];
+  const subject = over.subject ?? 'Hello';
+  return {
+    raw: Buffer.from(`From: a@example.net\r\nTo: ${to.join(', ')}\r\nSubject: ${subject}\r\n\r\nBody\r\n`),
+    envelope: { mailFrom: 'a@example.net', rcptTo: to },
+    messageIdHeader: null,
+    from: 'a@example.net',
+    to,
+    cc: [],
+    subject,
+    headers: [],
+    signed: false,
+    preview: 'Body',
+    hasAttachments: false,
+    text: 'Body',
+    ...over,
   };
 }

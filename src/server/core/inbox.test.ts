@@ -3,34 +3,13 @@
 // and what retention keeps. Claiming for a wait: inbox-claim.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../lib/clock.js';
-import { memoryCore, START, type MemoryCore } from '../../../test/helpers/core.js';
-import type { CaughtMail } from './inbox-catch.js';
+import { caughtMail as mail, memoryCore, START, type MemoryCore } from '../../../test/helpers/core.js';
 import { messageIdHeader } from './rules/message-ids.js';
 import type { SendInput } from './rules/send-rules.js';
 
 let c: MemoryCore;
 afterEach(() => c.close());
 
-/** Mail as the sink hands it to core. */
-function mail(over: Partial<CaughtMail> = {}): CaughtMail {
-  const to = over.to ?? ['ada@example.org'];
-  const subject = over.subject ?? 'Hello';
-  return {
-    raw: Buffer.from(`From: a@example.net\r\nTo: ${to.join(', ')}\r\nSubject: ${subject}\r\n\r\nBody\r\n`),
-    envelope: { mailFrom: 'a@example.net', rcptTo: to },
-    messageIdHeader: null,
-    from: 'a@example.net',
-    to,
-    cc: [],
-    subject,
-    headers: [],
-    signed: false,
-    preview: 'Body',
-    hasAttachments: false,
-    text: 'Body',
-    ...over,
-  };
-}
 const send = async (over: Partial<SendInput> = {}) => {
   const input = { from: 'orders@example.test', to: ['ada@example.org'], subject: 'Hi', text: 'Hello', ...over };
   return (await c.core.emails.send(c.seed.key, input as SendInput, undefined)).body.id;

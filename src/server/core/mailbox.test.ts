@@ -3,8 +3,7 @@
 // shared with the inbox page.
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../contract/keys.js';
-import { memoryCore, type MemoryCore } from '../../../test/helpers/core.js';
-import type { CaughtMail } from './inbox-catch.js';
+import { caughtMail, memoryCore, type MemoryCore } from '../../../test/helpers/core.js';
 import { MAILBOX_PAGE, type MailboxOwner } from './mailbox.js';
 
 let c: MemoryCore;
@@ -13,26 +12,8 @@ afterEach(() => c.close());
 const ADMIN = 'adm_the-admin-token';
 const isAdmin = (p: string) => p === ADMIN;
 
-/** Mail as the sink hands it to core, filed under `workspaceId` (the workspace of the key its client logged in with). */
-function mail(subject: string, workspaceId: string | null): CaughtMail {
-  return {
-    raw: Buffer.from(`From: a@example.net\r\nTo: ada@example.org\r\nSubject: ${subject}\r\n\r\nBody\r\n`),
-    envelope: { mailFrom: 'a@example.net', rcptTo: ['ada@example.org'] },
-    messageIdHeader: null,
-    from: 'a@example.net',
-    to: ['ada@example.org'],
-    cc: [],
-    subject,
-    headers: [],
-    signed: false,
-    preview: 'Body',
-    hasAttachments: false,
-    text: 'Body',
-    workspaceId,
-  };
-}
 const catchOne = async (subject: string, workspaceId: string | null) =>
-  (await c.core.inbox.catch(mail(subject, workspaceId)))!;
+  (await c.core.inbox.catch(caughtMail({ subject, workspaceId })))!;
 
 /** A second account's workspace and a key of it. */
 async function otherWorkspace() {
