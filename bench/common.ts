@@ -139,3 +139,26 @@ export async function sinkTransport(svc: { ready: Ready }) {
     auth: { user: 'bench', pass: svc.ready.seed.api_key_test! },
   });
 }
+
+/**
+ * The resident memory of process `pid`, read now and then every 20 ms until `stop()`, which answers the first reading
+ * and the highest.
+ */
+export async function sampleRss(pid: number): Promise<{ stop(): Promise<{ before: number; peak: number }> }> {
+  const before = await rssMb(pid);
+  let peak = before;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rssMb(pid));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    async stop() {
+      sampling = false;
+      await sampler;
+      return { before, peak };
+    },
+  };
+}

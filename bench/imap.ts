@@ -5,7 +5,7 @@
 // while they ran (sampled every 20 ms from /proc): a session holds the mailbox as UIDs and read marks, and a FETCH of
 // bodies reads one source at a time as the client takes them, so the peak should grow by little, not by the mailbox.
 import { ImapFlow } from 'imapflow';
-import { cpuSeconds, rssMb, sinkTransport, spawnServe, speedLine } from './common.js';
+import { cpuSeconds, sampleRss, sinkTransport, spawnServe, speedLine } from './common.js';
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
 
@@ -31,16 +31,7 @@ try {
   transport.close();
   console.log(`caught ${COUNT} messages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const pid = svc.proc.pid!;
-  const before = await rssMb(pid);
-  let peak = before;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMb(pid));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const rss = await sampleRss(svc.proc.pid!);
   const client = new ImapFlow({
     host: '127.0.0.1',
     port: imapPort,
@@ -56,7 +47,7 @@ try {
   let listed = 0;
   for await (const m of client.fetch('1:*', { uid: true, flags: true, size: true })) if (m.size) listed++;
   const t2 = performance.now();
-  const cpu0 = await cpuSeconds(pid);
+  const cpu0 = await cpuSeconds(svc.proc.pid!);
   let bytes = 0;
   let read = 0;
   for await (const m of client.fetch('1:*', { source: true })) {
@@ -64,10 +55,9 @@ try {
     read++;
   }
   const t3 = performance.now();
-  const cpu = (await cpuSeconds(pid)) - cpu0;
+  const cpu = (await cpuSeconds(svc.proc.pid!)) - cpu0;
   await client.logout();
-  sampling = false;
-  await sampler;
+  const { before, peak } = await rss.stop();
   if (box.exists !== COUNT || listed !== COUNT || read !== COUNT) {
     throw new Error(`INBOX holds ${box.exists}, listed ${listed}, read ${read}; expected ${COUNT}`);
   }

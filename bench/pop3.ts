@@ -7,7 +7,7 @@
 // message, not by the maildrop.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { rssMb, sinkTransport, spawnServe, speedLine } from './common.js';
+import { sampleRss, sinkTransport, spawnServe, speedLine } from './common.js';
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 5);
@@ -42,16 +42,7 @@ try {
   transport.close();
   console.log(`caught ${COUNT} messages (${LARGE} of 5 MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const pid = svc.proc.pid!;
-  const before = await rssMb(pid);
-  let peak = before;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMb(pid));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const rss = await sampleRss(svc.proc.pid!);
   const { stdout } = await run(
     'python3',
     [
@@ -74,8 +65,7 @@ print(json.dumps({'count': count, 'size': size, 'got': got, 'seconds': time.mono
       maxBuffer: 1024 * 1024,
     },
   );
-  sampling = false;
-  await sampler;
+  const { before, peak } = await rss.stop();
   const r = JSON.parse(stdout) as { count: number; size: number; got: number; seconds: number };
   if (r.count !== COUNT) throw new Error(`the maildrop holds ${r.count} messages, not ${COUNT}`);
   const mb = r.size / 1024 / 1024;
