@@ -61,6 +61,17 @@ export async function shot(target: Page | Locator, name: string): Promise<string
   return path;
 }
 
+/**
+ * The focused element as `tag text`, read in one step inside the page. A locator's evaluate resolves its element
+ * first and runs later: a panel drawn again between the two (the live stream redraws it at any time) leaves the
+ * locator holding the old, detached element while the focus has moved to its replacement.
+ */
+export const focused = (page: Page): Promise<string | null> =>
+  page.evaluate(() => {
+    const a = document.activeElement;
+    return a && a !== document.body ? `${a.tagName.toLowerCase()} ${a.textContent?.trim() ?? ''}` : null;
+  });
+
 /** Clicks what starts a download and returns the downloaded bytes. */
 export async function download(page: Page, click: () => Promise<void>): Promise<{ bytes: Buffer; name: string }> {
   const [d] = (await Promise.all([page.waitForEvent('download'), click()])) as [Download, void];

@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { download, launch, lowContrast, row, scrollsSideways, shot, signIn, type Session } from './browser.js';
 
@@ -17,13 +17,22 @@ const PNG = Buffer.from(
 );
 
 /** An image's width once it has loaded or failed (0). */
-const loadedWidth = (img: HTMLImageElement) =>
-  img.complete
-    ? img.naturalWidth
-    : new Promise<number>((resolve) => {
-        img.addEventListener('load', () => resolve(img.naturalWidth));
-        img.addEventListener('error', () => resolve(0));
-      });
+/**
+ * The natural width of an image once it has loaded (0 when it failed or was blocked). Asked again every 50 ms, the
+ * locator resolved anew each time, for up to 10 s: an evaluate that waited on the image's load event would have no
+ * timeout of its own, and would wait forever on an image of a frame the page has since drawn again.
+ */
+async function loadedWidth(img: Locator): Promise<number> {
+  let width: number | null = null;
+  await vi.waitFor(
+    async () => {
+      width = await img.evaluate((i: HTMLImageElement) => (i.complete ? i.naturalWidth : null));
+      if (width === null) throw new Error('the image is still loading');
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+  return width!;
+}
 
 /** What a server on another port of this host was sent: the path and the headers of each request. */
 interface Hit {
@@ -260,15 +269,15 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       const doc = page.frameLocator('#view iframe');
       await doc.locator('#hello', { hasText: 'on its way' }).waitFor();
       expect(await doc.locator('body').getAttribute('data-ran')).toBeNull();
-      expect(await doc.locator('#logo').evaluate(loadedWidth)).toBe(1); // the inline cid: image
-      expect(await doc.locator('#remote').evaluate(loadedWidth)).toBe(0);
+      expect(await loadedWidth(doc.locator('#logo'))).toBe(1); // the inline cid: image
+      expect(await loadedWidth(doc.locator('#remote'))).toBe(0);
       expect(await doc.locator('base').getAttribute('target')).toBe('_blank'); // links open outside the inbox
       expect(beacon.hits).toEqual([]);
       await shot(page, 'message');
 
       await view.getByRole('button', { name: 'Load remote images' }).click();
       await page.getByText('Remote images are blocked.').waitFor({ state: 'detached' });
-      expect(await page.frameLocator('#view iframe').locator('#remote').evaluate(loadedWidth)).toBe(1);
+      expect(await loadedWidth(page.frameLocator('#view iframe').locator('#remote'))).toBe(1);
       expect(beacon.hits).toEqual(['/banner.png']);
 
       // Text, headers (a DKIM signature wraps instead of running off the edge), raw source.
@@ -516,7 +525,7 @@ describe('the inbox page', { timeout: 60_000 }, () => {
       const view = page.getByRole('region', { name: 'Message' });
       await view.getByRole('button', { name: 'Load remote images' }).click();
       const frame = page.frameLocator('#view iframe');
-      expect(await frame.locator('#remote').evaluate(loadedWidth)).toBe(1);
+      expect(await loadedWidth(frame.locator('#remote'))).toBe(1);
       const [opened] = await Promise.all([session.context.waitForEvent('page'), frame.locator('#go').click()]);
       await opened.getByText('landed').waitFor();
       await opened.close();

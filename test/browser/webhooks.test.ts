@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { startReceiver, type Answer, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { newTenant } from '../helpers/tenants.js';
-import { launch, lowContrast, row, scrollsSideways, shot, signIn, type Session } from './browser.js';
+import { focused, launch, lowContrast, row, scrollsSideways, shot, signIn, type Session } from './browser.js';
 
 describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
   let s: TestServer;
@@ -139,7 +139,7 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
       expect.stringMatching(new RegExp(`^ok #1 · ${hhmmss(t0, 30)} · 200 · \\d+ ms$`)),
     ]);
     expect(rx.received.map((r) => r.headers['service-delivery-attempt'])).toEqual(['1', '2', '1']);
-    expect(await redeliver.evaluate((b) => b === document.activeElement)).toBe(true);
+    expect(await focused(page)).toBe('button Redeliver email.delivered');
 
     // From 360 px wide the message with its deliveries reads without scrolling sideways.
     await page.setViewportSize({ width: 360, height: 780 });
@@ -239,7 +239,7 @@ describe('webhooks on the inbox page', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: '+1 day' }).focus();
     await page.keyboard.press('Tab');
     const enable = item.getByRole('button', { name: `Enable ${rx.url}` });
-    expect(await enable.evaluate((b) => b === document.activeElement)).toBe(true);
+    expect(await focused(page)).toBe(`button Enable ${rx.url}`);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('delete-all');
     await enable.focus();
