@@ -11,12 +11,14 @@ type Ready = ReadyLine & { seed: Seed };
 /**
  * Starts `svc serve` from the built package in a child process, as `npx svc-mail serve` runs it (with the environment and
  * node flags it gives itself, here given at once, so that Node 20 runs with them too), and waits for the ready line.
- * `opts.env` adds to its environment (`SVC_STOCK_SEAMS: '1'`: the library seams' stock paths). `BENCH_NODE_ARGS` adds node flags (e.g. `--cpu-prof
- * --cpu-prof-dir=prof` to profile a run). The data directory (a new one unless given) is removed when it stops.
+ * `opts.env` adds to its environment (`SVC_STOCK_SEAMS: '1'`: the library seams' stock paths). `BENCH_NODE_ARGS` adds
+ * node flags (e.g. `--cpu-prof --cpu-prof-dir=prof` to profile a run). `opts.build` runs another build's `bin/svc.js`
+ * (the root of another checkout, built): a before-and-after comparison in one run. The data directory (a new one unless
+ * given) is removed when it stops.
  */
 export async function spawnServe(
   args: string[] = [],
-  opts: { dataDir?: string; env?: Record<string, string> } = {},
+  opts: { dataDir?: string; env?: Record<string, string>; build?: string } = {},
 ): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -38,7 +40,8 @@ export async function spawnServe(
     dataDir,
     ...args,
   ];
-  const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, 'bin/svc.js', ...serveArgs], {
+  const bin = opts.build ? join(opts.build, 'bin/svc.js') : 'bin/svc.js';
+  const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, bin, ...serveArgs], {
     env: { ...process.env, ...SERVE_ENV, ...opts.env },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
   });
@@ -162,3 +165,7 @@ export async function sampleRss(pid: number): Promise<{ stop(): Promise<{ before
     },
   };
 }
+
+/** The p-th percentile (0–100) of figures sorted in ascending order; NaN for none. */
+export const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;

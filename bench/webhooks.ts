@@ -3,7 +3,7 @@
 // a receiver (p50/p99/max), and the server's CPU. Then the cost of idle long polls: 300 held GET /v1/events?wait=30.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpuSeconds, machineTicks, rssMb, spawnServe, speedLine, stealLine } from './common.js';
+import { cpuSeconds, machineTicks, percentile, rssMb, spawnServe, speedLine, stealLine } from './common.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -81,7 +81,7 @@ const cpu = (await cpuSeconds(pid)) - cpuBefore;
 const steal = stealLine(machineBefore, await machineTicks());
 const benchCpu = process.cpuUsage(benchBefore);
 lags.sort((a, b) => a - b);
-const pct = (p: number) => lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))] ?? NaN;
+const pct = (p: number) => percentile(lags, p);
 
 console.log(`bench/webhooks  (${ENDPOINTS} endpoints, every event type, ${MESSAGES} messages at ${RATE}/s)`);
 console.log(

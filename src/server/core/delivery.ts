@@ -58,7 +58,7 @@ export function createDelivery(deps: Deps & { store: EmailStore; domains: Domain
         },
         to: recipient,
       });
-      jobs.enqueue('outcome', { message_id: m.id, recipient, attempt: 2 }, next);
+      jobs.enqueue('outcome', { message_id: m.id, recipient, attempt: 2 }, { runAt: next, lane: m.workspace_id });
       return;
     }
     if (bounce) {

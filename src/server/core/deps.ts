@@ -49,16 +49,20 @@ export interface ProviderHosts {
 
 export interface Jobs {
   /**
-   * Adds a durable job (to the default queue unless one is named); call inside the transaction of the change that caused
-   * it. `runAt` (service clock, now by default) is kept as the same delay from now: a later step of the wall clock
-   * neither holds it back nor brings it forward.
+   * Adds a durable job (to the default queue unless one is named, in no lane unless one is); call inside the
+   * transaction of the change that caused it. `runAt` (service clock, now by default) is kept as the same delay from
+   * now: a later step of the wall clock neither holds it back nor brings it forward.
    */
-  enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], runAt?: number, queue?: string): void;
+  enqueue<K extends JobKind>(
+    kind: K,
+    payload: JobPayloads[K],
+    when?: { runAt?: number; queue?: string; lane?: string },
+  ): void;
   /**
    * Adds a durable job due at an instant its sender chose (a scheduled send), in the default queue: it runs when the
    * service clock reaches it, however the wall clock steps meanwhile, and through a restart.
    */
-  enqueueAt<K extends JobKind>(kind: K, payload: JobPayloads[K], at: number): void;
+  enqueueAt<K extends JobKind>(kind: K, payload: JobPayloads[K], at: number, lane?: string): void;
   /** Drops every job of a queue (call inside a transaction). */
   dropQueue(queue: string): void;
   /** The id of the queue's job of this kind, added (due now) if there is none: a recurring job. */
@@ -95,13 +99,13 @@ export interface QueueSchedulers {
 /** Builds the job enqueuer: a durable row now, a kick to the queue's scheduler once the caller's transaction has committed. */
 export function jobsFor(store: JobStore, clock: Clock, scheduler: QueueSchedulers): Jobs {
   return {
-    enqueue(kind, payload, runAt, queue = DEFAULT_QUEUE) {
+    enqueue(kind, payload, { runAt, queue = DEFAULT_QUEUE, lane } = {}) {
       const now = clock.monotonic();
-      store.enqueue(kind, payload, runAt === undefined ? now : onMonotonic(clock, runAt), now, queue);
+      store.enqueue(kind, payload, runAt === undefined ? now : onMonotonic(clock, runAt), now, { queue, lane });
       scheduler.kick(queue);
     },
-    enqueueAt(kind, payload, at) {
-      store.enqueue(kind, payload, at, clock.monotonic(), DEFAULT_QUEUE, true);
+    enqueueAt(kind, payload, at, lane) {
+      store.enqueue(kind, payload, at, clock.monotonic(), { fixed: true, lane });
       scheduler.kick(DEFAULT_QUEUE);
     },
     dropQueue(queue) {

@@ -53,7 +53,7 @@ export function createDomainVerification(
   function restartChecks(d: DomainRow, now: number): number {
     const generation = d.check_generation + 1;
     const at = nextCheckAt(d, now);
-    if (at != null) jobs.enqueue('domain_check', { domain_id: d.id, generation }, at);
+    if (at != null) jobs.enqueue('domain_check', { domain_id: d.id, generation }, { runAt: at });
     return generation;
   }
 

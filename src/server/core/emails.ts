@@ -172,9 +172,9 @@ export function createEmails(
     });
     if (row.status === 'queued') {
       deps.messageEvents.emit(row, { type: 'email.queued' });
-      jobs.enqueue('deliver', { message_id: row.id });
+      jobs.enqueue('deliver', { message_id: row.id }, { lane: row.workspace_id });
     } else {
-      jobs.enqueueAt('deliver', { message_id: row.id }, row.scheduled_at!);
+      jobs.enqueueAt('deliver', { message_id: row.id }, row.scheduled_at!, row.workspace_id);
     }
   });
 

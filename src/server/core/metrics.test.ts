@@ -32,9 +32,9 @@ describe('metrics', () => {
     jobs.enqueue('deliver', {}, T0 - 10_000, T0 - 10_000);
     jobs.enqueue('deliver', {}, T0 + 60_000, T0);
     // A scheduled send is due at an instant on the service clock.
-    jobs.enqueue('deliver', {}, T0 - 120_000, T0 - 200_000, 'default', true);
-    jobs.enqueue('webhook', {}, T0 + 30_000, T0, 'webhook:ep_1');
-    jobs.enqueue('webhook', {}, T0 - 5_000, T0 - 5_000, 'webhook:ep_2');
+    jobs.enqueue('deliver', {}, T0 - 120_000, T0 - 200_000, { fixed: true });
+    jobs.enqueue('webhook', {}, T0 + 30_000, T0, { queue: 'webhook:ep_1' });
+    jobs.enqueue('webhook', {}, T0 - 5_000, T0 - 5_000, { queue: 'webhook:ep_2' });
     let text = (await metrics.scrape()).body;
     expect(sample(text, 'svc_queue_jobs', 'queue="default"')).toBe(4);
     expect(sample(text, 'svc_queue_oldest_due_seconds', 'queue="default"')).toBe(120);

@@ -320,13 +320,13 @@ describe('scheduler', () => {
 
     // Scheduled for 30 min on: the wall clock stepped back an hour takes an hour and a half; stepped forward, none.
     const at = clock.now() + 30 * MINUTE;
-    jobs.enqueue('scheduled', {}, at, clock.monotonic(), DEFAULT_QUEUE, true);
+    jobs.enqueue('scheduled', {}, at, clock.monotonic(), { fixed: true });
     time.step(-HOUR);
     time.pass(HOUR + 30 * MINUTE - 1);
     expect(await scheduler.runDue()).toBe(0);
     time.pass(1);
     expect(await scheduler.runDue()).toBe(1);
-    jobs.enqueue('scheduled', {}, clock.now() + 30 * MINUTE, clock.monotonic(), DEFAULT_QUEUE, true);
+    jobs.enqueue('scheduled', {}, clock.now() + 30 * MINUTE, clock.monotonic(), { fixed: true });
     time.step(HOUR);
     expect(await scheduler.runDue()).toBe(1);
     expect(runs.slice(3)).toEqual(['scheduled', 'scheduled']);

@@ -99,7 +99,7 @@ export function createWebhookDeliveries(
   /** A new delivery of an event to an endpoint, its first attempt due now. Call inside a transaction. */
   function deliver(eventId: string, endpointId: string): void {
     const delivery: Delivery = { event_id: eventId, endpoint_id: endpointId, attempt: 1, first_attempt_at: null };
-    jobs.enqueue('webhook', delivery, undefined, queueOf(endpointId));
+    jobs.enqueue('webhook', delivery, { queue: queueOf(endpointId) });
   }
 
   return {

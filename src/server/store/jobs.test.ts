@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../lib/clock.js';
-import { openDb, type Db } from './db.js';
+import Database from 'better-sqlite3';
+import { migrate, openDb, type Db } from './db.js';
+import { migrations } from './migrations.js';
+import { insertRow } from '../../../test/helpers/rows.js';
 import { createJobStore, DEFAULT_QUEUE } from './jobs.js';
 
 const T0 = Date.UTC(2026, 7, 1, 12, 0, 0);
@@ -139,7 +142,7 @@ describe('job store', () => {
     // The wall clock was stepped back an hour: the service clock reads an hour less than the monotonic reading.
     const now = { monotonic: T0, service: T0 - HOUR };
     const delay = jobs.enqueue('k', {}, T0 + 2000, T0);
-    const instant = jobs.enqueue('k', {}, T0 - HOUR + 30 * MINUTE, T0, DEFAULT_QUEUE, true);
+    const instant = jobs.enqueue('k', {}, T0 - HOUR + 30 * MINUTE, T0, { fixed: true });
     expect(jobs.dueIn(now)).toBe(2000);
     expect(
       jobs.claimDue({ monotonic: T0 + 2000, service: T0 - HOUR + 2000 }, HELD, LEASE, 10).map((j) => j.id),
@@ -163,12 +166,82 @@ describe('job store', () => {
     const atOnce = jobs.enqueue('k', {}, ahead, ahead);
     const retry = jobs.enqueue('k', {}, ahead + 2000, ahead);
     const earlier = jobs.enqueue('k', {}, T0 + MINUTE, T0 - MINUTE);
-    const instant = jobs.enqueue('k', {}, ahead + HOUR, ahead, DEFAULT_QUEUE, true);
+    const instant = jobs.enqueue('k', {}, ahead + HOUR, ahead, { fixed: true });
     expect(jobs.rebase(T0)).toBe(2);
     expect(jobs.claimDue(at(T0), HELD, LEASE, 10).map((j) => j.id)).toEqual([atOnce]);
     expect(jobs.claimDue(at(T0 + 2000), HELD, LEASE, 10).map((j) => j.id)).toEqual([retry]);
     expect(jobs.claimDue(at(T0 + MINUTE), HELD, LEASE, 10).map((j) => j.id)).toEqual([earlier]);
     expect(jobs.claimDue(at(ahead + HOUR - 1), HELD, LEASE, 10)).toEqual([]);
     expect(jobs.claimDue(at(ahead + HOUR), HELD, LEASE, 10).map((j) => j.id)).toEqual([instant]);
+  });
+
+  describe('lanes', () => {
+    /** Who each claimed job belongs to and which of theirs it is, in the order the claim handed them out. */
+    const names = (rows: { lane: string; payload: unknown }[]) =>
+      rows.map((r) => `${r.lane}${(r.payload as { n: number }).n}`);
+
+    it("takes due jobs round-robin across lanes: a lane's job waits behind its own backlog, not all of another's", () => {
+      const jobs = memoryStore();
+      // A floods first; B's two come after all of A's.
+      for (let n = 1; n <= 6; n++) jobs.enqueue('deliver', { n }, T0, T0, { lane: 'a' });
+      for (let n = 1; n <= 2; n++) jobs.enqueue('deliver', { n }, T0, T0, { lane: 'b' });
+      const taken: string[] = [];
+      for (let i = 0; i < 8; i++) taken.push(...names(jobs.claimDue(at(T0), HELD, LEASE, 1)));
+      expect(taken).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'a4', 'a5', 'a6']);
+    });
+
+    it('shares a claim of several slots equally, hands a share a lane cannot fill to the others, and turns', () => {
+      const jobs = memoryStore();
+      for (let n = 1; n <= 5; n++) jobs.enqueue('deliver', { n }, T0, T0, { lane: 'a' });
+      jobs.enqueue('deliver', { n: 1 }, T0, T0, { lane: 'b' });
+      for (let n = 1; n <= 5; n++) jobs.enqueue('deliver', { n }, T0, T0, { lane: 'c' });
+      // Six slots, three lanes: two each, B's second slot goes to the lanes that have more.
+      expect(names(jobs.claimDue(at(T0), HELD, LEASE, 6))).toEqual(['a1', 'a2', 'b1', 'c1', 'c2', 'a3']);
+      // The next claim starts after the lane served last (A): C, then A.
+      expect(names(jobs.claimDue(at(T0), HELD, LEASE, 2))).toEqual(['c3', 'a4']);
+      expect(names(jobs.claimDue(at(T0), HELD, LEASE, 10))).toEqual(['c4', 'c5', 'a5']);
+    });
+
+    it("keeps each lane's own order: a scheduled send whose time has come first, then by due time; later work waits", () => {
+      const jobs = memoryStore();
+      jobs.enqueue('deliver', { n: 2 }, T0 - 1000, T0, { lane: 'a' });
+      jobs.enqueue('deliver', { n: 3 }, T0, T0, { lane: 'a' });
+      jobs.enqueue('deliver', { n: 1 }, T0 - HOUR, T0, { lane: 'a', fixed: true });
+      jobs.enqueue('deliver', { n: 9 }, T0 + MINUTE, T0, { lane: 'a' });
+      jobs.enqueue('deliver', { n: 1 }, T0 + MINUTE, T0, { lane: 'b' });
+      expect(names(jobs.claimDue(at(T0), HELD, LEASE, 10))).toEqual(['a1', 'a2', 'a3']);
+      // The lanes' next due times: B's and A's later jobs, a minute on.
+      expect(jobs.dueIn(at(T0), DEFAULT_QUEUE)).toBe(MINUTE);
+      // A was served last: B's turn comes first.
+      expect(names(jobs.claimDue(at(T0 + MINUTE), HELD, LEASE, 10))).toEqual(['b1', 'a9']);
+      expect(jobs.dueIn(at(T0 + MINUTE), DEFAULT_QUEUE)).toBeNull();
+    });
+
+    it('a job in no lane is taken in its turn like a lane of its own', () => {
+      const jobs = memoryStore();
+      for (let n = 1; n <= 3; n++) jobs.enqueue('deliver', { n }, T0, T0, { lane: 'ws_a' });
+      jobs.enqueue('system_mail', { n: 1 }, T0, T0);
+      expect(names(jobs.claimDue(at(T0), HELD, LEASE, 2))).toEqual(['1', 'ws_a1']);
+    });
+
+    it("a database from before lanes puts each waiting message's jobs in its workspace's lane, and others in none", () => {
+      const db = new Database(':memory:');
+      open.push(db as Db);
+      db.pragma('foreign_keys = OFF');
+      for (const m of migrations.filter((m) => m.version <= 14)) db.exec(m.sql);
+      db.pragma('user_version = 14');
+      insertRow(db, 'messages', { id: 'msg_a', workspace_id: 'ws_a', mode: 'test' });
+      insertRow(db, 'messages', { id: 'msg_b', workspace_id: 'ws_b', mode: 'test' });
+      const job = db.prepare('INSERT INTO jobs (kind, payload, run_at, set_at) VALUES (?, ?, 0, 0)');
+      job.run('deliver', JSON.stringify({ message_id: 'msg_a' }));
+      job.run('outcome', JSON.stringify({ message_id: 'msg_b', recipient: 'x', attempt: 2 }));
+      job.run('system_mail', JSON.stringify({ to: 'x' }));
+      migrate(db as Db);
+      expect(db.prepare('SELECT kind, lane FROM jobs ORDER BY id').all()).toEqual([
+        { kind: 'deliver', lane: 'ws_a' },
+        { kind: 'outcome', lane: 'ws_b' },
+        { kind: 'system_mail', lane: '' },
+      ]);
+    });
   });
 });

@@ -13,6 +13,17 @@ export interface JobRow {
   /** 1: run_at is an instant on the service clock; 0: on its monotonic reading (DueNow). */
   fixed: number;
   queue: string;
+  /** Whose turn the job takes: due jobs are claimed round-robin across a queue's lanes ('' for none). */
+  lane: string;
+}
+
+/** Where a job goes: its queue (the default queue), on a fixed instant or a delay (a delay), in a lane (none). */
+export interface JobPlace {
+  queue?: string;
+  /** run_at is an instant on the service clock that the sender chose (a scheduled send). */
+  fixed?: boolean;
+  /** A workspace's id for its mail: a workspace's jobs wait behind its own backlog, not another's. */
+  lane?: string;
 }
 
 /**
@@ -32,20 +43,83 @@ export const DEFAULT_QUEUE = 'default';
 const PROBE_QUEUE = '-probe';
 
 export function createJobStore(db: Db) {
-  const insert = db.prepare('INSERT INTO jobs (kind, payload, run_at, set_at, queue, fixed) VALUES (?, ?, ?, ?, ?, ?)');
-  // One statement per kind of due time, each walking the (queue, fixed, run_at) index; fixed instants are claimed
+  const insert = db.prepare(
+    'INSERT INTO jobs (kind, payload, run_at, set_at, queue, fixed, lane) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  // A queue's lanes that have jobs, due or not: a loose index scan of (queue, fixed, lane, run_at), one seek a lane,
+  // never a walk over a lane's backlog.
+  const lanesOf = [0, 1].map((fixed) =>
+    db
+      .prepare(`
+    WITH RECURSIVE l(lane) AS (
+      SELECT (SELECT lane FROM jobs WHERE queue = @queue AND fixed = ${fixed} ORDER BY lane LIMIT 1)
+      UNION ALL
+      SELECT (SELECT lane FROM jobs WHERE queue = @queue AND fixed = ${fixed} AND lane > l.lane ORDER BY lane LIMIT 1)
+      FROM l WHERE l.lane IS NOT NULL
+    )
+    SELECT lane FROM l WHERE lane IS NOT NULL`)
+      .pluck(),
+  );
+  const lanes = (queue: string): string[] =>
+    [...new Set([0, 1].flatMap((fixed) => lanesOf[fixed]!.all({ queue }) as string[]))].sort();
+  // One statement per kind of due time, each walking one lane of the index in due order; fixed instants are claimed
   // first (a scheduled send whose time has come), then delays.
   const claim = [1, 0].map((fixed) =>
     db.prepare(`
     UPDATE jobs SET claimed_until = @lease, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM jobs
-      WHERE queue = @queue AND fixed = ${fixed} AND run_at <= @${fixed ? 'service' : 'monotonic'}
+      WHERE queue = @queue AND fixed = ${fixed} AND lane = @lane AND run_at <= @${fixed ? 'service' : 'monotonic'}
         AND (claimed_until IS NULL OR claimed_until < @held)
       ORDER BY run_at, id LIMIT @limit
     )
     RETURNING *`),
   );
+  type Claimed = JobRow & { payload: string };
+  /** Up to `limit` of a lane's due jobs, in the order they are due (RETURNING keeps none of its own). */
+  const claimLane = (args: Omit<ClaimArgs, 'limit'>, limit: number): Claimed[] => {
+    const rows: Claimed[] = [];
+    for (const stmt of claim) {
+      if (rows.length === limit) break;
+      const got = stmt.all({ ...args, limit: limit - rows.length }) as Claimed[];
+      rows.push(...got.sort((a, b) => a.run_at - b.run_at || a.id - b.id));
+    }
+    return rows;
+  };
+  type ClaimArgs = DueNow & { held: number; lease: number; limit: number; queue: string; lane: string };
+  // The lane each queue served last: the next claim starts with the one after it.
+  const served = new Map<string, string>();
+  /**
+   * Round-robin across the queue's lanes: each lane with due jobs gets an equal share of the slots, in turn from the
+   * lane after the one served last, and a share a lane cannot fill goes to the others. One transaction, one commit.
+   */
+  const claimFair = db.transaction((args: Omit<ClaimArgs, 'lane'>): Claimed[] => {
+    const all = lanes(args.queue);
+    const last = served.get(args.queue);
+    const from =
+      last === undefined
+        ? 0
+        : Math.max(
+            0,
+            all.findIndex((l) => l > last),
+          );
+    let turn = [...all.slice(from), ...all.slice(0, from)];
+    const rows: Claimed[] = [];
+    while (rows.length < args.limit && turn.length) {
+      const share = Math.ceil((args.limit - rows.length) / turn.length);
+      const more: string[] = [];
+      for (const lane of turn) {
+        const want = Math.min(share, args.limit - rows.length);
+        if (want === 0) break;
+        const got = claimLane({ ...args, lane }, want);
+        rows.push(...got);
+        if (got.length) served.set(args.queue, lane);
+        if (got.length === want) more.push(lane);
+      }
+      turn = more;
+    }
+    return rows;
+  });
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL WHERE id = ?');
   const postpone = db.prepare(
@@ -55,11 +129,15 @@ export function createJobStore(db: Db) {
   const defer = db.prepare(
     'UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?',
   );
-  // ORDER BY + LIMIT walks the (queue, fixed, run_at) index to the first unclaimed job instead of scanning the table.
+  // ORDER BY + LIMIT walks a lane of the (queue, fixed, lane, run_at) index to its first unclaimed job instead of
+  // scanning the table.
   const next = [0, 1].map((fixed) =>
-    db.prepare(
-      `SELECT run_at AS t FROM jobs WHERE queue = ? AND fixed = ${fixed} AND claimed_until IS NULL ORDER BY run_at LIMIT 1`,
-    ),
+    db
+      .prepare(
+        `SELECT run_at FROM jobs WHERE queue = ? AND fixed = ${fixed} AND lane = ? AND claimed_until IS NULL
+         ORDER BY run_at LIMIT 1`,
+      )
+      .pluck(),
   );
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
   const rebase = db.prepare(
@@ -70,20 +148,17 @@ export function createJobStore(db: Db) {
      * Adds a job due at `runAt`, set at `now`, both on the monotonic reading (DueNow), or, `fixed`, at an instant on
      * the service clock; call inside the transaction of the change that caused it.
      */
-    enqueue(kind: string, payload: unknown, runAt: number, now: number, queue = DEFAULT_QUEUE, fixed = false): number {
-      return Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, fixed ? 1 : 0).lastInsertRowid);
+    enqueue(kind: string, payload: unknown, runAt: number, now: number, place: JobPlace = {}): number {
+      const { queue = DEFAULT_QUEUE, fixed = false, lane = '' } = place;
+      return Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, fixed ? 1 : 0, lane).lastInsertRowid);
     },
     /**
-     * Atomically claims up to `limit` jobs due `now`. A claim is held until `held + leaseMs`, on a time of the claiming
-     * process's own that never goes back (`held`: every claim is released when a process starts, so no other reads it).
+     * Atomically claims up to `limit` jobs due `now`, round-robin across the queue's lanes and in due order within
+     * each. A claim is held until `held + leaseMs`, on a time of the claiming process's own that never goes back
+     * (`held`: every claim is released when a process starts, so no other reads it).
      */
     claimDue(now: DueNow, held: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
-      const rows: (JobRow & { payload: string })[] = [];
-      for (const stmt of claim) {
-        if (rows.length === limit) break;
-        const args = { ...now, held, lease: held + leaseMs, limit: limit - rows.length, queue };
-        rows.push(...(stmt.all(args) as (JobRow & { payload: string })[]));
-      }
+      const rows = claimFair({ ...now, held, lease: held + leaseMs, limit, queue });
       return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
     },
     complete(id: number): void {
@@ -101,7 +176,7 @@ export function createJobStore(db: Db) {
     probe(): void {
       db.prepare('BEGIN IMMEDIATE').run();
       try {
-        insert.run('probe', JSON.stringify('x'.repeat(64 * 1024)), Number.MAX_SAFE_INTEGER, 0, PROBE_QUEUE, 0);
+        insert.run('probe', JSON.stringify('x'.repeat(64 * 1024)), Number.MAX_SAFE_INTEGER, 0, PROBE_QUEUE, 0, '');
       } finally {
         if (db.inTransaction) db.prepare('ROLLBACK').run();
       }
@@ -119,7 +194,7 @@ export function createJobStore(db: Db) {
       const found = db
         .prepare('SELECT id FROM jobs WHERE kind = ? AND queue = ? ORDER BY id LIMIT 1')
         .get(kind, queue) as { id: number } | undefined;
-      return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, 0).lastInsertRowid);
+      return found?.id ?? Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, 0, '').lastInsertRowid);
     },
     /** Makes a job that waits for a later time due at `now` (monotonic reading); true when it did. */
     hasten: (id: number, now: number): boolean =>
@@ -128,11 +203,14 @@ export function createJobStore(db: Db) {
         .run({ id, now }).changes === 1,
     /** How long until the queue's next unclaimed job is due (0 or less: due now); null when it has none. */
     dueIn(now: DueNow, queue = DEFAULT_QUEUE): number | null {
-      const [delay, fixed] = next.map((stmt) => (stmt.get(queue) as { t: number } | undefined)?.t);
-      const wait = Math.min(
-        delay === undefined ? Infinity : delay - now.monotonic,
-        fixed === undefined ? Infinity : fixed - now.service,
-      );
+      let wait = Infinity;
+      for (const fixed of [0, 1]) {
+        const reading = fixed ? now.service : now.monotonic;
+        for (const lane of lanesOf[fixed]!.all({ queue }) as string[]) {
+          const t = next[fixed]!.get(queue, lane) as number | undefined;
+          if (t !== undefined) wait = Math.min(wait, t - reading);
+        }
+      }
       return wait === Infinity ? null : wait;
     },
     /** The queues that have jobs. */

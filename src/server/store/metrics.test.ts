@@ -5,23 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { migrate } from './db.js';
 import { createMetricStore } from './metrics.js';
 import { migrations } from './migrations.js';
-
-type Row = Record<string, string | number | null>;
-
-/** Inserts a row, filling every required column it does not name with a placeholder. */
-function insert(db: Database.Database, table: string, row: Row): void {
-  const columns = db.pragma(`table_info(${table})`) as {
-    name: string;
-    notnull: number;
-    dflt_value: unknown;
-    pk: number;
-  }[];
-  const full: Row = {};
-  for (const c of columns) if (c.notnull && c.dflt_value === null && !c.pk) full[c.name] = 0;
-  Object.assign(full, row);
-  const names = Object.keys(full);
-  db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(full);
-}
+import { insertRow as insert } from '../../../test/helpers/rows.js';
 
 const counted = (db: Database.Database) =>
   Object.fromEntries(

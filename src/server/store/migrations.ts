@@ -515,4 +515,18 @@ SELECT 'webhook_failures', coalesce(e.workspace_id, ''), COUNT(*) FROM webhook_a
 LEFT JOIN webhook_endpoints e ON e.id = a.endpoint_id WHERE a.ok = 0 GROUP BY coalesce(e.workspace_id, '');
 `,
   },
+  {
+    version: 15,
+    name: 'job lanes',
+    sql: `
+-- A job's lane is whose turn it takes (store/jobs.ts): due jobs are claimed round-robin across a queue's lanes, so
+-- a workspace's mail waits behind its own backlog and a bounded share of others', never behind all of another's.
+-- A message's jobs (its delivery, its simulated outcome) take its workspace's lane; every other job, none ('').
+ALTER TABLE jobs ADD COLUMN lane TEXT NOT NULL DEFAULT '';
+UPDATE jobs SET lane = coalesce((SELECT workspace_id FROM messages WHERE id = json_extract(jobs.payload, '$.message_id')), '')
+WHERE kind IN ('deliver', 'outcome');
+DROP INDEX jobs_queue_due;
+CREATE INDEX jobs_queue_due ON jobs(queue, fixed, lane, run_at);
+`,
+  },
 ];
