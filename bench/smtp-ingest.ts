@@ -8,13 +8,13 @@
 // The client speaks raw SMTP on sockets, pipelining MAIL, RCPT and DATA in one write (every peer offers PIPELINING), so
 // it costs little next to the servers; its own CPU is printed beside theirs. Every peer starts afresh for each
 // measurement, and the peers take turns within a round, so a slow stretch of the machine falls on all of them.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { cpuSeconds, machineTicks, spawnServe, speedLine, stealLine } from './common.js';
+import { haveMaildev, MAILDEV_DIR, MAILDEV_VERSION, startMaildev } from './maildev.js';
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,8 +26,6 @@ const SVC_ARGS = (process.env.BENCH_SVC_ARGS ?? '').split(' ').filter(Boolean);
 /** Only these peers (comma-separated names, e.g. `svc` to profile svc alone); all by default. */
 const ONLY = process.env.BENCH_PEERS?.split(',').map((p) => p.trim());
 const MESSAGE_BYTES = 4096;
-const MAILDEV_VERSION = '3.0.0';
-const MAILDEV_DIR = join(tmpdir(), `svc-bench-maildev-${MAILDEV_VERSION}`);
 const SMTP_SINK = '/usr/sbin/smtp-sink';
 
 type Mode = 'reused' | 'per-connection';
@@ -302,34 +300,11 @@ const floorPeer: Peer = {
 const maildevPeer: Peer = {
   name: 'MailDev',
   async start() {
-    const [port, web] = [await freePort(), await freePort()];
-    const bin = join(MAILDEV_DIR, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js');
-    const proc = spawn(
-      process.execPath,
-      [bin, '--smtp', String(port), '--ip', '127.0.0.1', '--web', String(web), '--web-ip', '127.0.0.1', '--silent'],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    await greeted(port, proc);
-    return { port, pid: proc.pid!, stop: stopper(proc) };
+    const maildev = await startMaildev(await freePort(), await freePort());
+    await greeted(maildev.smtpPort, maildev.proc);
+    return { port: maildev.smtpPort, pid: maildev.proc.pid!, stop: stopper(maildev.proc) };
   },
 };
-
-/** MailDev from a directory of the system's temporary folder, installed there on the first run. */
-function haveMaildev(): boolean {
-  const bin = join(MAILDEV_DIR, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js');
-  if (existsSync(bin)) return true;
-  console.log(`  installing maildev@${MAILDEV_VERSION} into ${MAILDEV_DIR} (once)…`);
-  const r = spawnSync(
-    'npm',
-    ['install', '--prefix', MAILDEV_DIR, `maildev@${MAILDEV_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  return r.status === 0 && existsSync(bin);
-}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The run

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { InboxStreamEnded, caughtSince, waitForMessage, workspaceMatches } from '../client/inbox-wait.js';
+import { InboxStreamEnded, caughtSince, workspaceMatches } from '../client/inbox-wait.js';
 import type { EventType, TypedEvent } from '../contract/events.js';
 import type { MessageChecks } from '../contract/checks.js';
 import type { CaughtMessageSummary, ReleaseResult } from '../contract/inbox.js';
@@ -18,7 +18,7 @@ import { ATTEMPT_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../contract/sig
 import { parseDuration } from '../lib/duration.js';
 import { createLogger } from '../lib/log.js';
 import { startServer } from '../server/index.js';
-import { readMessage, type TestMessage } from './message.js';
+import { type TestMessage, waitAndRead } from './message.js';
 
 export type { ChaosRule, ChaosState } from '../contract/chaos.js';
 export type { EventData, EventDataMap, EventType, TypedEvent } from '../contract/events.js';
@@ -228,11 +228,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // Where a wait's "since" begins: nothing older is left after inbox.clear() either.
   const started = new Date(server.clock.now()).toISOString();
 
-  const full = async (id: string): Promise<TestMessage> => {
-    const m = (await client.sandbox('getMessage', { params: { id } })).body;
-    return readMessage(m);
-  };
-
   const sandbox: Sandbox = {
     apiUrl: server.api,
     smtp: { host: '127.0.0.1', port: server.smtpPort, url: server.smtp },
@@ -255,26 +250,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         if (from && !Number.isFinite(from.getTime()))
           throw new TypeError(`inbox.waitFor: since takes a Date or an ISO 8601 time (got ${JSON.stringify(o.since)})`);
         const since = from ? from.toISOString() : started;
-        const fulls = new Map<string, TestMessage>();
-        // The workspace is matched here, not by the listing: a name no workspace has is a wait that times out.
-        const match = async (m: CaughtMessageSummary) => {
-          if (!workspaceMatches(m, o.workspace)) return false;
-          if (!o.match) return true;
-          const f = fulls.get(m.id) ?? (await full(m.id));
-          fulls.set(m.id, f);
-          return o.match(f);
-        };
         let found;
         try {
-          const filters = { to: o.to, subject: o.subject };
-          found = await waitForMessage(client, { ...filters, match, since, timeoutMs: timeout, clock: wallClock });
+          // The workspace is matched here, not by the listing: a name no workspace has is a wait that times out.
+          found = await waitAndRead(
+            client,
+            { to: o.to, subject: o.subject, since, timeoutMs: timeout, clock: wallClock },
+            { accept: (m) => workspaceMatches(m, o.workspace), match: o.match },
+          );
         } catch (err) {
           if (err instanceof InboxStreamEnded)
             throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');
           throw err;
         }
-        // Read before it was claimed when `match` needed it.
-        if (found) return { ...(fulls.get(found.id) ?? (await full(found.id))), claimed: true };
+        if (found) return found;
         throw new Error(await timedOut(o, timeout, since));
       },
       list: async (o = {}) =>

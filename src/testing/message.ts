@@ -1,7 +1,9 @@
 // A caught message as the tests see it (svc-mail/testing's `inbox.waitFor`, svc-mail/playwright's): with its links
 // and codes read by lib/extract.ts, the rules of `svc inbox wait --extract`. A module of its own so that
 // svc-mail/playwright reads messages without loading the server that index.ts starts.
-import type { CaughtMessage } from '../contract/inbox.js';
+import type { Client } from '../client/index.js';
+import { type MessageWait, waitForMessage } from '../client/inbox-wait.js';
+import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
 import { chooseLink, findCodes, findLinks, missingLink, type LinkChoice, type MessageLink } from '../lib/extract.js';
 
 /** A caught message, with what a test usually looks for in it: the code and the link a person would use. */
@@ -43,4 +45,37 @@ export function readMessage(m: CaughtMessage): TestMessage {
       throw new Error(`link(): ${m.id} has ${missingLink(links, choice)}${listed ? `. Its links:\n${listed}` : ''}`);
     },
   };
+}
+
+/**
+ * The wait of svc-mail/testing's and svc-mail/playwright's `inbox.waitFor`: client/inbox-wait.ts's wait, each
+ * message it takes read in full (with its codes and links) and claimed. A message that `accept` takes is read as soon
+ * as it is seen, while the wait claims it: one round trip after it is caught, not two in turn (bench:latency). One
+ * another wait took meanwhile was read for nothing, which is rare. `match` sees the message in full.
+ */
+export async function waitAndRead(
+  client: Client,
+  wait: Omit<MessageWait, 'match'>,
+  o: { accept?: (m: CaughtMessageSummary) => boolean | Promise<boolean>; match?: (m: TestMessage) => boolean },
+): Promise<TestMessage | undefined> {
+  const reads = new Map<string, Promise<TestMessage>>();
+  const read = (id: string) => {
+    let r = reads.get(id);
+    if (!r) {
+      r = client.sandbox('getMessage', { params: { id } }).then((res) => readMessage(res.body));
+      // Awaited below when this is the message taken; a failed read of another one is nobody's answer.
+      r.catch(() => {});
+      reads.set(id, r);
+    }
+    return r;
+  };
+  const found = await waitForMessage(client, {
+    ...wait,
+    async match(m) {
+      if (o.accept && !(await o.accept(m))) return false;
+      const full = read(m.id);
+      return o.match ? o.match(await full) : true;
+    },
+  });
+  return found && { ...(await read(found.id)), claimed: true };
 }

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import { test as base, type Page, type TestInfo } from '@playwright/test';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { InboxStreamEnded, caughtSince, isTo, waitForMessage } from '../client/inbox-wait.js';
+import { InboxStreamEnded, caughtSince, isTo } from '../client/inbox-wait.js';
 import type { CaughtMessageSummary, MessageAppearance } from '../contract/inbox.js';
 import { findLocalServer, reachableAt } from '../lib/local-servers.js';
 import type { Sandbox, SandboxOptions } from './index.js';
-import { readMessage, type TestMessage } from './message.js';
+import { readMessage, type TestMessage, waitAndRead } from './message.js';
 
 export { expect } from '@playwright/test';
 export type { LinkChoice, LinkRole, MessageLink } from '../lib/extract.js';
@@ -175,7 +175,6 @@ async function testInbox(
   // Mail counts from the test's start on the service clock: a server reused across runs still holds the last run's
   // mail to these same addresses.
   const since = (await client.sandbox('getClock')).body.now;
-  const full = async (id: string) => readMessage((await client.sandbox('getMessage', { params: { id } })).body);
   const ours = async (m: CaughtMessageSummary) => {
     for (const a of addresses) if (await isTo(client, a, m)) return true;
     return false;
@@ -200,30 +199,19 @@ async function testInbox(
       const timeout = w.timeout ?? o.timeout ?? DEFAULT_WAIT_MS;
       // One address: the listing filters by it; several: each message is asked whether it is to one of them.
       const to = w.to ?? (addresses.length === 1 ? address : undefined);
-      const fulls = new Map<string, TestMessage>();
-      const match = async (m: CaughtMessageSummary) => {
-        if (to === undefined && !(await ours(m))) return false;
-        if (!w.match) return true;
-        const f = fulls.get(m.id) ?? (await full(m.id));
-        fulls.set(m.id, f);
-        return w.match(f);
-      };
       let found;
       try {
-        found = await waitForMessage(client, {
-          to,
-          subject: w.subject,
-          match,
-          since,
-          timeoutMs: timeout,
-          clock: wallClock,
-        });
+        found = await waitAndRead(
+          client,
+          { to, subject: w.subject, since, timeoutMs: timeout, clock: wallClock },
+          { accept: (m) => to !== undefined || ours(m), match: w.match },
+        );
       } catch (err) {
         if (err instanceof InboxStreamEnded)
           throw new Error('inbox.waitFor: the sandbox stopped while waiting for mail');
         throw err;
       }
-      if (found) return { ...(fulls.get(found.id) ?? (await full(found.id))), claimed: true };
+      if (found) return found;
       const wanted = [
         `to ${to ?? addresses.join(' or ')}`,
         w.subject !== undefined && `with "${w.subject}" in its subject`,

@@ -8,6 +8,7 @@ import { DEFAULT_QUEUE, type DueNow, type JobRow, type JobStore } from '../store
 import type { JobPayloads } from './rules/job-kinds.js';
 import { DISK_FULL_WAIT_MS, jobRetryDelay } from './rules/retry-policy.js';
 import type { GroupCommit } from '../store/db.js';
+import { hop } from '../../lib/hops.js';
 
 /**
  * Run again at `retryAt` (service clock: kept as the same delay from now, which a later step of the wall clock does not
@@ -71,6 +72,7 @@ export function createScheduler<P = JobPayloads>(
   const batch = Math.max(1, Math.ceil(concurrency / 4));
   const inflight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
+  let soon: NodeJS.Immediate | undefined;
   let running = false;
   let kicked = false;
   const now = (): DueNow => ({ monotonic: clock.monotonic(), service: clock.now() });
@@ -161,25 +163,37 @@ export function createScheduler<P = JobPayloads>(
     return due.length;
   }
 
+  // Work due now runs on the loop's next turn (setImmediate), never behind a timer: a 0 ms timeout waits at least
+  // 1 ms, on the way of every send (bench:latency).
   function arm(delay: number) {
     if (!running) return;
+    disarm();
+    if (delay <= 0) soon = setImmediate(tick);
+    else timer = setTimeout(tick, delay);
+    (soon ?? timer)?.unref?.();
+  }
+  function disarm() {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, delay);
-    timer.unref?.();
+    if (soon) clearImmediate(soon);
+    timer = soon = undefined;
   }
 
   async function tick() {
-    timer = undefined;
+    hop('scheduler: step');
+    timer = soon = undefined;
     kicked = false;
+    let failed = false;
     try {
       await step();
     } catch (err) {
+      failed = true;
       log.error('scheduler step failed', { error: String(err) });
     }
     const wait = jobs.dueIn(now(), queue);
     if (wait == null) return arm(IDLE_POLL_MS);
-    // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock.
-    if (wait <= 0) return arm(canClaim() ? 0 : 50);
+    // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock. A step
+    // that failed (a claim that could not be written) is tried again 50 ms on, not on every turn.
+    if (wait <= 0) return arm(canClaim() && !failed ? 0 : 50);
     arm(clock.mode === 'manual' ? IDLE_POLL_MS : Math.min(wait, IDLE_POLL_MS));
   }
 
@@ -190,14 +204,15 @@ export function createScheduler<P = JobPayloads>(
     },
     async stop() {
       running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      disarm();
       await Promise.allSettled([...inflight]);
     },
     kick() {
+      hop('scheduler: told of a job');
       if (!running || kicked) return;
       kicked = true;
-      setImmediate(() => arm(0));
+      // On the next turn: the transaction that enqueued has committed by then.
+      arm(0);
     },
     step,
     async runDue() {

@@ -20,6 +20,7 @@ import type { BodyOf, Handler, Handlers, ParamsOf, QueryOf, Reply } from './hand
 import { jsonBody } from './json-body.js';
 import { problemResponse, RouteRefusal } from './problem.js';
 import { bearerOf, clientIp, dotted, type Env, incomingOf, queryOf } from './request.js';
+import { hop } from '../../lib/hops.js';
 
 export interface AppDeps {
   log: Logger;
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const budget = createBodyBudget(limits.totalBytes);
 
   app.use('*', async (c, next) => {
+    hop(`http: ${c.req.method} ${c.req.path.replace(/\/[a-z]{3}_\w+/g, '/{id}')} in`);
     const requestId = newId('req');
     c.set('requestId', requestId);
     const started = performance.now();
@@ -120,6 +122,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     } else {
       await next();
     }
+    hop(`http: ${c.req.method} ${c.req.path.replace(/\/[a-z]{3}_\w+/g, '/{id}')} answered`);
     c.res.headers.set(VERSION_HEADER, SERVICE_VERSION);
     c.res.headers.set('X-Request-Id', requestId);
     // This app is only ever a local server: clients give sandbox hints by this, never by guessing from the host.

@@ -18,6 +18,7 @@ import { glanceBody, previewOf } from './body-text.js';
 import { parseHeaders } from './headers.js';
 import { headerReader } from './seams/mailparser.js';
 import { useConnections } from './seams/smtp-server.js';
+import { hop } from '../../lib/hops.js';
 
 /** The sink's answer when it has no room to store a message. */
 export const SINK_FULL_REPLY = 'Insufficient system storage: the disk holding the data is full; try again later';
@@ -281,6 +282,7 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
         if (size <= maxBytes && !timedOut) raw.add(chunk);
       });
       stream.on('end', () => {
+        hop('sink: message received');
         clearTimeout(deadline);
         if (timedOut) return;
         if (stream.sizeExceeded || size > maxBytes) {
@@ -295,7 +297,10 @@ export function createSink(deps: SinkDeps, limits: SinkLimits = {}, tls?: { key:
         // bytes are let go here, not with the connection.
         raw = gather(0);
         ingest(deps, bytes, envelope, user?.workspaceId ?? null).then(
-          () => callback(null, 'Caught'),
+          () => {
+            hop('sink: stored');
+            callback(null, 'Caught');
+          },
           (err: Error) => {
             if (err instanceof SinkRefusal) return callback(err);
             // 452 4.3.1 (RFC 3463 "mail system full"): the sender keeps the message and tries again later.

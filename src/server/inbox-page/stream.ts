@@ -8,6 +8,7 @@ import type { Changes } from '../../lib/changes.js';
 import { ServiceError } from '../core/errors.js';
 import type { Inbox } from '../core/inbox.js';
 import { STREAM_SCOPE, type SandboxAuth } from './auth.js';
+import { hop } from '../../lib/hops.js';
 
 export interface InboxStream {
   /** Sends an event to every open stream. */
@@ -61,7 +62,10 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
   const onCaught = () => {
     for (;;) {
       const rows = inbox.caughtAfter(lastSeq, BATCH);
-      for (const r of rows) publish({ event: 'message', data: r.summary });
+      for (const r of rows) {
+        hop('inbox stream: message sent');
+        publish({ event: 'message', data: r.summary });
+      }
       lastSeq = rows.at(-1)?.seq ?? lastSeq;
       if (rows.length < BATCH) return;
     }

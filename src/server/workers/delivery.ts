@@ -20,6 +20,7 @@ import type { JobPayloads } from '../core/rules/job-kinds.js';
 import type { JobHandler } from '../core/scheduler.js';
 import { DISK_FULL_WAIT_MS, handOverFailure, JOB_MAX_ATTEMPTS, jobRetryDelay } from '../core/rules/retry-policy.js';
 import { messageIdHeader } from '../core/rules/message-ids.js';
+import { hop } from '../../lib/hops.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
 const SINK = 'The sandbox sink';
@@ -200,7 +201,9 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
 
   /** A message's way from its claim to the sink, holding its size of the budget until it is over. */
   async function deliver(message_id: string, attempts: number): Promise<void> {
+    hop('delivery: job runs');
     const out = await deps.delivery.claim(message_id);
+    hop('delivery: claimed (committed)');
     if (!out) return;
     if (deps.delivery.refusedByProvider(out)) {
       await deps.delivery.failed(message_id, 'The provider refused the message (simulated failure).');
@@ -209,6 +212,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     let mail: OutgoingMail;
     try {
       mail = await compose(out);
+      hop('delivery: built and signed');
     } catch (err) {
       // The thread that was building it stopped: nothing is wrong with the message, it waits for the next attempt.
       if (err instanceof ComposeThreadDied) {
@@ -220,6 +224,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     }
     try {
       await handOver(mail);
+      hop('delivery: the sink answered 250');
     } catch (err) {
       const e = err as SmtpError;
       const failure = handOverFailure(e.responseCode, e.who === SINK);
@@ -250,6 +255,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       throw err;
     }
     await deps.delivery.sent(out);
+    hop('delivery: sent (committed)');
   }
 
   return {

@@ -1,0 +1,205 @@
+// bench/latency: how soon a test sees the mail it sent, one message at a time. For svc: `POST /v1/emails` (the real
+// path: queued, built, DKIM-signed, handed to the sink, stored), and SMTP to its sink over a new connection per message
+// and over one reused connection; each followed by svc-mail/testing's wait (client/inbox-wait.ts through
+// testing/message.ts `waitAndRead`: the inbox stream, the claim, the message read in full with its codes and links).
+// For MailDev, SMTP the same two ways, then its web API asked every millisecond until the message is listed (its
+// inbox emptied between messages, so each answer is short). Each way sends BENCH_MESSAGES (300) messages after 20 to
+// warm up, and prints p50, p99 and max; the peers take turns within each of BENCH_ROUNDS rounds (2). Then the trace of
+// a send's hops (lib/hops.ts), in a sandbox in this process (svc-mail/testing's startSandbox): the median time from
+// the request to each mark.
+import { createServer } from 'node:net';
+import nodemailer from 'nodemailer';
+import { createClient } from '../src/client/index.js';
+import { onHop } from '../src/lib/hops.js';
+import { startSandbox } from '../src/testing/index.js';
+import { waitAndRead } from '../src/testing/message.js';
+import { percentile, spawnServe, speedLine } from './common.js';
+import { haveMaildev, startMaildev } from './maildev.js';
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
+const WARM = 20;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Sends a message to `to` and resolves once a test has it: the figure is the time between. */
+type Way = (to: string) => Promise<void>;
+
+/** Times `MESSAGES` messages sent one after the other (after `WARM` not timed), in ms, sorted. */
+async function time(way: Way, label: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < WARM + MESSAGES; i++) {
+    const to = `${label}-${i}-${Date.now()}@example.com`;
+    const t = performance.now();
+    await way(to);
+    if (i >= WARM) times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+const mail = (to: string) => ({
+  from: 'Shop <orders@example.test>',
+  to,
+  subject: 'Your sign-in code',
+  text: 'Your code is 482913. It expires in 10 minutes.',
+});
+
+/** An SMTP way: a transport per message (a new connection each) or one pooled connection kept open. */
+function smtpSender(port: number, reuse: boolean) {
+  const options = { host: '127.0.0.1', port, secure: false, ignoreTLS: true };
+  const pooled = reuse ? nodemailer.createTransport({ ...options, pool: true, maxConnections: 1 }) : null;
+  return {
+    async send(to: string) {
+      if (pooled) return void (await pooled.sendMail(mail(to)));
+      const t = nodemailer.createTransport(options);
+      try {
+        await t.sendMail(mail(to));
+      } finally {
+        t.close();
+      }
+    },
+    close: () => pooled?.close(),
+  };
+}
+
+async function svcFigures(): Promise<Record<string, number[]>> {
+  const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off']);
+  try {
+    const client = createClient({ baseUrl: svc.ready.api, adminToken: svc.ready.admin_token });
+    const clock = { now: Date.now, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()) };
+    const since = new Date().toISOString();
+    const seen = async (to: string) => {
+      const m = await waitAndRead(client, { to, since, timeoutMs: 10_000, clock }, {});
+      if (!m) throw new Error(`svc: no message to ${to} within 10 s`);
+    };
+    const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${svc.ready.seed.api_key_test}` };
+    const from = `Shop <orders@${svc.ready.seed.domain}>`;
+    const api: Way = async (to) => {
+      const res = await fetch(`${svc.ready.api}/emails`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ ...mail(to), from }),
+      });
+      if (res.status !== 202) throw new Error(`POST /v1/emails answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+      await seen(to);
+    };
+    const out: Record<string, number[]> = { 'svc POST /v1/emails': await time(api, 'api') };
+    for (const reuse of [false, true]) {
+      const smtp = smtpSender(Number(new URL(svc.ready.smtp).port), reuse);
+      out[`svc SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
+        await smtp.send(to);
+        await seen(to);
+      }, 'smtp');
+      smtp.close();
+    }
+    return out;
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function maildevFigures(): Promise<Record<string, number[]>> {
+  const maildev = await startMaildev(await freePort(), await freePort());
+  const web = `http://127.0.0.1:${maildev.webPort}`;
+  try {
+    for (const until = Date.now() + 30_000; ; ) {
+      const up = await fetch(`${web}/api/email`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      if (Date.now() > until) throw new Error('MailDev did not start within 30 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seen = async (to: string) => {
+      for (;;) {
+        const list = (await (await fetch(`${web}/api/email`)).json()) as { to: { address: string }[] }[];
+        if (list.some((m) => m.to.some((a) => a.address === to))) break;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await (await fetch(`${web}/api/email/all`, { method: 'DELETE' })).arrayBuffer();
+    };
+    const out: Record<string, number[]> = {};
+    for (const reuse of [false, true]) {
+      const smtp = smtpSender(maildev.smtpPort, reuse);
+      out[`MailDev SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
+        await smtp.send(to);
+        await seen(to);
+      }, 'maildev');
+      smtp.close();
+    }
+    return out;
+  } finally {
+    maildev.proc.kill('SIGTERM');
+  }
+}
+
+/** The median time from `POST /v1/emails` to each hop mark and to the test's read, over MESSAGES sends. */
+async function trace() {
+  const sb = await startSandbox({ clock: 'real', sendRate: 1_000_000, maxMessages: null });
+  const key = sb.seed!.api_key_test;
+  let t0 = 0;
+  let marks: [string, number][] = [];
+  onHop((name) => marks.push([name, performance.now() - t0]));
+  const at = new Map<string, number[]>();
+  try {
+    for (let i = 0; i < WARM + MESSAGES; i++) {
+      const to = `trace-${i}@example.com`;
+      marks = [];
+      t0 = performance.now();
+      const res = await fetch(`${sb.apiUrl}/emails`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+        body: JSON.stringify({ ...mail(to), from: `Shop <orders@${sb.seed!.domain}>` }),
+      });
+      await res.arrayBuffer();
+      marks.push(['the client has the 202', performance.now() - t0]);
+      await sb.inbox.waitFor({ to });
+      marks.push(['inbox.waitFor returned', performance.now() - t0]);
+      if (i < WARM) continue;
+      const once = new Set<string>();
+      for (const [name, t] of marks) {
+        if (once.has(name)) continue;
+        once.add(name);
+        at.set(name, [...(at.get(name) ?? []), t]);
+      }
+    }
+  } finally {
+    onHop(null);
+    await sb.close();
+  }
+  console.log(
+    '  the hops of a send (POST /v1/emails, then inbox.waitFor; sandbox in this process), median ms from the request:',
+  );
+  const median = (t: number[]) =>
+    percentile(
+      [...t].sort((a, b) => a - b),
+      50,
+    );
+  for (const [name, t] of [...at].sort((a, b) => median(a[1]) - median(b[1])))
+    console.log(`    ${median(t).toFixed(2).padStart(6)}  ${name}`);
+}
+
+console.log(
+  `bench/latency  (send → a test sees it, ${MESSAGES} messages one after the other, after ${WARM} to warm up)`,
+);
+const maildev = haveMaildev();
+if (!maildev) console.log('  MailDev could not be installed: svc alone');
+for (let round = 1; round <= ROUNDS; round++) {
+  const figures = { ...(await svcFigures()), ...(maildev ? await maildevFigures() : {}) };
+  console.log(`  round ${round}`);
+  for (const [name, t] of Object.entries(figures))
+    console.log(
+      `    ${name.padEnd(42)} p50 ${percentile(t, 50).toFixed(1).padStart(5)} ms   p99 ${percentile(t, 99).toFixed(1).padStart(5)} ms   max ${t.at(-1)!.toFixed(1).padStart(6)} ms`,
+    );
+}
+console.log('  targets: svc POST /v1/emails p50 ≤ 4 ms, p99 ≤ 15 ms');
+await trace();
+console.log(`  ${await speedLine()}`);
