@@ -60,8 +60,11 @@ export interface SendRequest {
   key: KeyPrincipal;
   /** As the request or the message gave it (its Idempotency-Key header); 1–255 characters. */
   idempotencyKey: string | undefined;
-  /** One message, not yet checked against the contract's schema (SendInput's bytes allowed), or a batch's items. */
-  send: { email: unknown } | { batch: unknown[]; requestId: string };
+  /**
+   * One message: not yet checked against the contract's schema (`email`, SendInput's bytes allowed: SMTP
+   * submission's), or checked as it was read (`checked`: the API's body, http/json-body.ts), or a batch's items.
+   */
+  send: { email: unknown } | { checked: SendInput } | { batch: unknown[]; requestId: string };
 }
 
 /** An Idempotency-Key of 1–255 characters, or none; anything else is 400. */
@@ -248,17 +251,18 @@ export function createEmails(
    * The one entry of a send, the API's (`POST /v1/emails`, `/v1/emails/batch`) and SMTP submission's alike: the
    * ticket's rate refusal (429), the Idempotency-Key (400), the message against the contract's schema (400/422),
    * then the send's rules and its key's kept result. Answers a result, never an answer: the edge renders it. (The
-   * API's body met the same schema as it was read, before its token was taken, so a malformed body takes none; the
-   * check here finds nothing more in it, and is the only one a submitted message meets.)
+   * API's body meets the schema as it is read, before its token is taken, so a malformed body takes none: it comes
+   * here `checked`, and is not checked twice.)
    */
-  function submit(request: SendRequest & { send: { email: unknown } }): Promise<Accepted>;
+  function submit(request: SendRequest & { send: { email: unknown } | { checked: SendInput } }): Promise<Accepted>;
   function submit(request: SendRequest): Promise<SendResult>;
   async function submit(request: SendRequest): Promise<SendResult> {
     const { ticket, key } = request;
     if (ticket.refusal) throw ticket.refusal;
     const idempotencyKey = checkedKey(request.idempotencyKey);
     if ('batch' in request.send) return batch(key, request.send.batch, idempotencyKey, request.send.requestId);
-    return send(key, checkedInput(request.send.email), idempotencyKey);
+    const input = 'checked' in request.send ? request.send.checked : checkedInput(request.send.email);
+    return send(key, input, idempotencyKey);
   }
 
   return {

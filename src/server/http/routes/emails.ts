@@ -3,6 +3,7 @@ import type { endpoints } from '../../../contract/endpoints.js';
 import type { Core } from '../../core/index.js';
 import { ServiceError } from '../../core/errors.js';
 import type { SendRequest, SendResult } from '../../core/emails.js';
+import type { SendInput } from '../../core/rules/send-rules.js';
 import type { Reply, RequestContext, Handlers } from '../handlers.js';
 import { RouteRefusal } from '../problem.js';
 
@@ -51,8 +52,9 @@ export function emailRoutes(
   }
 
   return {
-    // A long text or HTML comes as its UTF-8 bytes (http/json-body.ts), which core takes as they are (SendInput).
-    sendEmail: (ctx) => submitted(ctx, { email: ctx.body }),
+    // Checked against the schema as it was read; a long text or HTML comes as its UTF-8 bytes (http/json-body.ts),
+    // which core takes as they are (SendInput).
+    sendEmail: (ctx) => submitted(ctx, { checked: ctx.body as SendInput }),
     sendBatch: (ctx) => submitted(ctx, { batch: ctx.body, requestId: ctx.requestId }),
     getEmail: ({ caller, params }) => ({ body: emails.get(caller.workspace.id, params.id) }),
     cancelEmail: ({ caller, params }) => ({ body: emails.cancel(caller.workspace.id, params.id) }),
