@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../src/cli/serve/serve-process.js';
 import type { ReadyLine, Seed } from '../src/contract/seed.js';
@@ -169,3 +170,12 @@ export async function sampleRss(pid: number): Promise<{ stop(): Promise<{ before
 /** The p-th percentile (0–100) of figures sorted in ascending order; NaN for none. */
 export const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/** A port of 127.0.0.1 free just now (a peer is started on it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

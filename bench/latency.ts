@@ -6,27 +6,19 @@
 // inbox emptied between messages, so each answer is short). Each way sends BENCH_MESSAGES (300) messages after 20 to
 // warm up, and prints p50, p99 and max; the peers take turns within each of BENCH_ROUNDS rounds (2). Then the trace of
 // a send's hops (lib/hops.ts), in a sandbox in this process (svc-mail/testing's startSandbox): the median time from
-// the request to each mark.
-import { createServer } from 'node:net';
+// the request to each mark. BENCH_COMPARE=DIR adds another build's server (the root of another checkout, built) as a
+// peer, waited on by this build's client.
 import nodemailer from 'nodemailer';
 import { createClient } from '../src/client/index.js';
 import { onHop } from '../src/lib/hops.js';
 import { startSandbox } from '../src/testing/index.js';
 import { waitAndRead } from '../src/testing/message.js';
-import { percentile, spawnServe, speedLine } from './common.js';
+import { freePort, percentile, spawnServe, speedLine } from './common.js';
 import { haveMaildev, startMaildev } from './maildev.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
 const WARM = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Sends a message to `to` and resolves once a test has it: the figure is the time between. */
 type Way = (to: string) => Promise<void>;
@@ -68,8 +60,9 @@ function smtpSender(port: number, reuse: boolean) {
   };
 }
 
-async function svcFigures(): Promise<Record<string, number[]>> {
-  const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off']);
+async function svcFigures(build?: string): Promise<Record<string, number[]>> {
+  const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off'], { build });
+  const name = build ? `svc (${build})` : 'svc';
   try {
     const client = createClient({ baseUrl: svc.ready.api, adminToken: svc.ready.admin_token });
     const clock = { now: Date.now, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()) };
@@ -90,10 +83,10 @@ async function svcFigures(): Promise<Record<string, number[]>> {
       await res.arrayBuffer();
       await seen(to);
     };
-    const out: Record<string, number[]> = { 'svc POST /v1/emails': await time(api, 'api') };
+    const out: Record<string, number[]> = { [`${name} POST /v1/emails`]: await time(api, 'api') };
     for (const reuse of [false, true]) {
       const smtp = smtpSender(Number(new URL(svc.ready.smtp).port), reuse);
-      out[`svc SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
+      out[`${name} SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
         await smtp.send(to);
         await seen(to);
       }, 'smtp');
@@ -193,7 +186,12 @@ console.log(
 const maildev = haveMaildev();
 if (!maildev) console.log('  MailDev could not be installed: svc alone');
 for (let round = 1; round <= ROUNDS; round++) {
-  const figures = { ...(await svcFigures()), ...(maildev ? await maildevFigures() : {}) };
+  const compare = process.env.BENCH_COMPARE;
+  const figures = {
+    ...(await svcFigures()),
+    ...(compare ? await svcFigures(compare) : {}),
+    ...(maildev ? await maildevFigures() : {}),
+  };
   console.log(`  round ${round}`);
   for (const [name, t] of Object.entries(figures))
     console.log(

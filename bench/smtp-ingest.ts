@@ -10,10 +10,10 @@
 // measurement, and the peers take turns within a round, so a slow stretch of the machine falls on all of them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { cpuSeconds, machineTicks, spawnServe, speedLine, stealLine } from './common.js';
+import { cpuSeconds, freePort, machineTicks, spawnServe, speedLine, stealLine } from './common.js';
 import { haveMaildev, MAILDEV_DIR, MAILDEV_VERSION, startMaildev } from './maildev.js';
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? process.argv[2] ?? 20_000);
@@ -203,14 +203,6 @@ async function load(port: number, mode: Mode): Promise<{ sent: number; secs: num
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The peers
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Waits until a greeting comes from the port (the peer is up), for at most 30 s. */
 async function greeted(port: number, proc: ChildProcess): Promise<void> {
