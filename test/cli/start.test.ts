@@ -35,12 +35,14 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
 }
 
 describe('what svc loads before it runs', () => {
-  it("loads only commander and the root's options for `svc --version`: each command's wiring comes when it is named", () => {
-    const { files, packages } = staticGraph('src/main.ts');
+  it("loads nothing but the version for `svc --version`, only commander and the root's options for any other command: each command's wiring comes when it is named", () => {
+    const main = staticGraph('src/main.ts');
+    expect([...main.packages]).toEqual([]);
+    expect([...main.files].sort()).toEqual(['src/lib/version.ts', 'src/main.ts']);
+    expect(readFileSync(join(ROOT, 'src/main.ts'), 'utf8')).toContain("import('./cli/program.js')");
+    const { files, packages } = staticGraph('src/cli/program.ts');
     expect([...packages]).toEqual(['commander']);
-    const loaded = [...files];
-    expect(loaded.filter((f) => /^src\/(server|client|contract|cli\/commands)\//.test(f))).toEqual([]);
-    expect(loaded).toContain('src/cli/program.ts');
+    expect([...files].filter((f) => /^src\/(server|client|contract|cli\/commands)\//.test(f))).toEqual([]);
   });
 
   it('loads the client, the contract and zod for a client command — not undici — and nothing of the server', () => {
@@ -122,14 +124,15 @@ describe('what the built svc loads when it runs', () => {
     [...files].filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('McpServer'));
 
   let version: Set<string>;
-  it("reads the bundle's root alone for `svc --version`: no command, no module of node_modules", async () => {
+  it("reads the bundle's root alone for `svc --version`: no command tree, no module of node_modules", async () => {
     const r = await loads(['--version']);
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+$/);
     version = r.files;
     expect(version).toContain('dist/cli/svc.js');
     expect(outsideBundle(version)).toEqual([]);
-    // commander and the root's options: a fraction of the command line's code.
-    expect(bytes(version)).toBeLessThan(100_000);
+    // Not even commander and the root's options: the version alone (src/main.ts).
+    expect(bytes(version)).toBeLessThan(10_000);
+    expect([...version].some((f) => readFileSync(join(ROOT, f), 'utf8').includes('CommanderError'))).toBe(false);
     expect(sdk(version)).toEqual([]);
   });
 
