@@ -3,10 +3,9 @@ import { VERSION } from './lib/version.js';
 // `svc --version` alone is answered before the command tree is loaded (commander and the root's options: a third of
 // its start; bench:cli-start). With anything else on the line, commander reads the flag as it always does.
 const [, , only, ...rest] = process.argv;
-const code =
-  rest.length === 0 && (only === '--version' || only === '-V')
-    ? (process.stdout.write(`${VERSION}\n`), 0)
-    : await (await import('./cli/program.js')).run(process.argv);
+const versionAlone = rest.length === 0 && (only === '--version' || only === '-V');
+if (versionAlone) process.stdout.write(`${VERSION}\n`);
+const code = versionAlone ? 0 : await (await import('./cli/program.js')).run(process.argv);
 // The work is done: exit once stdout and stderr have taken everything written to them, rather than when nothing is
 // left for the event loop — what a command leaves behind (a kept-alive connection, a library's timer) is not worth
 // waiting for. (V8's compilation threads are joined even by process.exit: what would keep them busy is kept away
