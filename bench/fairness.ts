@@ -1,9 +1,9 @@
 // bench/fairness: one workspace floods (single sends, 16 in flight; BENCH_BATCH=100: batches of 100, 4 in flight) while
 // another sends a marker every 100 ms. Prints each marker's wait, from its 202 until the sink caught it (p50, p99, max),
 // for as long as the flood sends and its backlog drains, and the flood's drain rate: the messages of its backlog
-// caught a second, from when it stops sending until its last message is caught. BENCH_SECONDS sets how long the flood sends (10). BENCH_COMPARE=DIR
-// runs another build too (the root of another checkout, built), alternating with this one, in the same stretch of the
-// machine.
+// caught a second, from when it stops sending until its last message is caught. BENCH_SECONDS sets how long the flood
+// sends (10). BENCH_COMPARE=DIR runs another build too (the root of another checkout, built), alternating with this one,
+// in the same stretch of the machine.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
