@@ -163,12 +163,15 @@ export function createScheduler<P = JobPayloads>(
     return due.length;
   }
 
-  // Work due now runs on the loop's next turn (setImmediate), never behind a timer: a 0 ms timeout waits at least
-  // 1 ms, on the way of every send (bench:latency).
-  function arm(delay: number) {
-    if (!running) return;
+  /**
+   * The next step: on the loop's next turn for new work (`now`: a kick, the start), never behind a timer, since a 0 ms
+   * timeout waits at least 1 ms on the way of every send (bench:latency); after `delay` otherwise. Slots freed by
+   * finished jobs are refilled after a 0 ms timer: the jobs that finish meanwhile are refilled by the same claim.
+   */
+  function arm(delay: number, now = false) {
+    if (!running || (soon && !now)) return; // a step already comes on the next turn
     disarm();
-    if (delay <= 0) soon = setImmediate(tick);
+    if (now) soon = setImmediate(tick);
     else timer = setTimeout(tick, delay);
     (soon ?? timer)?.unref?.();
   }
@@ -189,6 +192,8 @@ export function createScheduler<P = JobPayloads>(
       failed = true;
       log.error('scheduler step failed', { error: String(err) });
     }
+    // Every slot taken: the jobs in flight ask for the next step as they finish, and the queue need not be read now.
+    if (!canClaim() && !failed) return arm(IDLE_POLL_MS);
     const wait = jobs.dueIn(now(), queue);
     if (wait == null) return arm(IDLE_POLL_MS);
     // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock. A step
@@ -200,7 +205,7 @@ export function createScheduler<P = JobPayloads>(
   return {
     start() {
       running = true;
-      arm(0);
+      arm(0, true);
     },
     async stop() {
       running = false;
@@ -212,7 +217,7 @@ export function createScheduler<P = JobPayloads>(
       if (!running || kicked) return;
       kicked = true;
       // On the next turn: the transaction that enqueued has committed by then.
-      arm(0);
+      arm(0, true);
     },
     step,
     async runDue() {
