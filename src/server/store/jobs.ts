@@ -158,7 +158,8 @@ export function createJobStore(db: Db) {
      * (`held`: every claim is released when a process starts, so no other reads it).
      */
     claimDue(now: DueNow, held: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
-      const rows = claimFair({ ...now, held, lease: held + leaseMs, limit, queue });
+      // IMMEDIATE: the write lock is taken before the lanes are read, so a claim never has to upgrade a read.
+      const rows = claimFair.immediate({ ...now, held, lease: held + leaseMs, limit, queue });
       return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
     },
     complete(id: number): void {
