@@ -5,8 +5,6 @@
 export interface Changes {
   /** Marks a topic changed; its listeners run after the current turn (several notifies in one turn: one call). */
   notify(topic: string): void;
-  /** Whether anything listens for `topic` now. */
-  watched(topic: string): boolean;
   /** Calls `fn` after each turn in which `topic` changed; returns the unsubscribe function. */
   subscribe(topic: string, fn: () => void): () => void;
   /**
@@ -51,7 +49,6 @@ export function createChanges(): Changes {
         setImmediate(flush);
       }
     },
-    watched: (topic) => listeners.has(topic),
     subscribe,
     next(topic, ms, signal) {
       if (closed || signal?.aborted) return Promise.resolve(false);

@@ -4,7 +4,7 @@
 // seed's account: an owner, a workspace, the verified domain example.test and a test key with every scope.
 import { randomBytes } from 'node:crypto';
 import { SCOPES } from '../../src/contract/keys.js';
-import { type Changes, createChanges } from '../../src/lib/changes.js';
+import { createChanges } from '../../src/lib/changes.js';
 import { manualClock, type ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { jobsFor, type ServiceConfig } from '../../src/server/core/deps.js';
@@ -30,8 +30,6 @@ export interface MemoryCore {
   core: Core;
   db: Db;
   clock: ManualClock;
-  /** What core tells of its changes (`sink`, `events`, …) once they have committed. */
-  changes: Changes;
   /** The jobs waiting, oldest first (of one kind when given). */
   jobs(kind?: string): Job[];
   /** The owner's workspace, its verified domain example.test, and a test key's principal with every scope. */
@@ -43,7 +41,6 @@ export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<Memor
   const { db } = openDb({ memory: true });
   const clock = manualClock(START);
   const jobStore = createJobStore(db);
-  const changes = createChanges();
   const config: ServiceConfig = {
     origin: () => 'http://127.0.0.1:4010',
     openSignup: true,
@@ -62,7 +59,7 @@ export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<Memor
       config,
       jobs: jobsFor(jobStore, clock, { kick() {}, retire() {} }),
       resolver: 'sandbox',
-      changes,
+      changes: createChanges(),
     },
     { sendRate: 1000, blockPatterns: [], ...opts },
   );
@@ -77,7 +74,6 @@ export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<Memor
     core,
     db,
     clock,
-    changes,
     jobs: (kind) =>
       (rows.all() as { kind: string; payload: string; run_at: number; queue: string }[])
         .filter((j) => kind === undefined || j.kind === kind)

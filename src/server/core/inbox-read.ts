@@ -13,9 +13,6 @@ import { summaryOf } from './inbox-list.js';
 import type { Webhooks } from './webhooks.js';
 import { hop } from '../../lib/hops.js';
 
-/** Mail caught closer together than this is a stream, not a test's one message: prepare leaves it to its readers. */
-const PREPARE_QUIET_MS = 20;
-
 /** A caught message as read for its view: everything but its raw source. */
 type Row = Omit<InboxRow, 'raw'>;
 
@@ -121,8 +118,6 @@ export function createInboxRead(deps: ReadDeps) {
   const row = (id: string) => store.get(id) ?? noMessage();
   const rawOf = (id: string) => store.raw(id) ?? noMessage();
 
-  // When the last message was caught while someone watched (prepare).
-  let lastCaught = Number.NEGATIVE_INFINITY;
   // A first read's work under way, by message id: a read that comes meanwhile waits for it rather than doing it again.
   const parsing = new Map<string, Promise<CaughtBody>>();
   const verifying = new Map<string, Promise<DkimVerdict>>();
@@ -219,22 +214,6 @@ export function createInboxRead(deps: ReadDeps) {
         dkim_domain: dkimDomain(headers),
         events,
       };
-    },
-
-    /**
-     * Does a message's first-read work now (its body parsed, its DKIM verified), for a reader about to ask: a test
-     * waiting on the inbox stream reads the message in full as soon as it is told of it (bench:latency). Only while
-     * mail comes one message at a time (none caught in the PREPARE_QUIET_MS before it, none being prepared): under a
-     * flood the messages wait for a real read, as they would with nobody watching, and cost the flood nothing.
-     */
-    prepare(id: string): void {
-      const now = performance.now();
-      const quiet = now - lastCaught >= PREPARE_QUIET_MS;
-      lastCaught = now;
-      if (!quiet || parsing.size || verifying.size) return;
-      const r = store.get(id);
-      if (!r) return;
-      Promise.all([bodyOf(r), dkimOf(r)]).catch(() => {}); // a real read does it again, and says what failed
     },
 
     /** The message's bytes as caught. */

@@ -1,7 +1,7 @@
 // The rules of caught mail (docs/local-server.md) on core over `:memory:`: whose a caught message is, the one copy kept
 // of the service's own mail, what a `msg_…` id names (or why it names nothing yet), who a message is to, the read mark,
 // and what retention keeps. Claiming for a wait: inbox-claim.test.ts.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../lib/clock.js';
 import { caughtMail as mail, memoryCore, START, type MemoryCore } from '../../../test/helpers/core.js';
 import { messageIdHeader } from './rules/message-ids.js';
@@ -60,24 +60,11 @@ describe("the service's own mail", () => {
   });
 });
 
-describe('a message caught while someone watches the inbox', () => {
+describe('a first read', () => {
   const state = (id: string) =>
     c.db
       .prepare('SELECT c.parsed, s.dkim FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?')
       .get(id);
-
-  it('is made ready to read at once (body parsed, DKIM verified), so the read its watcher makes next finds it done', async () => {
-    c = await memoryCore();
-    // Said to be signed (as the sink finds a DKIM-Signature field): its verdict waits for a read.
-    const unwatched = (await c.core.inbox.catch(mail({ subject: 'Nobody looks', signed: true })))!;
-    const stop = c.changes.subscribe('sink', () => {});
-    const watched = (await c.core.inbox.catch(mail({ subject: 'A test waits', signed: true })))!;
-    await vi.waitFor(() => expect(state(watched)).toEqual({ parsed: 1, dkim: 'none' }));
-    // Nobody watched the first: its first read does the work, when (if ever) it comes.
-    expect(state(unwatched)).toEqual({ parsed: 0, dkim: 'pending' });
-    expect(await c.core.inbox.get(watched)).toMatchObject({ text: 'Body\n', dkim: 'none' });
-    stop();
-  });
 
   it('two reads of a message not yet read share its first read, and both see the same body', async () => {
     c = await memoryCore();

@@ -27,7 +27,6 @@ export function createInbox(deps: InboxDeps) {
     caughtId: read.caughtId,
     outbox: listing.outbox,
     get: read.get,
-    prepare: read.prepare,
     raw: read.raw,
     size: read.size,
     html: read.html,

@@ -114,10 +114,8 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     verifyDkim: verifyDkim && ((raw) => verifyDkim(raw, deps.resolver)),
     message: emailStore.get,
     relays: relayStore,
-    onCaught: (id) => {
+    onCaught: () => {
       deps.changes.notify('sink');
-      // Someone watches the inbox (a test's wait, the inbox page, an IMAP IDLE): the message is made ready to read.
-      if (deps.changes.watched('sink')) inbox.prepare(id);
       retention.caught();
     },
     // A relay rule's job commits with the message it passes on.
