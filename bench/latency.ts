@@ -60,6 +60,20 @@ function smtpSender(port: number, reuse: boolean) {
   };
 }
 
+/** Both SMTP ways to `port` (a new connection each, one reused connection), each message then `seen`. */
+async function smtpFigures(name: string, port: number, seen: Way, label: string): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  for (const reuse of [false, true]) {
+    const smtp = smtpSender(port, reuse);
+    out[`${name} SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
+      await smtp.send(to);
+      await seen(to);
+    }, label);
+    smtp.close();
+  }
+  return out;
+}
+
 async function svcFigures(build?: string): Promise<Record<string, number[]>> {
   const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off'], { build });
   const name = build ? `svc (${build})` : 'svc';
@@ -83,16 +97,10 @@ async function svcFigures(build?: string): Promise<Record<string, number[]>> {
       await res.arrayBuffer();
       await seen(to);
     };
-    const out: Record<string, number[]> = { [`${name} POST /v1/emails`]: await time(api, 'api') };
-    for (const reuse of [false, true]) {
-      const smtp = smtpSender(Number(new URL(svc.ready.smtp).port), reuse);
-      out[`${name} SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
-        await smtp.send(to);
-        await seen(to);
-      }, 'smtp');
-      smtp.close();
-    }
-    return out;
+    return {
+      [`${name} POST /v1/emails`]: await time(api, 'api'),
+      ...(await smtpFigures(name, Number(new URL(svc.ready.smtp).port), seen, 'smtp')),
+    };
   } finally {
     await svc.stop();
   }
@@ -119,16 +127,7 @@ async function maildevFigures(): Promise<Record<string, number[]>> {
       }
       await (await fetch(`${web}/api/email/all`, { method: 'DELETE' })).arrayBuffer();
     };
-    const out: Record<string, number[]> = {};
-    for (const reuse of [false, true]) {
-      const smtp = smtpSender(maildev.smtpPort, reuse);
-      out[`MailDev SMTP, ${reuse ? 'one reused connection' : 'a new connection each'}`] = await time(async (to) => {
-        await smtp.send(to);
-        await seen(to);
-      }, 'maildev');
-      smtp.close();
-    }
-    return out;
+    return await smtpFigures('MailDev', maildev.smtpPort, seen, 'maildev');
   } finally {
     maildev.proc.kill('SIGTERM');
   }

@@ -3,9 +3,9 @@
 
 let listener: ((name: string) => void) | null = null;
 
-/** Marks that a message's way passed the point `name`. */
-export function hop(name: string): void {
-  listener?.(name);
+/** Marks that a message's way passed the point `name` (a function: worked out only when something listens). */
+export function hop(name: string | (() => string)): void {
+  if (listener) listener(typeof name === 'function' ? name() : name);
 }
 
 /** Sets the one listener of every mark in this process (null: none). */

@@ -118,18 +118,6 @@ export function createInboxRead(deps: ReadDeps) {
   const row = (id: string) => store.get(id) ?? noMessage();
   const rawOf = (id: string) => store.raw(id) ?? noMessage();
 
-  // A first read's work under way, by message id: a read that comes meanwhile waits for it rather than doing it again.
-  const parsing = new Map<string, Promise<CaughtBody>>();
-  const verifying = new Map<string, Promise<DkimVerdict>>();
-  const once = <T>(inFlight: Map<string, Promise<T>>, id: string, work: () => Promise<T>): Promise<T> => {
-    let p = inFlight.get(id);
-    if (!p) {
-      p = work().finally(() => inFlight.delete(id));
-      inFlight.set(id, p);
-    }
-    return p;
-  };
-
   /**
    * The parsed body of a caught message, as its view shows it (bounded: caught-body.ts): parsed with mailparser on
    * first read, then kept.
@@ -138,21 +126,17 @@ export function createInboxRead(deps: ReadDeps) {
     if (row.parsed) {
       return { text: row.text, html: row.html, attachments: row.attachments, omitted: row.parsed & ~1 };
     }
-    return once(parsing, row.id, async () => {
-      const body = await readBody(rawOf(row.id));
-      store.setBody(row.id, { ...body, parsed: 1 | body.omitted });
-      return body;
-    });
+    const body = await readBody(rawOf(row.id));
+    store.setBody(row.id, { ...body, parsed: 1 | body.omitted });
+    return body;
   }
 
   /** The DKIM result of a caught message: verified on first read, then kept. */
   async function dkimOf(row: Row): Promise<DkimVerdict> {
     if (row.dkim !== 'pending') return row.dkim;
-    return once(verifying, row.id, async () => {
-      const result = deps.verifyDkim ? await deps.verifyDkim(rawOf(row.id)) : 'none';
-      store.setDkim(row.id, result);
-      return result;
-    });
+    const result = deps.verifyDkim ? await deps.verifyDkim(rawOf(row.id)) : 'none';
+    store.setDkim(row.id, result);
+    return result;
   }
 
   /**
@@ -200,7 +184,7 @@ export function createInboxRead(deps: ReadDeps) {
       const r = row(id);
       const headers: CaughtMessage['headers'] = r.headers;
       const events = timelineOf(r);
-      // On a first read both are worked out: the DKIM verdict's DNS answers come while the body is parsed.
+      // On a first read both are worked out at once: the DKIM verdict's DNS answers come while the body is parsed.
       const [{ omitted, ...body }, dkim] = await Promise.all([bodyOf(r), dkimOf(r)]);
       hop('read: body parsed, DKIM verified');
       return {

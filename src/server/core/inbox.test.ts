@@ -66,7 +66,7 @@ describe('a first read', () => {
       .prepare('SELECT c.parsed, s.dkim FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?')
       .get(id);
 
-  it('two reads of a message not yet read share its first read, and both see the same body', async () => {
+  it('parses the body and verifies DKIM, keeps both, and a second read at the same time sees the same', async () => {
     c = await memoryCore();
     const id = (await c.core.inbox.catch(mail()))!;
     const [a, b] = await Promise.all([c.core.inbox.get(id), c.core.inbox.get(id)]);

@@ -74,7 +74,6 @@ export function createScheduler<P = JobPayloads>(
   let timer: NodeJS.Timeout | undefined;
   let soon: NodeJS.Immediate | undefined;
   let running = false;
-  let kicked = false;
   const now = (): DueNow => ({ monotonic: clock.monotonic(), service: clock.now() });
 
   const write = deps.commit ?? (async <T>(fn: () => T) => fn());
@@ -184,7 +183,6 @@ export function createScheduler<P = JobPayloads>(
   async function tick() {
     hop('scheduler: step');
     timer = soon = undefined;
-    kicked = false;
     let failed = false;
     try {
       await step();
@@ -214,8 +212,7 @@ export function createScheduler<P = JobPayloads>(
     },
     kick() {
       hop('scheduler: told of a job');
-      if (!running || kicked) return;
-      kicked = true;
+      if (!running || soon) return; // a step already comes on the next turn
       // On the next turn: the transaction that enqueued has committed by then.
       arm(0, true);
     },

@@ -22,6 +22,9 @@ import { problemResponse, RouteRefusal } from './problem.js';
 import { bearerOf, clientIp, dotted, type Env, incomingOf, queryOf } from './request.js';
 import { hop } from '../../lib/hops.js';
 
+/** A request as a hop mark names it: its method and path, ids (`msg_…`, `eml_…`) as `{id}`. */
+const hopPath = (method: string, path: string) => `${method} ${path.replace(/\/[a-z]{3}_\w+/g, '/{id}')}`;
+
 export interface AppDeps {
   log: Logger;
   /** The level of the line each request is logged with (default `info`). */
@@ -102,7 +105,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const budget = createBodyBudget(limits.totalBytes);
 
   app.use('*', async (c, next) => {
-    hop(`http: ${c.req.method} ${c.req.path.replace(/\/[a-z]{3}_\w+/g, '/{id}')} in`);
+    hop(() => `http: ${hopPath(c.req.method, c.req.path)} in`);
     const requestId = newId('req');
     c.set('requestId', requestId);
     const started = performance.now();
@@ -122,7 +125,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     } else {
       await next();
     }
-    hop(`http: ${c.req.method} ${c.req.path.replace(/\/[a-z]{3}_\w+/g, '/{id}')} answered`);
+    hop(() => `http: ${hopPath(c.req.method, c.req.path)} answered`);
     c.res.headers.set(VERSION_HEADER, SERVICE_VERSION);
     c.res.headers.set('X-Request-Id', requestId);
     // This app is only ever a local server: clients give sandbox hints by this, never by guessing from the host.

@@ -96,13 +96,8 @@ export function createJobStore(db: Db) {
   const claimFair = db.transaction((args: Omit<ClaimArgs, 'lane'>): Claimed[] => {
     const all = lanes(args.queue);
     const last = served.get(args.queue);
-    const from =
-      last === undefined
-        ? 0
-        : Math.max(
-            0,
-            all.findIndex((l) => l > last),
-          );
+    const after = last === undefined ? -1 : all.findIndex((l) => l > last);
+    const from = Math.max(after, 0);
     let turn = [...all.slice(from), ...all.slice(0, from)];
     const rows: Claimed[] = [];
     while (rows.length < args.limit && turn.length) {
