@@ -192,9 +192,11 @@ describe('a relay that never stops answering 451', () => {
 describe('a compose thread that dies under messages', () => {
   let s: TestServer;
   beforeAll(async () => {
-    // Too small a heap for the large message's 13 MB of HTML (but enough to start): building it kills the thread each
-    // time.
-    s = await startTestServer({ composeResourceLimits: { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 4 } });
+    // Too small a heap for the large message's 13 MB of HTML beside what the thread holds: building it kills the thread
+    // each time (with 14 to 22 MB alike; from 26 MB it is built). The test suite's thread loads its source through tsx
+    // and holds about 12 MB once it has built a message, so 12 MB left a new thread, on a loaded machine, dying under
+    // the small message too; 18 MB leaves it room.
+    s = await startTestServer({ composeResourceLimits: { maxOldGenerationSizeMb: 18, maxYoungGenerationSizeMb: 4 } });
   });
   afterAll(() => s?.close());
 
@@ -224,7 +226,7 @@ describe('a compose thread that dies under messages', () => {
 });
 
 /**
- * An HTML of 13 MB, for a compose thread with a 12 MB heap: it comes over as a string, more than the heap holds beside
+ * An HTML of 13 MB, for a compose thread with an 18 MB heap: it comes over as a string, more than the heap holds beside
  * what the thread already has, and Node ends the thread (ERR_WORKER_OUT_OF_MEMORY). One allocation much larger than
  * the room Node gives a thread at its limit (a 24 MB string) would make V8 end the whole process instead.
  */
