@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,25 +23,16 @@ export async function spawnServe(
 ): Promise<{ ready: Ready; proc: ChildProcess; stop(): Promise<void> }> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const bin = opts.build ? join(opts.build, 'bin/svc.js') : 'bin/svc.js';
+  // Every listener on a port of its own; an earlier build lacks some of them (POP3 and IMAP came later).
+  const ports = ['--port', '--smtp-port', '--submission-port', '--submissions-port', '--pop3-port', '--imap-port'];
   const serveArgs = [
     'serve',
-    '--port',
-    '0',
-    '--smtp-port',
-    '0',
-    '--submission-port',
-    '0',
-    '--submissions-port',
-    '0',
-    '--pop3-port',
-    '0',
-    '--imap-port',
-    '0',
+    ...ports.filter((flag) => takes(bin, flag)).flatMap((flag) => [flag, '0']),
     '--data-dir',
     dataDir,
     ...args,
   ];
-  const bin = opts.build ? join(opts.build, 'bin/svc.js') : 'bin/svc.js';
   const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, bin, ...serveArgs], {
     env: { ...process.env, ...SERVE_ENV, ...opts.env },
     stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
@@ -63,6 +54,17 @@ export async function spawnServe(
         proc.kill('SIGTERM');
       }),
   };
+}
+
+const helps = new Map<string, string>();
+/** Whether `svc serve` of the build at `bin` takes `flag` (by its --help, read once a build). */
+function takes(bin: string, flag: string): boolean {
+  let help = helps.get(bin);
+  if (help === undefined) {
+    help = execFileSync(process.execPath, [bin, 'serve', '--help'], { encoding: 'utf8' });
+    helps.set(bin, help);
+  }
+  return help.includes(`${flag} `);
 }
 
 /** CPU seconds (user + system) used so far according to a /proc stat file (Linux). */

@@ -234,10 +234,11 @@ function stopper(proc: ChildProcess, cleanup = () => {}): () => Promise<void> {
     });
 }
 
-const svcPeer: Peer = {
-  name: 'svc',
+/** svc, this build or (`build`) another checkout's, built. */
+const svcBuildPeer = (name: string, build?: string): Peer => ({
+  name,
   async start(env: Record<string, string> = {}) {
-    const svc = await spawnServe(SVC_ARGS, { env });
+    const svc = await spawnServe(SVC_ARGS, { env, build });
     const dataDir = svc.proc.spawnargs[svc.proc.spawnargs.indexOf('--data-dir') + 1]!;
     let db: Database.Database | undefined;
     return {
@@ -253,7 +254,8 @@ const svcPeer: Peer = {
       },
     };
   },
-};
+});
+const svcPeer = svcBuildPeer('svc');
 
 /**
  * svc with its library seams' stock paths (`svc-stock`: SVC_STOCK_SEAMS=1), or one library's alone
@@ -277,17 +279,18 @@ const smtpSinkPeer: Peer = {
   },
 };
 
-const floorPeer: Peer = {
-  name: 'floor',
+/** The floor (bench/smtp-floor-server.ts), nothing stored; `store`: each message committed with its search entry first. */
+const floorPeerOf = (store: boolean): Peer => ({
+  name: store ? 'floor+store' : 'floor',
   async start() {
     const port = await freePort();
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/smtp-floor-server.ts', String(port)], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const args = ['--import', 'tsx', 'bench/smtp-floor-server.ts', String(port), ...(store ? ['--store'] : [])];
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     await greeted(port, proc);
     return { port, pid: proc.pid!, stop: stopper(proc) };
   },
-};
+});
+const floorPeer = floorPeerOf(false);
 
 const maildevPeer: Peer = {
   name: 'MailDev',
@@ -339,9 +342,12 @@ const wanted = (name: string) => !ONLY || ONLY.includes(name);
 // BENCH_SEAMS=both (or svc-stock in BENCH_PEERS) adds svc on its seams' stock paths.
 const peers: Peer[] = [
   svcPeer,
+  // BENCH_COMPARE=DIR: another build of svc (the root of another checkout, built) beside this one.
+  ...(process.env.BENCH_COMPARE ? [svcBuildPeer(`svc (${process.env.BENCH_COMPARE})`, process.env.BENCH_COMPARE)] : []),
   ...(process.env.BENCH_SEAMS === 'both' && !ONLY ? [stockPeer('svc-stock')] : []),
   ...(ONLY ?? []).filter((n) => n.startsWith('svc-stock')).map(stockPeer),
   floorPeer,
+  floorPeerOf(true),
 ].filter((p) => wanted(p.name));
 const missing: string[] = [];
 if (existsSync(SMTP_SINK)) {
@@ -398,6 +404,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   if (floorPer && sinkPer) ratios.push(`floor/smtp-sink ${percent(floorPer, sinkPer)}`);
   if (svcReused && devReused) ratios.push(`reused svc/MailDev ${(svcReused / devReused).toFixed(1)}× (target ≥ 4×)`);
   if (floorReused && devReused) ratios.push(`floor/MailDev ${(floorReused / devReused).toFixed(1)}×`);
+  const [storedPer, storedReused] = [rate('floor+store', 'per-connection'), rate('floor+store', 'reused')];
+  if (storedPer && sinkPer) ratios.push(`floor+store/smtp-sink ${percent(storedPer, sinkPer)}`);
+  if (storedReused && devReused) ratios.push(`floor+store/MailDev ${(storedReused / devReused).toFixed(1)}×`);
   if (ratios.length) console.log(`    ratios: ${ratios.join('; ')}`);
   console.log(`    CPU steal: ${stealLine(before, await machineTicks())}`);
 }
