@@ -7,7 +7,7 @@
 // With `--store`, the floor of a sink that keeps what it promises: each message written to SQLite (WAL, synchronous
 // NORMAL, as svc's store) with an exact-search entry of its body (FTS5, as svc's), committed before its 250, the messages
 // of one turn of the event loop in one commit. Nothing else: no header parse, no summary, no events, no stream.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +18,13 @@ import { silentLogger } from '../src/lib/log.js';
 import { useConnections } from '../src/server/inbound/seams/smtp-server.js';
 import { sinkServerOptions } from '../src/server/inbound/sink.js';
 
+/** The database of `--store`, removed when the server stops. */
+const dir = mkdtempSync(join(tmpdir(), 'svc-floor-'));
 /** Answers each message once it is committed (`--store`), or at once. */
 const keep = process.argv.includes('--store') ? durableStore() : (_raw: Buffer, done: () => void) => done();
 
 function durableStore() {
-  const db = new Database(join(mkdtempSync(join(tmpdir(), 'svc-floor-')), 'floor.sqlite'));
+  const db = new Database(join(dir, 'floor.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(`CREATE TABLE caught (seq INTEGER PRIMARY KEY, raw BLOB NOT NULL);
@@ -65,4 +67,9 @@ await useConnections(server, silentLogger);
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
   console.log(JSON.stringify({ port: (server.server.address() as AddressInfo).port })),
 );
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () =>
+  server.close(() => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }),
+);
