@@ -147,11 +147,15 @@ export function createScheduler<P = JobPayloads>(
 
   const canClaim = () => inflight.size === 0 || concurrency - inflight.size >= batch;
 
+  /** How long until the next job is due, as the last claim found it (undefined: no claim since tick() read it). */
+  let claimedWait: number | null | undefined;
+
   async function step(): Promise<number> {
     if (stranded.size) await Promise.all([...stranded].map(postpone));
     if (!canClaim()) return 0;
     const free = concurrency - inflight.size;
-    const due = jobs.claimDue(now(), performance.now(), LEASE_MS, free, queue);
+    const { jobs: due, dueIn } = jobs.claimNext(now(), performance.now(), LEASE_MS, free, queue);
+    claimedWait = dueIn;
     for (const job of due) {
       const p = runJob(job).finally(() => {
         inflight.delete(p);
@@ -184,6 +188,7 @@ export function createScheduler<P = JobPayloads>(
     hop('scheduler: step');
     timer = soon = undefined;
     let failed = false;
+    claimedWait = undefined;
     try {
       await step();
     } catch (err) {
@@ -192,7 +197,8 @@ export function createScheduler<P = JobPayloads>(
     }
     // Every slot taken: the jobs in flight ask for the next step as they finish, and the queue need not be read now.
     if (!canClaim() && !failed) return arm(IDLE_POLL_MS);
-    const wait = jobs.dueIn(now(), queue);
+    // The step's claim read when the next job is due in its own transaction; a step that failed to claim asks now.
+    const wait = claimedWait === undefined ? jobs.dueIn(now(), queue) : claimedWait;
     if (wait == null) return arm(IDLE_POLL_MS);
     // A manual clock does not move by itself: due work runs now, later work waits for POST /sandbox/clock. A step
     // that failed (a claim that could not be written) is tried again 50 ms on, not on every turn.

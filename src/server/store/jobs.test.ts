@@ -217,6 +217,25 @@ describe('job store', () => {
       expect(jobs.dueIn(at(T0 + MINUTE), DEFAULT_QUEUE)).toBeNull();
     });
 
+    it('a claim answers when the next job left is due, as dueIn does after it, over every lane and kind of due time', () => {
+      const jobs = memoryStore();
+      jobs.enqueue('deliver', { n: 1 }, T0, T0, { lane: 'a' });
+      jobs.enqueue('deliver', { n: 2 }, T0 + 3000, T0, { lane: 'a' });
+      jobs.enqueue('deliver', { n: 1 }, T0 + 2000, T0, { lane: 'b' });
+      // A scheduled send: fixed on the service clock, which reads an hour behind the monotonic reading here.
+      jobs.enqueue('deliver', { n: 1 }, T0 - HOUR + 1000, T0, { lane: 'c', fixed: true });
+      const now = { monotonic: T0, service: T0 - HOUR };
+      const first = jobs.claimNext(now, HELD, LEASE, 10);
+      expect(names(first.jobs)).toEqual(['a1']);
+      expect(first.dueIn).toBe(1000);
+      expect(jobs.dueIn(now)).toBe(1000);
+      const later = { monotonic: T0 + 2000, service: T0 - HOUR + 2000 };
+      const second = jobs.claimNext(later, HELD, LEASE, 10);
+      expect(names(second.jobs)).toEqual(['b1', 'c1']);
+      expect(second.dueIn).toBe(1000);
+      expect(jobs.claimNext({ monotonic: T0 + 3000, service: T0 - HOUR + 3000 }, HELD, LEASE, 10).dueIn).toBeNull();
+    });
+
     it('a job in no lane is taken in its turn like a lane of its own', () => {
       const jobs = memoryStore();
       for (let n = 1; n <= 3; n++) jobs.enqueue('deliver', { n }, T0, T0, { lane: 'ws_a' });

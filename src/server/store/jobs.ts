@@ -46,8 +46,9 @@ export function createJobStore(db: Db) {
   const insert = db.prepare(
     'INSERT INTO jobs (kind, payload, run_at, set_at, queue, fixed, lane) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
-  // A queue's lanes that have jobs, due or not: a loose index scan of (queue, fixed, lane, run_at), one seek a lane,
-  // never a walk over a lane's backlog.
+  // A queue's lanes that have jobs of one kind of due time, due or not: a loose index scan of (queue, fixed, lane,
+  // run_at), one seek a lane, never a walk over a lane's backlog. (One statement for both kinds, a recursive walk over
+  // (fixed, lane), measured slower than these two.)
   const lanesOf = [0, 1].map((fixed) =>
     db
       .prepare(`
@@ -60,11 +61,13 @@ export function createJobStore(db: Db) {
     SELECT lane FROM l WHERE lane IS NOT NULL`)
       .pluck(),
   );
-  const lanes = (queue: string): string[] =>
-    [...new Set([0, 1].flatMap((fixed) => lanesOf[fixed]!.all({ queue }) as string[]))].sort();
+  type Pair = { fixed: number; lane: string };
+  /** The queue's (kind of due time, lane) pairs that have jobs, delays first. */
+  const pairs = (queue: string): Pair[] =>
+    [0, 1].flatMap((fixed) => (lanesOf[fixed]!.all({ queue }) as string[]).map((lane) => ({ fixed, lane })));
   // One statement per kind of due time, each walking one lane of the index in due order; fixed instants are claimed
   // first (a scheduled send whose time has come), then delays.
-  const claim = [1, 0].map((fixed) =>
+  const claim = [0, 1].map((fixed) =>
     db.prepare(`
     UPDATE jobs SET claimed_until = @lease, attempts = attempts + 1
     WHERE id IN (
@@ -75,13 +78,33 @@ export function createJobStore(db: Db) {
     )
     RETURNING *`),
   );
+  // ORDER BY + LIMIT walks a lane of the (queue, fixed, lane, run_at) index to its first unclaimed job instead of
+  // scanning the table.
+  const next = [0, 1].map((fixed) =>
+    db
+      .prepare(
+        `SELECT run_at FROM jobs WHERE queue = ? AND fixed = ${fixed} AND lane = ? AND claimed_until IS NULL
+         ORDER BY run_at LIMIT 1`,
+      )
+      .pluck(),
+  );
+  /** How long until the next unclaimed job of these pairs is due (0 or less: due now); null when they have none. */
+  const dueAmong = (now: DueNow, queue: string, all: Pair[]): number | null => {
+    let wait = Infinity;
+    for (const { fixed, lane } of all) {
+      const t = next[fixed]!.get(queue, lane) as number | undefined;
+      if (t !== undefined) wait = Math.min(wait, t - (fixed ? now.service : now.monotonic));
+    }
+    return wait === Infinity ? null : wait;
+  };
   type Claimed = JobRow & { payload: string };
-  /** Up to `limit` of a lane's due jobs, in the order they are due (RETURNING keeps none of its own). */
-  const claimLane = (args: Omit<ClaimArgs, 'limit'>, limit: number): Claimed[] => {
+  /** Up to `limit` of a lane's due jobs of the kinds of due time it has, in the order they are due. */
+  const claimLane = (args: Omit<ClaimArgs, 'limit'>, kinds: number[], limit: number): Claimed[] => {
     const rows: Claimed[] = [];
-    for (const stmt of claim) {
+    for (const fixed of kinds) {
       if (rows.length === limit) break;
-      const got = stmt.all({ ...args, limit: limit - rows.length }) as Claimed[];
+      const got = claim[fixed]!.all({ ...args, limit: limit - rows.length }) as Claimed[];
+      // RETURNING keeps no order of its own.
       rows.push(...got.sort((a, b) => a.run_at - b.run_at || a.id - b.id));
     }
     return rows;
@@ -91,10 +114,15 @@ export function createJobStore(db: Db) {
   const served = new Map<string, string>();
   /**
    * Round-robin across the queue's lanes: each lane with due jobs gets an equal share of the slots, in turn from the
-   * lane after the one served last, and a share a lane cannot fill goes to the others. One transaction, one commit.
+   * lane after the one served last, and a share a lane cannot fill goes to the others. Then, from the same listing,
+   * how long until the next job left is due. One transaction, one commit.
    */
-  const claimFair = db.transaction((args: Omit<ClaimArgs, 'lane'>): Claimed[] => {
-    const all = lanes(args.queue);
+  const claimFair = db.transaction((args: Omit<ClaimArgs, 'lane'>): { rows: Claimed[]; dueIn: number | null } => {
+    const found = pairs(args.queue);
+    // Each lane's kinds of due time, fixed instants first.
+    const kinds = new Map<string, number[]>();
+    for (const { fixed, lane } of found) kinds.set(lane, fixed ? [1, ...(kinds.get(lane) ?? [])] : [0]);
+    const all = [...kinds.keys()].sort();
     const last = served.get(args.queue);
     const after = last === undefined ? -1 : all.findIndex((l) => l > last);
     const from = Math.max(after, 0);
@@ -106,15 +134,33 @@ export function createJobStore(db: Db) {
       for (const lane of turn) {
         const want = Math.min(share, args.limit - rows.length);
         if (want === 0) break;
-        const got = claimLane({ ...args, lane }, want);
+        const got = claimLane({ ...args, lane }, kinds.get(lane)!, want);
         rows.push(...got);
         if (got.length) served.set(args.queue, lane);
         if (got.length === want) more.push(lane);
       }
       turn = more;
     }
-    return rows;
+    return { rows, dueIn: dueAmong(args, args.queue, found) };
   });
+  /**
+   * Atomically claims up to `limit` jobs due `now`, round-robin across the queue's lanes and in due order within each,
+   * and answers with them how long until the queue's next unclaimed job is due (dueIn's answer after the claim, from
+   * the same listing of the lanes: a scheduler's step needs both). A claim is held until `held + leaseMs`, on a time
+   * of the claiming process's own that never goes back (`held`: every claim is released when a process starts, so no
+   * other reads it).
+   */
+  const claimNext = (
+    now: DueNow,
+    held: number,
+    leaseMs: number,
+    limit: number,
+    queue = DEFAULT_QUEUE,
+  ): { jobs: JobRow[]; dueIn: number | null } => {
+    // IMMEDIATE: the write lock is taken before the lanes are read, so a claim never has to upgrade a read.
+    const { rows, dueIn } = claimFair.immediate({ ...now, held, lease: held + leaseMs, limit, queue });
+    return { jobs: rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) })), dueIn };
+  };
   const del = db.prepare('DELETE FROM jobs WHERE id = ?');
   const reschedule = db.prepare('UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL WHERE id = ?');
   const postpone = db.prepare(
@@ -123,16 +169,6 @@ export function createJobStore(db: Db) {
   // A planned next run (a handler's {retryAt}) is not a failure: the failure count starts again.
   const defer = db.prepare(
     'UPDATE jobs SET run_at = ?, set_at = ?, fixed = 0, claimed_until = NULL, attempts = 0, payload = coalesce(?, payload) WHERE id = ?',
-  );
-  // ORDER BY + LIMIT walks a lane of the (queue, fixed, lane, run_at) index to its first unclaimed job instead of
-  // scanning the table.
-  const next = [0, 1].map((fixed) =>
-    db
-      .prepare(
-        `SELECT run_at FROM jobs WHERE queue = ? AND fixed = ${fixed} AND lane = ? AND claimed_until IS NULL
-         ORDER BY run_at LIMIT 1`,
-      )
-      .pluck(),
   );
   const release = db.prepare('UPDATE jobs SET claimed_until = NULL WHERE claimed_until IS NOT NULL');
   const rebase = db.prepare(
@@ -147,16 +183,10 @@ export function createJobStore(db: Db) {
       const { queue = DEFAULT_QUEUE, fixed = false, lane = '' } = place;
       return Number(insert.run(kind, JSON.stringify(payload), runAt, now, queue, fixed ? 1 : 0, lane).lastInsertRowid);
     },
-    /**
-     * Atomically claims up to `limit` jobs due `now`, round-robin across the queue's lanes and in due order within
-     * each. A claim is held until `held + leaseMs`, on a time of the claiming process's own that never goes back
-     * (`held`: every claim is released when a process starts, so no other reads it).
-     */
-    claimDue(now: DueNow, held: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] {
-      // IMMEDIATE: the write lock is taken before the lanes are read, so a claim never has to upgrade a read.
-      const rows = claimFair.immediate({ ...now, held, lease: held + leaseMs, limit, queue });
-      return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
-    },
+    /** claimNext's jobs alone. */
+    claimDue: (now: DueNow, held: number, leaseMs: number, limit: number, queue = DEFAULT_QUEUE): JobRow[] =>
+      claimNext(now, held, leaseMs, limit, queue).jobs,
+    claimNext,
     complete(id: number): void {
       del.run(id);
     },
@@ -198,17 +228,7 @@ export function createJobStore(db: Db) {
         .prepare('UPDATE jobs SET run_at = @now, set_at = @now WHERE id = @id AND fixed = 0 AND run_at > @now')
         .run({ id, now }).changes === 1,
     /** How long until the queue's next unclaimed job is due (0 or less: due now); null when it has none. */
-    dueIn(now: DueNow, queue = DEFAULT_QUEUE): number | null {
-      let wait = Infinity;
-      for (const fixed of [0, 1]) {
-        const reading = fixed ? now.service : now.monotonic;
-        for (const lane of lanesOf[fixed]!.all({ queue }) as string[]) {
-          const t = next[fixed]!.get(queue, lane) as number | undefined;
-          if (t !== undefined) wait = Math.min(wait, t - reading);
-        }
-      }
-      return wait === Infinity ? null : wait;
-    },
+    dueIn: (now: DueNow, queue = DEFAULT_QUEUE): number | null => dueAmong(now, queue, pairs(queue)),
     /** The queues that have jobs. */
     queues: () => (db.prepare('SELECT DISTINCT queue FROM jobs').all() as { queue: string }[]).map((r) => r.queue),
     /** Drops every job of a queue (a webhook endpoint deleted or disabled); returns how many. */
