@@ -76,6 +76,120 @@ export interface MessageFilters {
   subject?: string;
 }
 
+/** A subscription to the inbox stream: the events that come after it began, until closed or the stream ends. */
+interface Subscription {
+  events: AsyncIterable<InboxEvent>;
+  close(): void;
+}
+
+/**
+ * One inbox stream shared by the waits of one client (svc-mail/testing's sandbox): opened by the first wait and kept
+ * until close(), so that a wait does not open (and the server set up) a stream of its own — a request and its answer
+ * on the way of every wait (bench:latency). A wait hears the events that come after it subscribed, as it would on a
+ * stream of its own; when the server ends the stream, the waits on it end (InboxStreamEnded), and the next wait opens
+ * another.
+ */
+export interface InboxWatch {
+  subscribe(): Promise<Subscription>;
+  /** Ends the stream and every wait on it. */
+  close(): void;
+}
+
+export function createInboxWatch(client: Client): InboxWatch {
+  type Listener = { push(e: InboxEvent): void; end(err?: unknown): void };
+  /** The stream open now (or opening), with the waits that listen to it. */
+  type Stream = { listeners: Set<Listener>; ended: boolean; stop: AbortController };
+  let current: Promise<Stream> | undefined;
+  let closed = false;
+
+  async function open(): Promise<Stream> {
+    const stream: Stream = { listeners: new Set(), ended: false, stop: new AbortController() };
+    const events = await client.inboxStream({ signal: stream.stop.signal });
+    void (async () => {
+      let failure: unknown;
+      try {
+        for await (const e of events) for (const l of stream.listeners) l.push(e);
+      } catch (err) {
+        // Aborted by close(): the waits end as if the server had ended it.
+        if (!stream.stop.signal.aborted) failure = err;
+      } finally {
+        stream.ended = true;
+        for (const l of stream.listeners) l.end(failure);
+        stream.listeners.clear();
+      }
+    })();
+    return stream;
+  }
+
+  return {
+    async subscribe() {
+      if (closed) throw new InboxStreamEnded();
+      const queue: InboxEvent[] = [];
+      let wake: (() => void) | undefined;
+      let ended: { err?: unknown } | undefined;
+      const listener: Listener = {
+        push(e) {
+          queue.push(e);
+          wake?.();
+        },
+        end(err) {
+          ended ??= { err };
+          wake?.();
+        },
+      };
+      // A stream found ended (the server stopped since) is opened again, once; one that cannot be opened is thrown
+      // to this wait, and the next wait tries again.
+      let stream: Stream | undefined;
+      for (let tries = 0; tries < 2 && !stream; tries++) {
+        const p = current ?? open();
+        current = p;
+        let s: Stream;
+        try {
+          s = await p;
+        } catch (err) {
+          if (current === p) current = undefined;
+          throw err;
+        }
+        if (!s.ended) stream = s;
+        else if (current === p) current = undefined;
+      }
+      if (!stream) throw new InboxStreamEnded();
+      stream.listeners.add(listener);
+      const owner = stream;
+      return {
+        events: (async function* () {
+          try {
+            for (;;) {
+              while (queue.length) yield queue.shift()!;
+              if (ended) {
+                if (ended.err !== undefined) throw ended.err;
+                return;
+              }
+              await new Promise<void>((r) => {
+                wake = r;
+              });
+              wake = undefined;
+            }
+          } finally {
+            owner.listeners.delete(listener);
+          }
+        })(),
+        close() {
+          owner.listeners.delete(listener);
+          listener.end();
+        },
+      };
+    },
+    close() {
+      closed = true;
+      void current?.then(
+        (s) => s.stop.abort(),
+        () => {},
+      );
+    },
+  };
+}
+
 export interface MessageWait extends MessageFilters {
   /** Besides the filters: whether a message is the one awaited (svc-mail/testing's `match`). */
   match?(m: CaughtMessageSummary): boolean | Promise<boolean>;
@@ -86,6 +200,8 @@ export interface MessageWait extends MessageFilters {
   clock: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
   /** Called once nothing already caught is taken, just before the wait on the stream (a spinner, a log line). */
   onWaiting?(): void | Promise<void>;
+  /** The stream shared by the client's waits (none: the wait opens its own). */
+  watch?: InboxWatch;
 }
 
 /**
@@ -99,8 +215,10 @@ export async function waitForMessage(client: Client, o: MessageWait): Promise<Ca
   const deadline = o.clock.now() + o.timeoutMs;
   const stop = new AbortController();
   const accept = async (m: CaughtMessageSummary) => subjectMatches(m, o.subject) && (!o.match || (await o.match(m)));
+  let shared: Subscription | undefined;
   try {
-    const stream = await client.inboxStream({ signal: stop.signal });
+    shared = await o.watch?.subscribe();
+    const stream = shared?.events ?? (await client.inboxStream({ signal: stop.signal }));
     // Newest first from the listing: tried oldest first.
     for (const m of (await caughtSince(client, o.to, o.since, false, o.workspace)).reverse()) {
       if ((await accept(m)) && (await claim(client, m.id))) return m;
@@ -114,6 +232,7 @@ export async function waitForMessage(client: Client, o: MessageWait): Promise<Ca
     return await Promise.race([arrival, expiry]);
   } finally {
     stop.abort();
+    shared?.close();
   }
 }
 
