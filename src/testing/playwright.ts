@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { test as base, type Page, type TestInfo } from '@playwright/test';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { InboxStreamEnded, caughtSince, isTo } from '../client/inbox-wait.js';
+import { InboxStreamEnded, type InboxWatch, caughtSince, createInboxWatch, isTo } from '../client/inbox-wait.js';
 import type { CaughtMessageSummary, MessageAppearance } from '../contract/inbox.js';
 import { findLocalServer, reachableAt } from '../lib/local-servers.js';
 import type { Sandbox, SandboxOptions } from './index.js';
@@ -103,6 +103,8 @@ export interface SvcWorkerFixtures {
 }
 
 const DEFAULT_WAIT_MS = 10_000;
+/** The inbox stream of each worker's sandbox, shared by its tests' waits. */
+const watches = new WeakMap<WorkerSandbox, InboxWatch>();
 const wallClock = { now: Date.now, sleep };
 
 export const test = base.extend<SvcTestFixtures, SvcWorkerFixtures>({
@@ -112,9 +114,13 @@ export const test = base.extend<SvcTestFixtures, SvcWorkerFixtures>({
   sandbox: [
     async ({ svc }, use) => {
       const found = await connect(svc);
+      // One inbox stream for every wait of the worker's tests, opened by the first.
+      const watch = createInboxWatch(found.client);
+      watches.set(found, watch);
       try {
         await use(found);
       } finally {
+        watch.close();
         await found.local?.close();
       }
     },
@@ -122,7 +128,7 @@ export const test = base.extend<SvcTestFixtures, SvcWorkerFixtures>({
   ],
 
   inbox: async ({ sandbox, svcInbox }, use, testInfo) => {
-    const inbox = await testInbox(sandbox.client, sandbox.apiUrl, sandbox.adminToken, svcInbox, testInfo);
+    const inbox = await testInbox(sandbox, svcInbox, testInfo);
     await use(inbox);
     if (testInfo.status !== testInfo.expectedStatus) await attachMail(inbox, sandbox.client, testInfo);
     if (svcInbox.clear) await inbox.clear();
@@ -163,13 +169,9 @@ function testAddress(o: SvcInboxOption, testInfo: TestInfo): string {
   return `${o.prefix ?? 'test'}+${hash}-${testInfo.retry}@${o.domain ?? 'example.org'}`;
 }
 
-async function testInbox(
-  client: Client,
-  apiUrl: string,
-  adminToken: string,
-  o: SvcInboxOption,
-  testInfo: TestInfo,
-): Promise<TestInbox> {
+async function testInbox(sandbox: WorkerSandbox, o: SvcInboxOption, testInfo: TestInfo): Promise<TestInbox> {
+  const { client, apiUrl, adminToken } = sandbox;
+  const watch = watches.get(sandbox);
   const address = testAddress(o, testInfo);
   const addresses = [address];
   // Mail counts from the test's start on the service clock: a server reused across runs still holds the last run's
@@ -203,7 +205,7 @@ async function testInbox(
       try {
         found = await waitAndRead(
           client,
-          { to, subject: w.subject, since, timeoutMs: timeout, clock: wallClock },
+          { to, subject: w.subject, since, timeoutMs: timeout, clock: wallClock, watch },
           { accept: (m) => to !== undefined || ours(m), match: w.match },
         );
       } catch (err) {
