@@ -1,7 +1,8 @@
 // bench/inbox: the inbox's listing over a large sink. 100,000 messages are caught into a fresh data directory through
 // the sink's own ingest (header parse, body glance, search index; stored directly, not over SMTP), half of them linked
 // to `/v1` messages of a workspace; then `svc serve` starts on it and GET /sandbox/messages is timed over HTTP: the
-// first page, a page 99,000 messages deep by cursor, a workspace's pages, and searches. Target: first and deep page
+// first page, a page 99,000 messages deep by cursor, a workspace's pages, searches, and the listing of the mail to one
+// address that every inbox wait makes. Target: first and deep page
 // under 50 ms. The newest BENCH_LARGE messages (default 10) are 5 MB each, so the first page holds them and the second
 // none: the listing must not pay for the size of the messages it lists.
 import nodemailer from 'nodemailer';
@@ -171,6 +172,13 @@ try {
     [`search, common word 99,000 deep`, `${base}&q=${words[0]}&after=${deepId}`, false],
     ['search, a word in 1 of 1,000 ("tok0123")', `${base}&q=tok0123`, false],
     ['search, to:customer7', `${base}&q=to:customer7`, false],
+    // A wait's listing: the unclaimed mail to its address since it began (sink_recipients leads).
+    [
+      "a wait's listing, an address with no mail",
+      `${base}&to=nobody@example.test&claimed=false&since=2000-01-01T00:00:00Z`,
+      false,
+    ],
+    [`to=customer7@example.test (1 in 40 messages)`, `${base}&to=customer7@example.test`, false],
     [
       'search, subject:"order 1013" is:unread',
       `${base}&q=${encodeURIComponent('subject:"order 1013" is:unread')}`,

@@ -1,7 +1,9 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { timeOrderedId } from '../../lib/ids.js';
-import { openDb } from './db.js';
+import { migrate, openDb, type Db } from './db.js';
 import { createInboxStore, type InboxRow } from './inbox.js';
+import { migrations } from './migrations.js';
 
 function row(messageId: string, fromService: 0 | 1): InboxRow {
   return {
@@ -77,6 +79,89 @@ describe('the inbox store', () => {
     db.prepare('DELETE FROM sink_raw_pieces WHERE seq = ?').run(seq);
     db.prepare('UPDATE sink_content SET raw = ? WHERE seq = ?').run(raw, seq);
     expect(store.raw(old.id)?.equals(raw)).toBe(true);
+  });
+
+  describe('the mail to one address', () => {
+    /** A message from another program to these recipients: envelope, To, Cc. */
+    const to = (subject: string, rcpt: string[], toAddrs: string[] = [], cc: string[] = []) => ({
+      ...row(`<${subject}@app.test>`, 0),
+      subject,
+      rcpt_to: rcpt,
+      to_addrs: toAddrs,
+      cc_addrs: cc,
+    });
+    const subjects = (rows: { subject: string | null }[] | null) => rows?.map((r) => r.subject);
+
+    it('is an envelope recipient, a To or a Cc address, in any case, newest first; paged; gone with its message', () => {
+      const { db, store } = setup();
+      const add = (m: InboxRow, body: string) => store.insert(m, { body });
+      add(to('envelope', ['Ada@Example.test']), 'your receipt');
+      add(to('header-to', ['list@example.test'], ['ada@example.TEST']), 'your code');
+      add(to('cc', ['bob@example.test'], ['bob@example.test'], ['ADA@example.test']), 'your receipt');
+      add(to('not-hers', ['adam@example.test'], ['ada@example.test.org']), 'your receipt');
+      add(to('all-three', ['ada@example.test'], ['ada@example.test'], ['ada@example.test']), 'your code');
+      expect(subjects(store.list({ to: 'ada@EXAMPLE.test', limit: 10 }))).toEqual([
+        'all-three',
+        'cc',
+        'header-to',
+        'envelope',
+      ]);
+      const first = store.list({ to: 'ada@example.test', limit: 2 })!;
+      // A page, and the row that says there is more.
+      expect(subjects(first)).toEqual(['all-three', 'cc', 'header-to']);
+      expect(subjects(store.list({ to: 'ada@example.test', limit: 2, after: first[1]!.id }))).toEqual([
+        'header-to',
+        'envelope',
+      ]);
+      // With words to find, the full-text index leads, and the address is looked up for each row it yields.
+      const search = { terms: [{ field: null, text: 'receipt', prefix: false }], excluded: [], filters: [] };
+      expect(subjects(store.list({ to: 'ada@example.test', limit: 10, search }))).toEqual(['cc', 'envelope']);
+      expect(store.remove(first[0]!.id)).toBe(true);
+      expect(subjects(store.list({ to: 'ada@example.test', limit: 10 }))).toEqual(['cc', 'header-to', 'envelope']);
+      // Each message's addresses once: 1 + 2 + 2 + 2 rows are left of the four messages.
+      const left = () => (db.prepare('SELECT count(*) AS n FROM sink_recipients').get() as { n: number }).n;
+      expect(left()).toBe(7);
+      store.clear();
+      expect(left()).toBe(0);
+    });
+
+    it('reads only the rows of that address: its key leads the listing', () => {
+      const { db } = setup();
+      const plan = db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT s.seq FROM sink_recipients r JOIN sink_messages s ON s.seq = r.seq
+           WHERE r.address = lower(?) ORDER BY r.seq DESC LIMIT 10`,
+        )
+        .all('ada@example.test') as { detail: string }[];
+      expect(plan.map((p) => p.detail)).toEqual([
+        expect.stringMatching(/^SEARCH r USING PRIMARY KEY \(address=\?\)/),
+        expect.stringMatching(/^SEARCH s USING INTEGER PRIMARY KEY \(rowid=\?\)/),
+      ]);
+    });
+
+    it('of mail caught before the table was made is found by the same listing', () => {
+      const db = new Database(':memory:') as Db;
+      for (const m of migrations.filter((m) => m.version <= 15)) db.exec(m.sql);
+      db.pragma('user_version = 15');
+      const insert = db.prepare(
+        `INSERT INTO sink_messages (id, message_id_header, from_service, mail_from, rcpt_to, from_addr, to_addrs, cc_addrs,
+           subject, dkim, size, received_at, has_attachments)
+         VALUES (?, ?, 0, 'shop@example.test', ?, 'shop@example.test', ?, ?, ?, 'none', 5, 0, 0)`,
+      );
+      insert.run(timeOrderedId('eml'), '<1@app.test>', '["Ada@example.test"]', '[]', '[]', 'envelope');
+      insert.run(
+        timeOrderedId('eml'),
+        '<2@app.test>',
+        '["x@example.test"]',
+        '["x@example.test"]',
+        '["ada@example.test"]',
+        'cc',
+      );
+      insert.run(timeOrderedId('eml'), '<3@app.test>', '["x@example.test"]', '["x@example.test"]', '[]', 'not hers');
+      migrate(db);
+      expect(subjects(createInboxStore(db).list({ to: 'ada@example.test', limit: 10 }))).toEqual(['cc', 'envelope']);
+      db.close();
+    });
   });
 
   it('finds the Message-ID of service mail through its own index', () => {

@@ -212,6 +212,9 @@ export function createInboxStore(db: Db) {
   const piecesLength = db.prepare('SELECT coalesce(sum(length(bytes)), 0) FROM sink_raw_pieces WHERE seq = ?').pluck();
   const pieces = db.prepare('SELECT bytes FROM sink_raw_pieces WHERE seq = ? ORDER BY n').pluck();
   const index = db.prepare('INSERT INTO sink_search (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)');
+  const insertRecipients = db.prepare(
+    'INSERT OR IGNORE INTO sink_recipients (address, seq) SELECT lower(value), ? FROM json_each(?)',
+  );
   const summaryById = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sink_messages s ${SUMMARY_JOINS} WHERE s.id = ?`);
   const firstCopy = db
     .prepare(`SELECT s.id FROM sink_messages s WHERE ${caughtCopyOf('@id')} ORDER BY s.seq LIMIT 1`)
@@ -228,6 +231,7 @@ export function createInboxStore(db: Db) {
       cc_addrs: JSON.stringify(row.cc_addrs),
     });
     if (r.changes !== 1) return null;
+    insertRecipients.run(r.lastInsertRowid, JSON.stringify([...row.rcpt_to, ...row.to_addrs, ...row.cc_addrs]));
     // The raw source's first MiB with the content, the rest in pieces (views of it, not copies; migration 10).
     const [head, ...rest] = cutPieces(row.raw);
     insertContent.run(
@@ -282,13 +286,14 @@ export function createInboxStore(db: Db) {
     }): InboxSummaryRow[] | null {
       const where: string[] = [];
       const args: unknown[] = [];
+      const terms = opts.search?.terms ?? [];
+      // The mail to one address: its rows of sink_recipients lead (newest first, as its key orders them), unless words
+      // to find do; then each row the full-text index yields is looked up there.
+      const byRecipient = Boolean(opts.to) && !terms.length;
       if (opts.to) {
-        where.push(
-          `(EXISTS (SELECT 1 FROM json_each(s.rcpt_to) WHERE lower(value) = lower(?))
-            OR EXISTS (SELECT 1 FROM json_each(s.to_addrs) WHERE lower(value) = lower(?))
-            OR EXISTS (SELECT 1 FROM json_each(s.cc_addrs) WHERE lower(value) = lower(?)))`,
-        );
-        args.push(opts.to, opts.to, opts.to);
+        if (byRecipient) where.push('r.address = lower(?)');
+        else where.push('EXISTS (SELECT 1 FROM sink_recipients WHERE address = lower(?) AND seq = s.seq)');
+        args.push(opts.to);
       }
       if (opts.workspaceId) {
         const ids = ([] as string[]).concat(opts.workspaceId);
@@ -305,10 +310,9 @@ export function createInboxStore(db: Db) {
         where.push(sql);
         args.push(...more);
       }
-      const terms = opts.search?.terms ?? [];
       const excluded = opts.search?.excluded ?? [];
       // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
-      const key = terms.length ? 'f.rowid' : 's.seq';
+      const key = terms.length ? 'f.rowid' : byRecipient ? 'r.seq' : 's.seq';
       if (opts.after) {
         const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as
           | { seq: number }
@@ -318,6 +322,7 @@ export function createInboxStore(db: Db) {
         args.push(anchor.seq);
       }
       let from = `sink_messages s ${SUMMARY_JOINS}`;
+      if (byRecipient) from = `sink_recipients r JOIN sink_messages s ON s.seq = r.seq ${SUMMARY_JOINS}`;
       if (terms.length) {
         from = `sink_search f JOIN sink_messages s ON s.seq = f.rowid ${SUMMARY_JOINS}`;
         where.unshift('sink_search MATCH ?');

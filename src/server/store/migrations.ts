@@ -529,4 +529,24 @@ DROP INDEX jobs_queue_due;
 CREATE INDEX jobs_queue_due ON jobs(queue, fixed, lane, run_at);
 `,
   },
+  {
+    version: 16,
+    name: 'caught mail by recipient',
+    sql: `
+-- Every address a caught message went to (envelope recipients, To and Cc), in ASCII lower case as the listing's "to"
+-- compares them (store/inbox.ts): a wait's listing of the mail to one address reads that address's rows, not every
+-- message since its "since" (a sink of 10,000 messages made each wait's listing 4.5 ms). The foreign key takes them
+-- with their message.
+CREATE TABLE sink_recipients (
+  address TEXT NOT NULL,
+  seq INTEGER NOT NULL REFERENCES sink_messages(seq) ON DELETE CASCADE,
+  PRIMARY KEY (address, seq)
+) WITHOUT ROWID;
+CREATE INDEX sink_recipients_seq ON sink_recipients(seq);
+INSERT OR IGNORE INTO sink_recipients (address, seq)
+SELECT lower(a.value), s.seq FROM sink_messages s, json_each(s.rcpt_to) a
+UNION SELECT lower(a.value), s.seq FROM sink_messages s, json_each(s.to_addrs) a
+UNION SELECT lower(a.value), s.seq FROM sink_messages s, json_each(s.cc_addrs) a;
+`,
+  },
 ];
