@@ -104,7 +104,7 @@ export function createInboxWatch(client: Client): InboxWatch {
 
   async function open(): Promise<Stream> {
     const stream: Stream = { listeners: new Set(), ended: false, stop: new AbortController() };
-    const events = await client.inboxStream({ signal: stream.stop.signal });
+    const events = await client.inboxStream({ signal: stream.stop.signal, events: ['message'] });
     void (async () => {
       let failure: unknown;
       try {
@@ -218,7 +218,8 @@ export async function waitForMessage(client: Client, o: MessageWait): Promise<Ca
   let shared: Subscription | undefined;
   try {
     shared = await o.watch?.subscribe();
-    const stream = shared?.events ?? (await client.inboxStream({ signal: stop.signal }));
+    // A wait hears of new mail alone: the server sends no other event.
+    const stream = shared?.events ?? (await client.inboxStream({ signal: stop.signal, events: ['message'] }));
     // Newest first from the listing: tried oldest first.
     for (const m of (await caughtSince(client, o.to, o.since, false, o.workspace)).reverse()) {
       if ((await accept(m)) && (await claim(client, m.id))) return m;

@@ -89,9 +89,12 @@ export function createClient(opts: ClientOptions) {
   /**
    * `GET /sandbox/stream` of a local server, with the admin token: the inbox's changes as they are committed, until
    * `signal` aborts or the server ends the stream. Resolves once the server has answered, by when it has subscribed
-   * this reader, so nothing caught after that is missed. Opened once: a stream is no request to retry.
+   * this reader, so nothing caught after that is missed. Opened once: a stream is no request to retry. `events`: only
+   * the events of these names (a server from before `?events=` sends them all).
    */
-  async function inboxStream(o: { signal?: AbortSignal } = {}): Promise<AsyncIterable<InboxEvent>> {
+  async function inboxStream(
+    o: { signal?: AbortSignal; events?: InboxEvent['event'][] } = {},
+  ): Promise<AsyncIterable<InboxEvent>> {
     const e: Endpointish = { method: 'GET', path: '/sandbox/stream', auth: 'admin', success: [200, null] };
     const adminToken = await reveal(opts.adminToken);
     const { headers } = requestHeaders({ headers: { accept: 'text/event-stream' } }, 'inboxStream');
@@ -99,7 +102,7 @@ export function createClient(opts: ClientOptions) {
     let r: TransportResponse;
     try {
       r = await send(
-        target(sandboxBase, e, {}),
+        target(sandboxBase, e, { query: o.events && { events: o.events.join(',') } }),
         { method: 'GET', headers },
         { headersMs: DEFAULT_TIMEOUT_MS, idleMs: STREAM_IDLE_MS, signal: o.signal, dispatcher: opts.dispatcher },
       );

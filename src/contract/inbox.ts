@@ -186,6 +186,18 @@ export type InboxEvent =
   | { event: 'read'; data: z.infer<typeof InboxRead> }
   | { event: 'clock'; data: z.infer<typeof ClockState> }
   | { event: 'webhooks'; data: z.infer<typeof InboxWebhooks> };
+/**
+ * The events' names. `GET /sandbox/stream?events=message,status` sends only the events named (comma-separated; every
+ * one when absent): a wait for mail asks for `message` alone.
+ */
+export const INBOX_EVENT_NAMES = [
+  'message',
+  'status',
+  'deleted',
+  'read',
+  'clock',
+  'webhooks',
+] as const satisfies readonly InboxEvent['event'][];
 /** A page of caught messages, as `GET /sandbox/messages` answers. */
 export const CaughtMessagePage = lazySchema(() => listOf(CaughtMessageSummary));
 export type CaughtMessagePage = z.infer<typeof CaughtMessagePage>;

@@ -535,8 +535,10 @@ describe('GET /sandbox/stream', () => {
   });
   afterAll(() => s?.close());
 
-  const open = async () => {
-    const res = await fetch(`${s.origin}/sandbox/stream`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+  const open = async (query = '') => {
+    const res = await fetch(`${s.origin}/sandbox/stream${query}`, {
+      headers: { authorization: `Bearer ${s.adminToken}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     return { res, events: eventsOf(res) };
@@ -585,6 +587,60 @@ describe('GET /sandbox/stream', () => {
     const moved = await s.admin('POST', '/sandbox/clock', { advance_seconds: 30 });
     expect(await events.next()).toEqual({ event: 'clock', data: { now: moved.body.now, mode: 'manual' } });
     await events.close();
+  });
+
+  it('sends a stream that names its events (?events=message) those alone, while another hears every change', async () => {
+    const all = await open();
+    const mail = await open('?events=message');
+    const accepted = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'orders@example.test', to: 'complaint+first@simulator.test', subject: 'first', text: 'hi' },
+    });
+    expect(accepted.status).toBe(202);
+    await s.settle();
+    const seen: { event: string; data: any }[] = [];
+    while (!seen.some((e) => e.event === 'status' && e.data.status === 'complained'))
+      seen.push(await all.events.next());
+    const id = seen.find((e) => e.event === 'message')!.data.id;
+    await s.admin('POST', `/sandbox/messages/${id}/read`);
+    expect(await all.events.next()).toMatchObject({ event: 'read' });
+    await s.admin('POST', '/sandbox/clock', { advance_seconds: 30 });
+    expect(await all.events.next()).toMatchObject({ event: 'clock' });
+
+    // The named stream heard the first message, then nothing of its statuses, read mark or the clock: the second next.
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true });
+    await t.sendMail({ from: 'x@example.test', to: 'y@example.test', subject: 'second', text: 'x' });
+    t.close();
+    expect(await mail.events.next()).toMatchObject({ event: 'message', data: { subject: 'first' } });
+    expect(await mail.events.next()).toMatchObject({ event: 'message', data: { subject: 'second' } });
+    await Promise.all([all.events.close(), mail.events.close()]);
+  });
+
+  it('starts a stream that asks for status changes from when it opens, though only a mail stream was open before', async () => {
+    const mail = await open('?events=message');
+    const first = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'orders@example.test', to: 'complaint+before@simulator.test', subject: 'before', text: 'hi' },
+    });
+    await s.settle();
+    expect(await mail.events.next()).toMatchObject({ event: 'message', data: { message_id: first.body.id } });
+
+    const statuses = await open('?events=status');
+    const second = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'orders@example.test', to: 'complaint+after@simulator.test', subject: 'after', text: 'hi' },
+    });
+    await s.settle();
+    const told: { event: string; data: any }[] = [];
+    while (!told.some((e) => e.data.status === 'complained')) told.push(await statuses.events.next());
+    expect(told.every((e) => e.event === 'status' && e.data.message_id === second.body.id)).toBe(true);
+    await Promise.all([mail.events.close(), statuses.events.close()]);
+  });
+
+  it('refuses an event name it does not send, naming those it does', async () => {
+    const res = await s.call('GET', '/sandbox/stream?events=message,caught', { token: s.adminToken });
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.body.detail).toMatch(/"caught" is no event of the stream; name some of message, status, deleted/);
   });
 
   it('tells every open stream, and ends them all when the server shuts down', async () => {

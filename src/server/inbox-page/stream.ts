@@ -3,7 +3,7 @@
 // commit), once for every open stream; deletions, read marks and clock moves are what the inbox publishes as it makes
 // them.
 import type { Context } from 'hono';
-import type { InboxEvent } from '../../contract/inbox.js';
+import { INBOX_EVENT_NAMES, type InboxEvent } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import { ServiceError } from '../core/errors.js';
 import type { Inbox } from '../core/inbox.js';
@@ -35,27 +35,47 @@ export function bearerOf(req: Request): string | null {
   return /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? '';
 }
 
+type EventName = InboxEvent['event'];
+
+/** `?events=`: the names asked for (null: every event), or the first name that is none. */
+function eventNames(value: string | undefined): Set<EventName> | null | { unknown: string } {
+  if (value === undefined) return null;
+  const names = new Set<EventName>();
+  for (const name of value.split(',').map((n) => n.trim())) {
+    if (!(INBOX_EVENT_NAMES as readonly string[]).includes(name)) return { unknown: name };
+    names.add(name as EventName);
+  }
+  return names;
+}
+
 export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: SandboxAuth }): InboxStream {
   const { inbox, changes } = deps;
   const encoder = new TextEncoder();
-  const clients = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  /** Each open stream, with the events it asked for (null: all). */
+  const clients = new Map<ReadableStreamDefaultController<Uint8Array>, Set<EventName> | null>();
   let closed = false;
   let lastSeq = 0;
   let lastEventSeq = 0;
   let lastAttemptId = 0;
   let stopWatching: (() => void) | null = null;
+  const wanted = (name: EventName) => [...clients.values()].some((names) => !names || names.has(name));
 
-  const send = (text: string) => {
-    const bytes = encoder.encode(text);
-    for (const c of [...clients]) {
+  /** Sends to every open stream that asked for the event (a comment, `name` undefined, goes to all). */
+  const send = (text: string, name?: EventName) => {
+    let bytes: Uint8Array | undefined;
+    for (const [c, names] of [...clients]) {
+      if (name && names && !names.has(name)) continue;
       if ((c.desiredSize ?? 0) < -MAX_BACKLOG_BYTES) {
         drop(c);
         continue;
       }
+      bytes ??= encoder.encode(text);
       c.enqueue(bytes);
     }
   };
-  const publish = (e: InboxEvent) => send(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+  const publish = (e: InboxEvent) => {
+    if (wanted(e.event)) send(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`, e.event);
+  };
   // What the inbox publishes as it changes (deletions, read marks, clock moves) goes to every open stream.
   const unlisten = inbox.listen(publish);
 
@@ -70,7 +90,9 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
       if (rows.length < BATCH) return;
     }
   };
+  // Status changes and webhook attempts are read only while a stream asks for them (a wait for mail asks for neither).
   const onEvents = () => {
+    if (!wanted('status')) return;
     for (;;) {
       const { through, changes: found, more } = inbox.statusChangesAfter(lastEventSeq, BATCH);
       for (const data of found) publish({ event: 'status', data });
@@ -81,6 +103,7 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
 
   // One message for the attempts of a turn (a busy receiver gets hundreds a second): the page reads what it shows again.
   const onWebhooks = () => {
+    if (!wanted('webhooks')) return;
     const eventIds = new Set<string>();
     for (;;) {
       const rows = inbox.attemptedAfter(lastAttemptId, BATCH);
@@ -135,6 +158,13 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
         );
       }
       if (closed) throw new ServiceError('conflict', 'The server is shutting down.');
+      const names = eventNames(c.req.query('events'));
+      if (names && 'unknown' in names) {
+        throw new ServiceError(
+          'validation_failed',
+          `events: "${names.unknown}" is no event of the stream; name some of ${INBOX_EVENT_NAMES.join(', ')}, comma-separated.`,
+        );
+      }
       let self: ReadableStreamDefaultController<Uint8Array>;
       // A stream opened with a view token ends with its session: reconnecting with it is then refused.
       const ends = viewed ? setTimeout(() => drop(self), Math.max(0, viewed.expires - Date.now())) : null;
@@ -144,7 +174,13 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
           start(controller) {
             self = controller;
             if (clients.size === 0) watch();
-            clients.add(controller);
+            else {
+              // Read from now on, not from when no stream asked for them.
+              const at = inbox.positions();
+              if ((!names || names.has('status')) && !wanted('status')) lastEventSeq = at.event;
+              if ((!names || names.has('webhooks')) && !wanted('webhooks')) lastAttemptId = at.attempt;
+            }
+            clients.set(controller, names);
             // Sent at once so the response starts (and EventSource fires `open`) without waiting for news.
             controller.enqueue(encoder.encode('retry: 2000\n: connected\n\n'));
           },
@@ -176,7 +212,7 @@ export function inboxStream(deps: { inbox: Inbox; changes: Changes; auth: Sandbo
     close() {
       closed = true;
       unlisten();
-      for (const c of [...clients]) drop(c);
+      for (const c of [...clients.keys()]) drop(c);
     },
   };
 }
