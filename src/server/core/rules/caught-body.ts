@@ -98,11 +98,25 @@ function boundedHeaders(node: SplitNode, block: Buffer): Buffer {
 
 const SLICE = 256 * 1024;
 
+/** The empty lines of a message (after an LF or a CRLF), counted up to `most`. */
+function emptyLines(raw: Buffer, most: number): number {
+  let n = 0;
+  for (const end of ['\n\n', '\n\r\n']) {
+    for (let at = raw.indexOf(end); at >= 0 && n < most; at = raw.indexOf(end, at + 1)) n++;
+  }
+  return n;
+}
+
 /**
  * The message as the views read it: itself when nothing needs leaving out, else a copy within the views' limits;
  * with what was left out (`OMITTED` bits).
  */
 export async function viewSource(raw: Buffer): Promise<{ raw: Buffer; omitted: number }> {
+  // Most mail is read as it is without walking it: no part of a message within both byte limits passes either, and
+  // every part but the last ends its header block with an empty line, so fewer of those than VIEW_PARTS means fewer
+  // parts than that.
+  const small = raw.length <= Math.min(VIEW_TEXT_BYTES, MAX_HEADER_BLOCK);
+  if (small && emptyLines(raw, VIEW_PARTS) < VIEW_PARTS) return { raw, omitted: 0 };
   const out: Buffer[] = [];
   let omitted = 0;
   let parts = 0;
