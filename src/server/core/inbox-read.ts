@@ -4,7 +4,7 @@ import type { CaughtMessage, CaughtMessageEvent } from '../../contract/inbox.js'
 import type { WebhookAttempt, WebhookDelivery } from '../../contract/webhook-endpoints.js';
 import { iso } from '../../lib/clock.js';
 import type { MessageRow } from '../store/emails.js';
-import type { InboxAttachment, InboxRow, InboxStore } from '../store/inbox.js';
+import type { InboxAttachment, InboxStore } from '../store/inbox.js';
 import type { RelayStore } from '../store/relays.js';
 import { omittedNotes, readAttachment, readBody, readHtml } from './rules/caught-body.js';
 import { fail } from './errors.js';
@@ -14,7 +14,7 @@ import type { Webhooks } from './webhooks.js';
 import { hop } from '../../lib/hops.js';
 
 /** A caught message as read for its view: everything but its raw source. */
-type Row = Omit<InboxRow, 'raw'>;
+type Row = NonNullable<ReturnType<InboxStore['get']>>;
 
 const NO_CAUGHT_MESSAGE = 'No caught message has this id; `svc inbox` lists them.';
 export const noMessage = () => fail('not_found', NO_CAUGHT_MESSAGE);
@@ -188,7 +188,7 @@ export function createInboxRead(deps: ReadDeps) {
       const [{ omitted, ...body }, dkim] = await Promise.all([bodyOf(r), dkimOf(r)]);
       hop('read: body parsed, DKIM verified');
       return {
-        ...summaryOf(store.summary(r.id)!),
+        ...summaryOf(r.summary),
         envelope: { mail_from: r.mail_from, rcpt_to: r.rcpt_to },
         headers,
         ...body,

@@ -51,6 +51,29 @@ describe('the inbox store', () => {
     expect(count()).toBe(4);
   });
 
+  it("reads a message with its summary as the listing has it: its /v1 message's status and tags, its workspace's name", () => {
+    const { db, store } = setup();
+    db.exec(`INSERT INTO workspaces (id, name, slug, status, pinned_version, created_at)
+      VALUES ('ws_1', 'Acme', 'acme', 'active', '2026-08-01', 0)`);
+    db.exec(`INSERT INTO messages (id, workspace_id, key_id, mode, domain_id, status, from_header, from_email, to_addrs,
+        cc_addrs, bcc_addrs, reply_to, subject, attachments, headers, tags, tracking, created_at, updated_at)
+      VALUES ('msg_1', 'ws_1', 'key_1', 'test', 'dom_1', 'delivered', 'shop@example.test', 'shop@example.test', '[]',
+        '[]', '[]', '[]', 'Hello', '[]', '{}', '[{"name":"kind","value":"welcome"}]', '{}', 0, 0)`);
+    const service = { ...row('<msg_1@example.test>', 1), svc_message_id: 'msg_1', workspace_id: 'ws_1' };
+    const other = { ...row('<b@app.test>', 0), tags: ';kind=other;' };
+    for (const r of [service, other]) {
+      store.add(r);
+      expect(store.get(r.id)!.summary).toMatchObject(store.summary(r.id)!);
+    }
+    expect(store.get(service.id)!.summary).toMatchObject({
+      status: 'delivered',
+      workspace_name: 'Acme',
+      tags: [{ name: 'kind', value: 'welcome' }],
+    });
+    // The caught copy's own tags field stays the row's; the summary's are the /v1 message's (none for other mail).
+    expect(store.get(other.id)).toMatchObject({ tags: ';kind=other;', summary: { status: null, tags: null } });
+  });
+
   it('stores a big raw source a MiB at a time, reads it back whole, and takes its pieces with it', () => {
     const { db, store } = setup();
     const raw = Buffer.from(Array.from({ length: 2.5 * 1024 * 1024 }, (_, i) => (i * 31 + (i >> 12)) % 256));

@@ -375,15 +375,37 @@ export function createInboxStore(db: Db) {
         .all(...args, opts.limit) as (OutboxRow & { to_addrs: string; cc_addrs: string })[];
       return rows.map((r) => ({ ...r, to_addrs: JSON.parse(r.to_addrs), cc_addrs: JSON.parse(r.cc_addrs) }));
     },
-    /** A message without its raw source (`raw` reads that): a view of a big message need not load it again. */
-    get(id: string): Omit<InboxRow, 'raw'> | undefined {
+    /**
+     * A message without its raw source (`raw` reads that): a view of a big message need not load it again. With it,
+     * from the same statement, the message as the listing shows it.
+     */
+    get(id: string): (Omit<InboxRow, 'raw'> & { summary: InboxSummaryRow }) | undefined {
       const r = db
         .prepare(
-          `SELECT s.*, c.parsed, c.headers, c.text, c.html, c.attachments
-           FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?`,
+          `SELECT s.*, c.parsed, c.headers, c.text, c.html, c.attachments,
+             m.status AS summary_status, m.tags AS summary_tags, w.name AS summary_workspace_name
+           FROM sink_messages s JOIN sink_content c ON c.seq = s.seq ${SUMMARY_JOINS} WHERE s.id = ?`,
         )
-        .get(id) as Stored<InboxRow> | undefined;
-      return r && decodeRow(r);
+        .get(id) as
+        | (Stored<InboxRow> & {
+            summary_status: string | null;
+            summary_tags: string | null;
+            summary_workspace_name: string | null;
+          })
+        | undefined;
+      if (!r) return undefined;
+      const { summary_status, summary_tags, summary_workspace_name, ...stored } = r;
+      const row = decodeRow(stored);
+      const summary = {
+        ...row,
+        seq: row.seq!,
+        read_at: row.read_at ?? null,
+        claimed_at: row.claimed_at ?? null,
+        status: summary_status,
+        workspace_name: summary_workspace_name,
+        tags: summary_tags ? JSON.parse(summary_tags) : null,
+      };
+      return { ...row, summary };
     },
     /** A message's raw source, as caught: its first MiB and its pieces, read a piece at a time into one Buffer. */
     raw(id: string): Buffer | undefined {

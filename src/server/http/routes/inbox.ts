@@ -33,8 +33,8 @@ const plusAddress = (to: string | undefined) => (to === undefined || to.includes
  */
 export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, InboxRoute> {
   const { inbox } = core;
-  const viewed = <T>(id: string, view: T): T => {
-    if (collect && inbox.size(id) >= BIG_MESSAGE_BYTES) setImmediate(collect);
+  const viewed = <T>(id: string, view: T, size?: number): T => {
+    if (collect && (size ?? inbox.size(id)) >= BIG_MESSAGE_BYTES) setImmediate(collect);
     return view;
   };
   /** The caught message a path names: by its own `eml_…` id, or by the `msg_…` id of the `/v1` message it is. */
@@ -45,7 +45,8 @@ export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, In
     listOutbox: ({ query }) => ({ body: inbox.outbox({ ...query, to: plusAddress(query.to) }) }),
     getMessage: async ({ params }) => {
       const id = caught(params);
-      return { body: viewed(id, await inbox.get(id)) };
+      const m = await inbox.get(id);
+      return { body: viewed(id, m, m.size) };
     },
     getRawMessage: ({ params }) => ({
       raw: { body: new Uint8Array(inbox.raw(caught(params))), contentType: 'message/rfc822' },
