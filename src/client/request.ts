@@ -1,8 +1,8 @@
 // A call's request: its URL from the endpoint's path, parameters and query, and its headers and JSON body.
-import { randomUUID } from 'node:crypto';
 import { SERVICE_VERSION, VERSION_HEADER } from '../contract/common.js';
 import { IDEMPOTENCY_HEADER } from '../contract/emails.js';
 import { fillPath } from '../contract/endpoints.js';
+import { randomUuid } from '../lib/uuid.js';
 import type { Endpointish } from './answer.js';
 import { lower } from './exchange.js';
 import type { CallOptions } from './options.js';
@@ -43,7 +43,7 @@ export function createRequestHeaders(userAgent: string): RequestHeadersFn {
       body = JSON.stringify(o.body);
     }
     if (IDEMPOTENT_SENDS.has(name) && !(IDEMPOTENCY_HEADER.toLowerCase() in lower(headers))) {
-      headers[IDEMPOTENCY_HEADER] = o.idempotencyKey ?? randomUUID();
+      headers[IDEMPOTENCY_HEADER] = o.idempotencyKey ?? randomUuid();
     }
     return { headers, body };
   };
