@@ -543,6 +543,22 @@ describe('GET /sandbox/stream', () => {
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     return { res, events: eventsOf(res) };
   };
+  /** Sends to the complaint simulator and runs the delivery: the message is caught, delivered, then complained of. */
+  const sendComplained = async (to: string, subject: string): Promise<string> => {
+    const accepted = await s.call('POST', '/v1/emails', {
+      token: s.seed!.api_key_test,
+      body: { from: 'orders@example.test', to, subject, text: 'hi' },
+    });
+    expect(accepted.status).toBe(202);
+    await s.settle();
+    return accepted.body.id;
+  };
+  /** A stream's events up to the first `complained` status. */
+  const untilComplained = async (events: ReturnType<typeof eventsOf>) => {
+    const seen: { event: string; data: any }[] = [];
+    while (!seen.some((e) => e.event === 'status' && e.data.status === 'complained')) seen.push(await events.next());
+    return seen;
+  };
 
   it('is refused without credentials, like every sandbox route', async () => {
     expectProblem(await s.call('GET', '/sandbox/stream'), 401, 'missing_credentials');
@@ -551,28 +567,22 @@ describe('GET /sandbox/stream', () => {
 
   it('tells caught mail, status changes, read marks, deletions and clock moves as they happen', async () => {
     const { events } = await open();
-    const accepted = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test,
-      body: { from: 'orders@example.test', to: 'complaint@simulator.test', subject: 'live one', text: 'hi' },
-    });
-    expect(accepted.status).toBe(202);
-    await s.settle();
+    const messageId = await sendComplained('complaint@simulator.test', 'live one');
 
-    const seen: { event: string; data: any }[] = [];
     // The message is caught once, then its status moves through sent to delivered and complained.
-    while (!seen.some((e) => e.event === 'status' && e.data.status === 'complained')) seen.push(await events.next());
+    const seen = await untilComplained(events);
     const caught = seen.filter((e) => e.event === 'message');
     expect(caught).toHaveLength(1);
     expect(caught[0]!.data).toMatchObject({
       subject: 'live one',
-      message_id: accepted.body.id,
+      message_id: messageId,
       workspace: { name: 'Sandbox' },
       read: false,
     });
     const statuses = seen.filter((e) => e.event === 'status').map((e) => e.data);
-    expect(statuses.every((d) => d.message_id === accepted.body.id)).toBe(true);
+    expect(statuses.every((d) => d.message_id === messageId)).toBe(true);
     expect(statuses.at(-1)).toEqual({
-      message_id: accepted.body.id,
+      message_id: messageId,
       status: 'complained',
       event_type: 'email.complained',
     });
@@ -592,15 +602,8 @@ describe('GET /sandbox/stream', () => {
   it('sends a stream that names its events (?events=message) those alone, while another hears every change', async () => {
     const all = await open();
     const mail = await open('?events=message');
-    const accepted = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test,
-      body: { from: 'orders@example.test', to: 'complaint+first@simulator.test', subject: 'first', text: 'hi' },
-    });
-    expect(accepted.status).toBe(202);
-    await s.settle();
-    const seen: { event: string; data: any }[] = [];
-    while (!seen.some((e) => e.event === 'status' && e.data.status === 'complained'))
-      seen.push(await all.events.next());
+    await sendComplained('complaint+first@simulator.test', 'first');
+    const seen = await untilComplained(all.events);
     const id = seen.find((e) => e.event === 'message')!.data.id;
     await s.admin('POST', `/sandbox/messages/${id}/read`);
     expect(await all.events.next()).toMatchObject({ event: 'read' });
@@ -618,22 +621,13 @@ describe('GET /sandbox/stream', () => {
 
   it('starts a stream that asks for status changes from when it opens, though only a mail stream was open before', async () => {
     const mail = await open('?events=message');
-    const first = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test,
-      body: { from: 'orders@example.test', to: 'complaint+before@simulator.test', subject: 'before', text: 'hi' },
-    });
-    await s.settle();
-    expect(await mail.events.next()).toMatchObject({ event: 'message', data: { message_id: first.body.id } });
+    const first = await sendComplained('complaint+before@simulator.test', 'before');
+    expect(await mail.events.next()).toMatchObject({ event: 'message', data: { message_id: first } });
 
     const statuses = await open('?events=status');
-    const second = await s.call('POST', '/v1/emails', {
-      token: s.seed!.api_key_test,
-      body: { from: 'orders@example.test', to: 'complaint+after@simulator.test', subject: 'after', text: 'hi' },
-    });
-    await s.settle();
-    const told: { event: string; data: any }[] = [];
-    while (!told.some((e) => e.data.status === 'complained')) told.push(await statuses.events.next());
-    expect(told.every((e) => e.event === 'status' && e.data.message_id === second.body.id)).toBe(true);
+    const second = await sendComplained('complaint+after@simulator.test', 'after');
+    const told = await untilComplained(statuses.events);
+    expect(told.every((e) => e.event === 'status' && e.data.message_id === second)).toBe(true);
     await Promise.all([mail.events.close(), statuses.events.close()]);
   });
 

@@ -131,12 +131,14 @@ type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'atta
   attachments?: string;
   tags?: string | null;
 };
+/** The `/v1` message's tags of a listed row (`m.tags`); null for mail from other programs. */
+const messageTags = (tags: string | null | undefined): InboxSummaryRow['tags'] => (tags ? JSON.parse(tags) : null);
 const decodeSummary = (r: Stored<InboxSummaryRow>): InboxSummaryRow => ({
   ...r,
   rcpt_to: JSON.parse(r.rcpt_to),
   to_addrs: JSON.parse(r.to_addrs),
   cc_addrs: JSON.parse(r.cc_addrs),
-  tags: r.tags ? JSON.parse(r.tags) : null,
+  tags: messageTags(r.tags),
 });
 const decodeRow = (r: Stored<InboxRow>): InboxRow => ({
   ...r,
@@ -403,7 +405,7 @@ export function createInboxStore(db: Db) {
         claimed_at: row.claimed_at ?? null,
         status: summary_status,
         workspace_name: summary_workspace_name,
-        tags: summary_tags ? JSON.parse(summary_tags) : null,
+        tags: messageTags(summary_tags),
       };
       return { ...row, summary };
     },
