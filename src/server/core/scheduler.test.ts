@@ -332,6 +332,50 @@ describe('scheduler', () => {
     expect(runs.slice(3)).toEqual(['scheduled', 'scheduled']);
   });
 
+  it('a job that finishes with nothing else due asks for no step until a job is enqueued or the idle poll comes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    cleanups.push(() => vi.useRealTimers());
+    const ran: string[] = [];
+    let r!: Rig;
+    r = rig({
+      mail: (p: { n: number }) => {
+        ran.push(`mail ${p.n}`);
+        // The first job enqueues a second one as it runs: the kick is remembered, and it runs at once.
+        if (p.n === 1) r.enqueue('mail', { n: 2 });
+        if (p.n === 1) r.scheduler.kick();
+      },
+    });
+    const claims = vi.spyOn(r.jobs, 'claimNext');
+    r.scheduler.start();
+    r.enqueue('mail', { n: 1 });
+    r.scheduler.kick();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(ran).toEqual(['mail 1', 'mail 2']);
+    expect(r.jobs.count()).toBe(0);
+    // One claim for each: once the second is done, nothing is due, and no step reads the queue again within the poll.
+    expect(claims).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(4 * SECOND);
+    expect(claims).toHaveBeenCalledTimes(2);
+    // A job enqueued now runs on the next turn, not at the poll.
+    r.enqueue('mail', { n: 3 });
+    r.scheduler.kick();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ran).toEqual(['mail 1', 'mail 2', 'mail 3']);
+    // A job whose handler puts it back for later is run at its time, though nothing else is due.
+    ran.length = 0;
+    const again = rig({
+      later: () => {
+        ran.push(`later ${ran.length + 1}`);
+        return ran.length === 1 ? { retryAt: again.clock.now() } : undefined;
+      },
+    });
+    again.scheduler.start();
+    again.enqueue('later', {});
+    again.scheduler.kick();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(ran).toEqual(['later 1', 'later 2']);
+  });
+
   it('stop() waits for the jobs in flight', async () => {
     let finish!: () => void;
     let done = false;

@@ -78,6 +78,16 @@ export function createScheduler<P = JobPayloads>(
 
   const write = deps.commit ?? (async <T>(fn: () => T) => fn());
 
+  /**
+   * Until when (performance.now()) the queue is known to have no other job due, as the last claim found it: a job that
+   * finishes before then needs no step to look for more, which would find nothing (bench:latency). A kick (a job
+   * enqueued) or a job put back for later forgets it.
+   */
+  let quietUntil = Number.NEGATIVE_INFINITY;
+  const forgetQuiet = () => {
+    quietUntil = Number.NEGATIVE_INFINITY;
+  };
+
   async function runJob(job: JobRow): Promise<void> {
     // A kind no handler takes can only come from a database written by another version: it fails like a throw.
     const handler = (handlers as Record<string, JobHandler<unknown> | undefined>)[job.kind];
@@ -89,6 +99,7 @@ export function createScheduler<P = JobPayloads>(
     } catch (err) {
       // A full disk is no fault of the job's: it waits for space without using up its attempts (a message is never
       // failed for it). The postponing write may not fit either; then the job runs again once its claim expires.
+      forgetQuiet();
       if (isDiskFull(err)) {
         log.warn('job postponed: the disk is full', { job: job.id, kind: job.kind });
         await postpone(job.id);
@@ -118,10 +129,13 @@ export function createScheduler<P = JobPayloads>(
     try {
       await write(() => {
         const then = result && 'finish' in result ? result.finish() : result;
-        if (then) jobs.defer(job.id, onMonotonic(clock, then.retryAt), clock.monotonic(), then.payload);
-        else jobs.complete(job.id);
+        if (then) {
+          forgetQuiet();
+          jobs.defer(job.id, onMonotonic(clock, then.retryAt), clock.monotonic(), then.payload);
+        } else jobs.complete(job.id);
       });
     } catch (err) {
+      forgetQuiet();
       log.error('finishing a job failed; it runs again once its claim expires', {
         job: job.id,
         kind: job.kind,
@@ -156,10 +170,14 @@ export function createScheduler<P = JobPayloads>(
     const free = concurrency - inflight.size;
     const { jobs: due, dueIn } = jobs.claimNext(now(), performance.now(), LEASE_MS, free, queue);
     claimedWait = dueIn;
+    quietUntil = dueIn === null ? Number.POSITIVE_INFINITY : performance.now() + dueIn;
     for (const job of due) {
       const p = runJob(job).finally(() => {
         inflight.delete(p);
-        if (running && canClaim()) arm(0);
+        if (!running || !canClaim()) return;
+        // Nothing else due yet: the next step comes when something is (a kick, or the timer), not now.
+        const quiet = quietUntil - performance.now();
+        arm(quiet > 0 ? Math.min(quiet, IDLE_POLL_MS) : 0);
       });
       inflight.add(p);
     }
@@ -218,6 +236,7 @@ export function createScheduler<P = JobPayloads>(
     },
     kick() {
       hop('scheduler: told of a job');
+      forgetQuiet();
       if (!running || soon) return; // a step already comes on the next turn
       // On the next turn: the transaction that enqueued has committed by then.
       arm(0, true);
