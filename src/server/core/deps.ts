@@ -90,8 +90,11 @@ export interface Deps {
  * core does not import). They need not have started: a kick before they start is a no-op, and a start finds the rows.
  */
 export interface QueueSchedulers {
-  /** Asks the queue's scheduler for a step soon (after the current transaction has committed). */
-  kick(queue: string): void;
+  /**
+   * Asks the queue's scheduler for a step soon (after the current transaction has committed); `due`: the id of the job
+   * enqueued, due now, that it is asked for.
+   */
+  kick(queue: string, due?: number): void;
   /** The queue's jobs were all dropped: its scheduler stops. */
   retire(queue: string): void;
 }
@@ -101,8 +104,11 @@ export function jobsFor(store: JobStore, clock: Clock, scheduler: QueueScheduler
   return {
     enqueue(kind, payload, { runAt, queue = DEFAULT_QUEUE, lane } = {}) {
       const now = clock.monotonic();
-      store.enqueue(kind, payload, runAt === undefined ? now : onMonotonic(clock, runAt), now, { queue, lane });
-      scheduler.kick(queue);
+      const id = store.enqueue(kind, payload, runAt === undefined ? now : onMonotonic(clock, runAt), now, {
+        queue,
+        lane,
+      });
+      scheduler.kick(queue, runAt === undefined ? id : undefined);
     },
     enqueueAt(kind, payload, at, lane) {
       store.enqueue(kind, payload, at, clock.monotonic(), { fixed: true, lane });

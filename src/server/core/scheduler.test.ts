@@ -338,7 +338,8 @@ describe('scheduler', () => {
     const ran: string[] = [];
     let r!: Rig;
     r = rig({
-      mail: (p: { n: number }) => {
+      mail: (payload) => {
+        const p = payload as { n: number };
         ran.push(`mail ${p.n}`);
         // The first job enqueues a second one as it runs: the kick is remembered, and it runs at once.
         if (p.n === 1) r.enqueue('mail', { n: 2 });
@@ -356,11 +357,25 @@ describe('scheduler', () => {
     expect(claims).toHaveBeenCalledTimes(2);
     await vi.advanceTimersByTimeAsync(4 * SECOND);
     expect(claims).toHaveBeenCalledTimes(2);
-    // A job enqueued now runs on the next turn, not at the poll.
-    r.enqueue('mail', { n: 3 });
-    r.scheduler.kick();
+    // A job enqueued now, handed over by its id, runs on the next turn, claimed by its id: the lanes are not read.
+    const byId = vi.spyOn(r.jobs, 'claimIds');
+    r.scheduler.kick(r.enqueue('mail', { n: 3 }));
     await vi.advanceTimersByTimeAsync(1);
     expect(ran).toEqual(['mail 1', 'mail 2', 'mail 3']);
+    expect(byId).toHaveBeenCalledTimes(1);
+    expect(claims).toHaveBeenCalledTimes(2);
+    // A job due later is not claimed by its id, even if it were handed over as due: it waits for its time.
+    r.scheduler.kick(r.enqueue('mail', { n: 4 }, T0 + MINUTE));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ran).toEqual(['mail 1', 'mail 2', 'mail 3']);
+    // A kick that names no job reads the lanes again.
+    r.scheduler.kick();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(claims).toHaveBeenCalledTimes(3);
+    // A manual clock moved past its time: the step that follows reads the lanes and runs it.
+    r.clock.advance(MINUTE);
+    expect(await r.scheduler.runDue()).toBe(1);
+    expect(ran).toEqual(['mail 1', 'mail 2', 'mail 3', 'mail 4']);
     // A job whose handler puts it back for later is run at its time, though nothing else is due.
     ran.length = 0;
     const again = rig({

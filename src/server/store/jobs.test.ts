@@ -44,6 +44,22 @@ describe('job store', () => {
     expect(first[0]!.payload).toEqual({ n: 1 });
   });
 
+  it('claimIds claims the jobs named that are of the queue, due and unclaimed, once, with the attempt counted', () => {
+    const jobs = memoryStore();
+    const due = jobs.enqueue('k', { n: 1 }, T0, T0, { lane: 'ws_a' });
+    const later = jobs.enqueue('k', { n: 2 }, T0 + MINUTE, T0);
+    const fixedDue = jobs.enqueue('k', { n: 3 }, T0, T0, { fixed: true });
+    const elsewhere = jobs.enqueue('k', { n: 4 }, T0, T0, { queue: 'wh_1' });
+    const claimed = jobs.claimIds(at(T0), HELD, LEASE, [due, later, fixedDue, elsewhere, 999]);
+    expect(claimed.map((j) => [j.id, j.payload, j.attempts])).toEqual([
+      [due, { n: 1 }, 1],
+      [fixedDue, { n: 3 }, 1],
+    ]);
+    expect(jobs.claimIds(at(T0), HELD, LEASE, [due, fixedDue])).toEqual([]);
+    // The lanes' claim finds only what claimIds left: the later one once due.
+    expect(jobs.claimDue(at(T0 + MINUTE), HELD, LEASE, 10).map((j) => j.id)).toEqual([later]);
+  });
+
   it('claims the earliest due jobs first and leaves jobs due later alone', () => {
     const jobs = memoryStore();
     const late = jobs.enqueue('k', {}, T0 + 60_000, T0);
