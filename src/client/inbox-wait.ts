@@ -4,7 +4,7 @@
 // sent it returns. The mark "returned" lives on the server (POST /sandbox/messages/{id}/claim), so waits in separate
 // processes share it, and two waits racing for one message get it once. New mail comes by the server's inbox stream
 // (GET /sandbox/stream, server-sent events; nothing polls), on the service clock, so a manual clock works too.
-import type { CaughtMessageSummary, InboxEvent } from '../contract/inbox.js';
+import type { CaughtMessage, CaughtMessageSummary, InboxEvent } from '../contract/inbox.js';
 import { ApiError } from './errors.js';
 import type { Client } from './index.js';
 
@@ -207,11 +207,11 @@ export interface MessageWait extends MessageFilters {
 /**
  * The one wait for caught mail of `svc inbox wait`, `svc mcp`'s `wait_for_message` and svc-mail/testing's
  * `inbox.waitFor`: the oldest caught message received at or after `since` that the filters and `match` take and that
- * no earlier wait returned, claimed; undefined when the time runs out first. The stream is opened before the mail
+ * no earlier wait returned, claimed, in full (the claim's answer has it); undefined when the time runs out first. The stream is opened before the mail
  * already caught is listed, so a message is in one or the other (or both: a claim takes it once). Throws
  * InboxStreamEnded when the server stops meanwhile, and the listing's 404 for a workspace no workspace is.
  */
-export async function waitForMessage(client: Client, o: MessageWait): Promise<CaughtMessageSummary | undefined> {
+export async function waitForMessage(client: Client, o: MessageWait): Promise<CaughtMessage | undefined> {
   const deadline = o.clock.now() + o.timeoutMs;
   const stop = new AbortController();
   const accept = async (m: CaughtMessageSummary) => subjectMatches(m, o.subject) && (!o.match || (await o.match(m)));
@@ -222,7 +222,8 @@ export async function waitForMessage(client: Client, o: MessageWait): Promise<Ca
     const stream = shared?.events ?? (await client.inboxStream({ signal: stop.signal, events: ['message'] }));
     // Newest first from the listing: tried oldest first.
     for (const m of (await caughtSince(client, o.to, o.since, false, o.workspace)).reverse()) {
-      if ((await accept(m)) && (await claim(client, m.id))) return m;
+      const taken = (await accept(m)) && (await claim(client, m.id));
+      if (taken) return taken;
     }
     await o.onWaiting?.();
     const arrival = nextClaimed(client, stream, o, accept);
@@ -266,13 +267,14 @@ export async function latestMissed(
   return undefined;
 }
 
-/** Claims a message for this wait: whether this call took it (false: another wait did, or it was deleted). */
-async function claim(client: Client, id: string): Promise<boolean> {
+/** Claims a message for this wait: the message in full when this call took it (none: another wait did, or it was deleted). */
+async function claim(client: Client, id: string): Promise<CaughtMessage | undefined> {
   try {
-    return (await client.sandbox('claimMessage', { params: { id } })).body.taken;
+    const { taken, message } = (await client.sandbox('claimMessage', { params: { id } })).body;
+    return taken ? message : undefined;
   } catch (err) {
     // Deleted since it was listed (the inbox emptied, the message pruned): not this wait's message.
-    if (err instanceof ApiError && err.status === 404) return false;
+    if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;
   }
 }
@@ -283,13 +285,14 @@ async function nextClaimed(
   stream: AsyncIterable<InboxEvent>,
   o: MessageWait,
   accept: (m: CaughtMessageSummary) => Promise<boolean>,
-): Promise<CaughtMessageSummary> {
+): Promise<CaughtMessage> {
   const since = Date.parse(o.since);
   for await (const e of stream) {
     if (e.event !== 'message' || Date.parse(e.data.received_at) < since) continue;
     if (!workspaceMatches(e.data, o.workspace)) continue;
     if (o.to !== undefined && !(await isTo(client, o.to, e.data))) continue;
-    if ((await accept(e.data)) && (await claim(client, e.data.id))) return e.data;
+    const taken = (await accept(e.data)) && (await claim(client, e.data.id));
+    if (taken) return taken;
   }
   throw new InboxStreamEnded();
 }

@@ -38,8 +38,11 @@ export const CaughtMessageSummary = lazySchema(() =>
 );
 export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
 
-/** `POST /sandbox/messages/{id}/claim`: whether this call took the message (false: a wait had taken it before). */
-export const ClaimedMessage = lazySchema(() => z.object({ taken: z.boolean(), message: CaughtMessageSummary }));
+/**
+ * `POST /sandbox/messages/{id}/claim`: whether this call took the message (false: a wait had taken it before), and the
+ * message in full, as `GET /sandbox/messages/{id}` gives it: a wait has what it came for in one round trip.
+ */
+export const ClaimedMessage = lazySchema(() => z.object({ taken: z.boolean(), message: CaughtMessage }));
 export type ClaimedMessage = z.infer<typeof ClaimedMessage>;
 
 export const CaughtAttachment = lazySchema(() =>

@@ -48,34 +48,23 @@ export function readMessage(m: CaughtMessage): TestMessage {
 }
 
 /**
- * The wait of svc-mail/testing's and svc-mail/playwright's `inbox.waitFor`: client/inbox-wait.ts's wait, each
- * message it takes read in full (with its codes and links) and claimed. A message that `accept` takes is read as soon
- * as it is seen, while the wait claims it: one round trip after it is caught, not two in turn (bench:latency). One
- * another wait took meanwhile was read for nothing, which is rare. `match` sees the message in full.
+ * The wait of svc-mail/testing's and svc-mail/playwright's `inbox.waitFor`: client/inbox-wait.ts's wait, the message
+ * it takes read (with its codes and links) from the claim's answer, which has it in full: one round trip after it is
+ * caught. `match` sees the message in full: one that `accept` takes is read for it first (GET), then claimed.
  */
 export async function waitAndRead(
   client: Client,
   wait: Omit<MessageWait, 'match'>,
   o: { accept?: (m: CaughtMessageSummary) => boolean | Promise<boolean>; match?: (m: TestMessage) => boolean },
 ): Promise<TestMessage | undefined> {
-  const reads = new Map<string, Promise<TestMessage>>();
-  const read = (id: string) => {
-    let r = reads.get(id);
-    if (!r) {
-      r = client.sandbox('getMessage', { params: { id } }).then((res) => readMessage(res.body));
-      // Awaited below when this is the message taken; a failed read of another one is nobody's answer.
-      r.catch(() => {});
-      reads.set(id, r);
-    }
-    return r;
-  };
+  const { match } = o;
   const found = await waitForMessage(client, {
     ...wait,
     async match(m) {
       if (o.accept && !(await o.accept(m))) return false;
-      const full = read(m.id);
-      return o.match ? o.match(await full) : true;
+      if (!match) return true;
+      return match(readMessage((await client.sandbox('getMessage', { params: { id: m.id } })).body));
     },
   });
-  return found && { ...(await read(found.id)), claimed: true };
+  return found && readMessage(found);
 }

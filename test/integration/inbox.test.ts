@@ -263,6 +263,9 @@ describe('inbox routes', () => {
     expect(claims.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(claims.filter((r) => r.body.taken)).toHaveLength(1);
     expect(claims[0]?.body.message).toMatchObject({ id: one.id, claimed: true });
+    // Each answer has the message in full, as a read gives it.
+    const read = await s.admin('GET', `/sandbox/messages/${one.id}`);
+    for (const c of claims) expect(c.body.message).toEqual(read.body);
     expect((await list('?claimed=false')).data.map((d) => d.subject)).toEqual(['two']);
     expect((await list('?claimed=true')).data.map((d) => d.subject)).toEqual(['one']);
     expect((await list()).data.map((d) => d.claimed)).toEqual([false, true]);

@@ -112,9 +112,11 @@ export function createSession(ctx: Context): Session {
 export type MessageView = CaughtMessage & { links: MessageLink[]; codes: string[] };
 
 async function messageView(client: Client, id: string): Promise<MessageView> {
-  const m = (await client.sandbox('getMessage', { params: { id } })).body;
-  return { ...m, links: findLinks(m), codes: findCodes(m) };
+  return viewOf((await client.sandbox('getMessage', { params: { id } })).body);
 }
+
+/** A message as the tools give it: with its links and codes. */
+const viewOf = (m: CaughtMessage): MessageView => ({ ...m, links: findLinks(m), codes: findCodes(m) });
 
 /** Every tool, in the order `tools/list` gives them. Built when `svc mcp` runs (the contract's schemas with it). */
 export function tools(): Tool[] {
@@ -314,7 +316,7 @@ export function tools(): Tool[] {
         const since = a.since ?? (await session.start()).since;
         const filters = { to: a.to, workspace: a.workspace, subject: a.subject };
         const wanted = describeWanted(filters);
-        let found: CaughtMessageSummary | undefined;
+        let found: CaughtMessage | undefined;
         try {
           found = await waitForMessage(client, {
             ...filters,
@@ -348,7 +350,8 @@ export function tools(): Tool[] {
               : 'check the address and that the send was accepted; list_messages shows what the inbox holds',
           );
         }
-        const message = await messageView(client, found.id);
+        // The claim that took it answered with it in full.
+        const message = viewOf(found);
         if (!extract) return message;
         if (extract === 'code') {
           const code = a.code_pattern === undefined ? message.codes[0] : findCodes(message, a.code_pattern)[0];

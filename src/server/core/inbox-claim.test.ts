@@ -1,5 +1,6 @@
 // Claiming caught mail for a wait: one conditional update, so a message goes to exactly one wait — the second claim of
-// one connection, and a claim through another connection to the same database, are told it was taken.
+// one connection, and a claim through another connection to the same database, are told it was taken. Either way the
+// answer has the message in full, as a read gives it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +31,10 @@ describe('inbox.claim', () => {
     const second = await catchOne(inbox, 2);
 
     expect(inbox.list({ claimed: 'false' }).data.map((m) => m.id)).toEqual([second, first]);
-    const won = inbox.claim(first);
-    expect(won).toMatchObject({ taken: true, message: { id: first, claimed: true } });
-    expect(inbox.claim(first)).toMatchObject({ taken: false, message: { id: first, claimed: true } });
+    const won = await inbox.claim(first);
+    expect(won).toMatchObject({ taken: true, message: { id: first, claimed: true, text: 'Body 1\n' } });
+    expect(won.message).toEqual({ ...(await inbox.get(first)) });
+    expect(await inbox.claim(first)).toMatchObject({ taken: false, message: { id: first, claimed: true } });
     expect(inbox.list({ claimed: 'false' }).data.map((m) => m.id)).toEqual([second]);
     expect(inbox.list({ claimed: 'true' }).data.map((m) => m.id)).toEqual([first]);
     expect(inbox.list({}).data.map((m) => [m.id, m.claimed])).toEqual([
@@ -40,13 +42,7 @@ describe('inbox.claim', () => {
       [first, true],
     ]);
 
-    const unknown = (() => {
-      try {
-        inbox.claim('eml_000000000000000000000000');
-      } catch (err) {
-        return err;
-      }
-    })();
+    const unknown = await inbox.claim('eml_000000000000000000000000').catch((err: unknown) => err);
     expect(unknown).toBeInstanceOf(ServiceError);
     expect((unknown as ServiceError).code).toBe('not_found');
   });
@@ -62,13 +58,13 @@ describe('inbox.claim', () => {
 
     // Interleaved: for each message one connection claims first, in no fixed order, then the other.
     const wins = { a: 0, b: 0 };
-    ids.forEach((id, n) => {
+    for (const [n, id] of ids.entries()) {
       const [one, other] = n % 3 ? ([a, b] as const) : ([b, a] as const);
-      const firstTook = one.claim(id).taken;
-      const secondTook = other.claim(id).taken;
+      const firstTook = (await one.claim(id)).taken;
+      const secondTook = (await other.claim(id)).taken;
       expect([firstTook, secondTook]).toEqual([true, false]);
       wins[one === a ? 'a' : 'b']++;
-    });
+    }
     expect(wins.a + wins.b).toBe(50);
     expect(a.list({ claimed: 'false' }).data).toEqual([]);
     expect(b.list({ claimed: 'true', limit: 100 }).data).toHaveLength(50);

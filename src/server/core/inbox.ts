@@ -1,7 +1,7 @@
 // Caught mail: what the SMTP sink stores (inbox-catch.ts), what the sandbox routes, the inbox page and its live stream
 // list (inbox-list.ts) and read (inbox-read.ts), and here mark, claim and delete, and the changes the live stream
 // is told of.
-import type { CaughtMessageSummary, InboxEvent } from '../../contract/inbox.js';
+import type { CaughtMessage, CaughtMessageSummary, InboxEvent } from '../../contract/inbox.js';
 import type { WebhookStore } from '../store/webhooks.js';
 import { type CatchDeps, createCatch } from './inbox-catch.js';
 import { createInboxList, summaryOf } from './inbox-list.js';
@@ -43,12 +43,12 @@ export function createInbox(deps: InboxDeps) {
     /**
      * Takes a message for a wait (`svc inbox wait`, `inbox.waitFor`, `wait_for_message`): marks it claimed now unless a
      * wait did already. `taken` says whether this call took it: of two waits racing for one message, exactly one does.
-     * The mark is kept with the message, so a wait in another process sees it.
+     * The mark is kept with the message, so a wait in another process sees it. The message comes with the answer in
+     * full, as `get` reads it: what the wait came for.
      */
-    claim(id: string): { taken: boolean; message: CaughtMessageSummary } {
+    async claim(id: string): Promise<{ taken: boolean; message: CaughtMessage }> {
       const taken = store.claim(id, clock.now());
-      const summary = store.summary(id) ?? noMessage();
-      return { taken, message: summaryOf(summary) };
+      return { taken, message: await read.get(id) };
     },
     /** Marks a message read (now) or unread; the message as listed. */
     markRead(id: string, read: boolean): CaughtMessageSummary {

@@ -157,18 +157,19 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
     );
   }
 
-  const r = await client.sandbox('getMessage', { params: { id: found.id } });
+  // The claim that took it answered with it in full, as `svc inbox show` reads it.
+  const message = found;
   if (ctx.json) {
     // The message as the API gives it, with what a script came for, found as --extract finds it (and as MCP's
     // wait_for_message gives it): its codes (the likeliest first) and links, and the code and the action link.
-    const links = findLinks(r.body);
-    const codes = findCodes(r.body);
-    const link = chooseLink(links, r.body.subject)?.url ?? null;
-    return printJson(io, { ...(r.raw as object), codes, code: codes[0] ?? null, links, link });
+    const links = findLinks(message);
+    const codes = findCodes(message);
+    const link = chooseLink(links, message.subject)?.url ?? null;
+    return printJson(io, { ...message, codes, code: codes[0] ?? null, links, link });
   }
-  if (!o.extract) return printMessage(io, r.body);
+  if (!o.extract) return printMessage(io, message);
   if (o.extract === 'code') {
-    const code = findCodes(r.body, o.codePattern)[0];
+    const code = findCodes(message, o.codePattern)[0];
     if (code === undefined)
       throw new CommandError(
         `${found.id} arrived, but it has ${missingCode(o.codePattern)}`,
@@ -176,9 +177,9 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
       );
     return io.print(oneLine(code));
   }
-  const links = findLinks(r.body);
+  const links = findLinks(message);
   const choice = { text: o.linkText, match: o.linkMatch };
-  const link = chooseLink(links, r.body.subject, choice);
+  const link = chooseLink(links, message.subject, choice);
   if (!link) {
     throw new CommandError(
       `${found.id} arrived, but it has ${missingLink(links, choice)}`,

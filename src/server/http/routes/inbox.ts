@@ -80,7 +80,11 @@ export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, In
     deleteMessages: () => inbox.clear(),
     markMessageRead: ({ params }) => ({ body: inbox.markRead(caught(params), true) }),
     markMessageUnread: ({ params }) => ({ body: inbox.markRead(caught(params), false) }),
-    claimMessage: ({ params }) => ({ body: inbox.claim(caught(params)) }),
+    claimMessage: async ({ params }) => {
+      const id = caught(params);
+      const claimed = await inbox.claim(id);
+      return { body: viewed(id, claimed, claimed.message.size) };
+    },
     getRelay: () => ({ body: core.relay.info() }),
     releaseMessage: async ({ params, body }) => ({ body: await core.relay.release(caught(params), body.to) }),
   };
