@@ -207,9 +207,10 @@ export interface MessageWait extends MessageFilters {
 /**
  * The one wait for caught mail of `svc inbox wait`, `svc mcp`'s `wait_for_message` and svc-mail/testing's
  * `inbox.waitFor`: the oldest caught message received at or after `since` that the filters and `match` take and that
- * no earlier wait returned, claimed, in full (the claim's answer has it); undefined when the time runs out first. The stream is opened before the mail
- * already caught is listed, so a message is in one or the other (or both: a claim takes it once). Throws
- * InboxStreamEnded when the server stops meanwhile, and the listing's 404 for a workspace no workspace is.
+ * no earlier wait returned, claimed, in full (the claim's answer has it); undefined when the time runs out first. The
+ * stream is opened before the mail already caught is listed, so a message is in one or the other (or both: a claim
+ * takes it once). Throws InboxStreamEnded when the server stops meanwhile, and the listing's 404 for a workspace no
+ * workspace is.
  */
 export async function waitForMessage(client: Client, o: MessageWait): Promise<CaughtMessage | undefined> {
   const deadline = o.clock.now() + o.timeoutMs;
@@ -267,7 +268,10 @@ export async function latestMissed(
   return undefined;
 }
 
-/** Claims a message for this wait: the message in full when this call took it (none: another wait did, or it was deleted). */
+/**
+ * Claims a message for this wait: the message in full when this call took it (none: another wait did, or it was
+ * deleted).
+ */
 async function claim(client: Client, id: string): Promise<CaughtMessage | undefined> {
   try {
     const { taken, message } = (await client.sandbox('claimMessage', { params: { id } })).body;
