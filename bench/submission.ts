@@ -12,7 +12,9 @@
 // (`api,starttls,implicit,starttls-each,implicit-each`; all by default), `BENCH_NODE_ARGS` gives the server node flags
 // (`--cpu-prof --cpu-prof-dir=prof` profiles it). Besides messages taken a second while the senders run, each case
 // prints those delivered a second (its messages over the time until the last is in the sink), and its share of the
-// API's on both counts: the API takes messages faster than the server delivers them, submission does not.
+// API's on both counts: the API takes messages faster than the server delivers them, submission does not. The CPU
+// the senders took a message (this process: autocannon, or nodemailer's TLS and SMTP) is printed beside the server's:
+// on two cores, it is what the server's main thread cannot have.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -108,14 +110,17 @@ async function warm(send: (seconds: number) => Promise<Sent>): Promise<void> {
 /** Runs a case for DURATION seconds and waits until every message it took is in the sink: the server's CPU over both. */
 async function measure(
   send: (seconds: number) => Promise<Sent>,
-): Promise<Sent & { serverCpu: number; drainSeconds: number }> {
+): Promise<Sent & { serverCpu: number; clientCpu: number; drainSeconds: number }> {
   const before = caught();
   const cpu0 = await cpuSeconds(svc.proc.pid!);
+  const own = process.cpuUsage();
   const sent = await send(DURATION);
+  const used = process.cpuUsage(own);
   const drainStart = performance.now();
   await caughtReaches(before + sent.taken);
   const serverCpu = ((await cpuSeconds(svc.proc.pid!)) - cpu0) / Math.max(sent.taken, 1);
-  return { ...sent, serverCpu, drainSeconds: (performance.now() - drainStart) / 1000 };
+  const clientCpu = (used.user + used.system) / 1e6 / Math.max(sent.taken, 1);
+  return { ...sent, serverCpu, clientCpu, drainSeconds: (performance.now() - drainStart) / 1000 };
 }
 
 const port = Number(new URL(svc.ready.submission!).port);
@@ -150,7 +155,7 @@ for (const [id, name, send] of runs) {
       : '';
   const failures = f.failed ? `  ${f.failed} failed: ${f.firstError ?? 'non-2xx'}` : '';
   console.log(
-    `  ${name.padEnd(40)}: ${f.rate.toFixed(0).padStart(5)} messages/s  server CPU ${(f.serverCpu * 1000).toFixed(2)} ms a message, delivered ${f.drainSeconds.toFixed(1)} s after (${delivered.toFixed(0)} delivered a second)${share}${failures}`,
+    `  ${name.padEnd(40)}: ${f.rate.toFixed(0).padStart(5)} messages/s  server CPU ${(f.serverCpu * 1000).toFixed(2)} ms a message (the senders' ${(f.clientCpu * 1000).toFixed(2)} ms), delivered ${f.drainSeconds.toFixed(1)} s after (${delivered.toFixed(0)} delivered a second)${share}${failures}`,
   );
 }
 db.close();
