@@ -2,13 +2,13 @@
 // path: queued, built, DKIM-signed, handed to the sink, stored), and SMTP to its sink over a new connection per message
 // and over one reused connection; each followed by svc-mail/testing's wait (client/inbox-wait.ts through
 // testing/message.ts `waitAndRead`: the inbox stream, shared by the waits as the sandbox shares it, the listing, the
-// claim, the message read in full with its codes and links).
+// claim, which answers with the message in full, read for its codes and links).
 // For MailDev, SMTP the same two ways, then its web API asked every millisecond until the message is listed (its
 // inbox emptied between messages, so each answer is short). Each way sends BENCH_MESSAGES (300) messages after 20 to
 // warm up, and prints p50, p99 and max; the peers take turns within each of BENCH_ROUNDS rounds (2). Then the trace of
 // a send's hops (lib/hops.ts), in a sandbox in this process (svc-mail/testing's startSandbox): the median time from
 // the request to each mark. BENCH_COMPARE=DIR adds another build's server (the root of another checkout, built) as a
-// peer, waited on by this build's client.
+// peer, waited on by this build's client: a build from fe5d848 on, whose claim answers with the message in full.
 import nodemailer from 'nodemailer';
 import { createClient } from '../src/client/index.js';
 import { createInboxWatch, type InboxWatch } from '../src/client/inbox-wait.js';
