@@ -269,18 +269,25 @@ export async function latestMissed(
 }
 
 /**
+ * A request about a message a wait has seen; undefined when the server answers 404: the message was deleted since (the
+ * inbox emptied, the message pruned), so it is not the wait's message.
+ */
+export async function unlessDeleted<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/**
  * Claims a message for this wait: the message in full when this call took it (none: another wait did, or it was
  * deleted).
  */
 async function claim(client: Client, id: string): Promise<CaughtMessage | undefined> {
-  try {
-    const { taken, message } = (await client.sandbox('claimMessage', { params: { id } })).body;
-    return taken ? message : undefined;
-  } catch (err) {
-    // Deleted since it was listed (the inbox emptied, the message pruned): not this wait's message.
-    if (err instanceof ApiError && err.status === 404) return undefined;
-    throw err;
-  }
+  const claimed = (await unlessDeleted(client.sandbox('claimMessage', { params: { id } })))?.body;
+  return claimed?.taken ? claimed.message : undefined;
 }
 
 /** The first message of the stream that matches and that this wait claims; throws when the stream ends. */

@@ -1,9 +1,8 @@
 // A caught message as the tests see it (svc-mail/testing's `inbox.waitFor`, svc-mail/playwright's): with its links
 // and codes read by lib/extract.ts, the rules of `svc inbox wait --extract`. A module of its own so that
 // svc-mail/playwright reads messages without loading the server that index.ts starts.
-import { ApiError } from '../client/errors.js';
 import type { Client } from '../client/index.js';
-import { type MessageWait, waitForMessage } from '../client/inbox-wait.js';
+import { type MessageWait, unlessDeleted, waitForMessage } from '../client/inbox-wait.js';
 import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
 import { chooseLink, findCodes, findLinks, missingLink, type LinkChoice, type MessageLink } from '../lib/extract.js';
 
@@ -64,12 +63,9 @@ export async function waitAndRead(
     async match(m) {
       if (o.accept && !(await o.accept(m))) return false;
       if (!match) return true;
-      const full = await client.sandbox('getMessage', { params: { id: m.id } }).catch((err: unknown) => {
-        // Deleted since it was seen (the inbox emptied): not this wait's message, as a claim of it would say.
-        if (err instanceof ApiError && err.status === 404) return null;
-        throw err;
-      });
-      return full !== null && match(readMessage(full.body));
+      // Deleted since it was seen: not this wait's message, as a claim of it would say.
+      const full = await unlessDeleted(client.sandbox('getMessage', { params: { id: m.id } }));
+      return full !== undefined && match(readMessage(full.body));
     },
   });
   return found && readMessage(found);
