@@ -1,17 +1,16 @@
 // bench/latency: how soon a test sees the mail it sent, one message at a time. For svc: `POST /v1/emails` (the real
 // path: queued, built, DKIM-signed, handed to the sink, stored), and SMTP to its sink over a new connection per message
 // and over one reused connection; each followed by svc-mail/testing's wait (client/inbox-wait.ts through
-// testing/message.ts `waitAndRead`: the inbox stream, shared by the waits as the sandbox shares it, the listing, the
-// claim, which answers with the message in full, read for its codes and links).
+// testing/message.ts `waitAndRead`: one request, POST /sandbox/messages/wait, held by the server until the message is
+// caught and answered with it claimed and in full, read for its codes and links).
 // For MailDev, SMTP the same two ways, then its web API asked every millisecond until the message is listed (its
 // inbox emptied between messages, so each answer is short). Each way sends BENCH_MESSAGES (300) messages after 20 to
 // warm up, and prints p50, p99 and max; the peers take turns within each of BENCH_ROUNDS rounds (2). Then the trace of
 // a send's hops (lib/hops.ts), in a sandbox in this process (svc-mail/testing's startSandbox): the median time from
 // the request to each mark. BENCH_COMPARE=DIR adds another build's server (the root of another checkout, built) as a
-// peer, waited on by this build's client: a build from fe5d848 on, whose claim answers with the message in full.
+// peer, waited on by this build's client: a build with POST /sandbox/messages/wait.
 import nodemailer from 'nodemailer';
 import { createClient } from '../src/client/index.js';
-import { createInboxWatch, type InboxWatch } from '../src/client/inbox-wait.js';
 import { onHop } from '../src/lib/hops.js';
 import { startSandbox } from '../src/testing/index.js';
 import { waitAndRead } from '../src/testing/message.js';
@@ -119,15 +118,12 @@ async function smtpFigures(
 async function svcFigures(build?: string): Promise<Record<string, number[]>> {
   const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off'], { build });
   const name = build ? `svc (${build})` : 'svc';
-  let watch: InboxWatch | undefined;
   try {
     const client = createClient({ baseUrl: svc.ready.api, adminToken: svc.ready.admin_token });
     const clock = { now: Date.now, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()) };
     const since = new Date().toISOString();
-    // One inbox stream for every wait, as svc-mail/testing's sandbox keeps.
-    watch = createInboxWatch(client);
     const seen = async (to: string) => {
-      const m = await waitAndRead(client, { to, since, timeoutMs: 10_000, clock, watch }, {});
+      const m = await waitAndRead(client, { to, since, timeoutMs: 10_000, clock }, {});
       if (!m) throw new Error(`svc: no message to ${to} within 10 s`);
     };
     const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${svc.ready.seed.api_key_test}` };
@@ -150,7 +146,6 @@ async function svcFigures(build?: string): Promise<Record<string, number[]>> {
       ...(await smtpFigures(name, Number(new URL(svc.ready.smtp).port), seen, 'smtp', meter)),
     };
   } finally {
-    watch?.close();
     await svc.stop();
   }
 }

@@ -50,6 +50,7 @@ export function createExchange(opts: ClientOptions, base: string): ExchangeFn {
     const idempotent =
       method === 'GET' || method === 'PUT' || method === 'DELETE' || IDEMPOTENCY_HEADER.toLowerCase() in lower(headers);
     const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const tries = o.retries ?? retries;
     for (let attempt = 0; ; attempt++) {
       let res: Exchange;
       try {
@@ -69,9 +70,16 @@ export function createExchange(opts: ClientOptions, base: string): ExchangeFn {
         if (o.signal?.aborted) throw o.signal.reason ?? err;
         const code = errorCode(err) ?? '';
         // A reset or a timeout may come after the service acted: only a request safe to repeat is tried again.
-        if (attempt < retries && !HOPELESS.has(code) && (NOT_SENT.has(code) || idempotent)) {
+        if (attempt < tries && !HOPELESS.has(code) && (NOT_SENT.has(code) || idempotent)) {
           const delayMs = backoffDelay(API_CALL_BACKOFF, attempt);
-          opts.onRetry?.({ method, url: url.href, code: code || undefined, retry: attempt + 1, retries, delayMs });
+          opts.onRetry?.({
+            method,
+            url: url.href,
+            code: code || undefined,
+            retry: attempt + 1,
+            retries: tries,
+            delayMs,
+          });
           await wait(delayMs, o.signal);
           continue;
         }
@@ -79,7 +87,7 @@ export function createExchange(opts: ClientOptions, base: string): ExchangeFn {
       }
       // 429 and 503 are refusals before any work; another 5xx may come after it, so only a safe request repeats it.
       const retryable = res.status === 429 || res.status === 503 || (res.status >= 500 && idempotent);
-      if (attempt < retries && retryable) {
+      if (attempt < tries && retryable) {
         const delay = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoffDelay(API_CALL_BACKOFF, attempt);
         if (delay <= maxRetryAfterMs) {
           if (opts.onRetry) {
@@ -90,7 +98,7 @@ export function createExchange(opts: ClientOptions, base: string): ExchangeFn {
               status: res.status,
               code: typeof code === 'string' ? code : undefined,
               retry: attempt + 1,
-              retries,
+              retries: tries,
               delayMs: delay,
             });
           }

@@ -1,10 +1,11 @@
 // Waiting for caught mail of a local server (`svc inbox wait`, svc-mail/testing's `inbox.waitFor`, `svc mcp`'s
 // `wait_for_message`): a wait returns the oldest matching message, caught since a given service time, that no earlier
 // wait returned — mail caught before the call included, since an app's mail is often caught before the call that
-// sent it returns. The mark "returned" lives on the server (POST /sandbox/messages/{id}/claim), so waits in separate
-// processes share it, and two waits racing for one message get it once. New mail comes by the server's inbox stream
-// (GET /sandbox/stream, server-sent events; nothing polls), on the service clock, so a manual clock works too.
-import type { CaughtMessage, CaughtMessageSummary, InboxEvent } from '../contract/inbox.js';
+// sent it returns. The mark "returned" lives on the server, so waits in separate processes share it, and two waits
+// racing for one message get it once. A wait is one request the server holds (POST /sandbox/messages/wait) until such
+// a message is caught, woken by the sink's commit (nothing polls), on the service clock, so a manual clock works too.
+// The inbox stream's readers (`svc inbox --follow`) ask `isTo` of what it announces.
+import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
 import { ApiError } from './errors.js';
 import type { Client } from './index.js';
 
@@ -58,11 +59,11 @@ export async function isTo(client: Client, to: string, m: CaughtMessageSummary):
   return (await caughtSince(client, to, m.received_at)).some((c) => c.id === m.id);
 }
 
-/** The server ended the inbox stream while a wait was on: it stopped. */
-export class InboxStreamEnded extends Error {
+/** The server stopped while a wait was on (it answered the held wait with 503 as it shut down). */
+export class ServerStopped extends Error {
   constructor() {
-    super('the server ended the inbox stream while waiting: it stopped');
-    this.name = 'InboxStreamEnded';
+    super('the server stopped while waiting');
+    this.name = 'ServerStopped';
   }
 }
 
@@ -76,166 +77,93 @@ export interface MessageFilters {
   subject?: string;
 }
 
-/** A subscription to the inbox stream: the events that come after it began, until closed or the stream ends. */
-interface Subscription {
-  events: AsyncIterable<InboxEvent>;
-  close(): void;
-}
-
-/**
- * One inbox stream shared by the waits of one client (svc-mail/testing's sandbox): opened by the first wait and kept
- * until close(), so that a wait does not open (and the server set up) a stream of its own — a request and its answer
- * on the way of every wait (bench:latency). A wait hears the events that come after it subscribed, as it would on a
- * stream of its own; when the server ends the stream, the waits on it end (InboxStreamEnded), and the next wait opens
- * another.
- */
-export interface InboxWatch {
-  subscribe(): Promise<Subscription>;
-  /** Ends the stream and every wait on it. */
-  close(): void;
-}
-
-export function createInboxWatch(client: Client): InboxWatch {
-  type Listener = { push(e: InboxEvent): void; end(err?: unknown): void };
-  /** The stream open now (or opening), with the waits that listen to it. */
-  type Stream = { listeners: Set<Listener>; ended: boolean; stop: AbortController };
-  let current: Promise<Stream> | undefined;
-  let closed = false;
-
-  async function open(): Promise<Stream> {
-    const stream: Stream = { listeners: new Set(), ended: false, stop: new AbortController() };
-    const events = await client.inboxStream({ signal: stream.stop.signal, events: ['message'] });
-    void (async () => {
-      let failure: unknown;
-      try {
-        for await (const e of events) for (const l of stream.listeners) l.push(e);
-      } catch (err) {
-        // Aborted by close(): the waits end as if the server had ended it.
-        if (!stream.stop.signal.aborted) failure = err;
-      } finally {
-        stream.ended = true;
-        for (const l of stream.listeners) l.end(failure);
-        stream.listeners.clear();
-      }
-    })();
-    return stream;
-  }
-
-  return {
-    async subscribe() {
-      if (closed) throw new InboxStreamEnded();
-      const queue: InboxEvent[] = [];
-      let wake: (() => void) | undefined;
-      let ended: { err?: unknown } | undefined;
-      const listener: Listener = {
-        push(e) {
-          queue.push(e);
-          wake?.();
-        },
-        end(err) {
-          ended ??= { err };
-          wake?.();
-        },
-      };
-      // A stream found ended (the server stopped since) is opened again, once; one that cannot be opened is thrown
-      // to this wait, and the next wait tries again.
-      let stream: Stream | undefined;
-      for (let tries = 0; tries < 2 && !stream; tries++) {
-        const p = current ?? open();
-        current = p;
-        let s: Stream;
-        try {
-          s = await p;
-        } catch (err) {
-          if (current === p) current = undefined;
-          throw err;
-        }
-        if (!s.ended) stream = s;
-        else if (current === p) current = undefined;
-      }
-      if (!stream) throw new InboxStreamEnded();
-      stream.listeners.add(listener);
-      const owner = stream;
-      return {
-        events: (async function* () {
-          try {
-            for (;;) {
-              while (queue.length) yield queue.shift()!;
-              if (ended) {
-                if (ended.err !== undefined) throw ended.err;
-                return;
-              }
-              await new Promise<void>((r) => {
-                wake = r;
-              });
-              wake = undefined;
-            }
-          } finally {
-            owner.listeners.delete(listener);
-          }
-        })(),
-        close() {
-          owner.listeners.delete(listener);
-          listener.end();
-        },
-      };
-    },
-    close() {
-      closed = true;
-      void current?.then(
-        (s) => s.stop.abort(),
-        () => {},
-      );
-    },
-  };
-}
-
 export interface MessageWait extends MessageFilters {
-  /** Besides the filters: whether a message is the one awaited (svc-mail/testing's `match`). */
-  match?(m: CaughtMessageSummary): boolean | Promise<boolean>;
+  /** Besides the filters: whether a message is the one awaited (svc-mail/testing's `match`); it sees it in full. */
+  match?(m: CaughtMessage): boolean | Promise<boolean>;
   /** Only mail received at or after this service time (ISO 8601): where the caller's "since" begins. */
   since: string;
   timeoutMs: number;
   /** The local clock the timeout runs on. */
   clock: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
-  /** Called once nothing already caught is taken, just before the wait on the stream (a spinner, a log line). */
+  /** Called once nothing already caught is taken, just before the wait for new mail (a spinner, a log line). */
   onWaiting?(): void | Promise<void>;
-  /** The stream shared by the client's waits (none: the wait opens its own). */
-  watch?: InboxWatch;
 }
+
+/** Seconds a wait's request is held before it is made again (the server holds one up to MAX_MESSAGE_WAIT). */
+const HOLD_SECONDS = 25;
 
 /**
  * The one wait for caught mail of `svc inbox wait`, `svc mcp`'s `wait_for_message` and svc-mail/testing's
  * `inbox.waitFor`: the oldest caught message received at or after `since` that the filters and `match` take and that
- * no earlier wait returned, claimed, in full (the claim's answer has it); undefined when the time runs out first. The
- * stream is opened before the mail already caught is listed, so a message is in one or the other (or both: a claim
- * takes it once). Throws InboxStreamEnded when the server stops meanwhile, and the listing's 404 for a workspace no
- * workspace is.
+ * no earlier wait returned, claimed, in full; undefined when the time runs out first. The server holds the request
+ * (`POST /sandbox/messages/wait`) and answers as soon as such a message is caught, claimed for it. With `match`, each
+ * message the filters take is shown unclaimed, oldest first, and the one `match` takes is claimed by its id. Throws
+ * ServerStopped when the server stops meanwhile, and the 404 of a workspace no workspace is.
  */
 export async function waitForMessage(client: Client, o: MessageWait): Promise<CaughtMessage | undefined> {
-  const deadline = o.clock.now() + o.timeoutMs;
   const stop = new AbortController();
-  const accept = async (m: CaughtMessageSummary) => subjectMatches(m, o.subject) && (!o.match || (await o.match(m)));
-  let shared: Subscription | undefined;
+  let answered!: () => void;
+  const firstAnswer = new Promise<void>((r) => {
+    answered = r;
+  });
   try {
-    shared = await o.watch?.subscribe();
-    // A wait hears of new mail alone: the server sends no other event.
-    const stream = shared?.events ?? (await client.inboxStream({ signal: stop.signal, events: ['message'] }));
-    // Newest first from the listing: tried oldest first.
-    for (const m of (await caughtSince(client, o.to, o.since, false, o.workspace)).reverse()) {
-      const taken = (await accept(m)) && (await claim(client, m.id));
-      if (taken) return taken;
-    }
-    await o.onWaiting?.();
-    const arrival = nextClaimed(client, stream, o, accept);
-    const expiry = o.clock.sleep(Math.max(0, deadline - o.clock.now()), stop.signal).then(() => undefined);
+    const arrival = nextTaken(client, o, stop.signal, answered);
+    // The time runs out once the first look has its answer (held no longer than the time): a wait of 0 looks once.
+    const expiry = o.clock
+      .sleep(o.timeoutMs, stop.signal)
+      .then(() => firstAnswer)
+      .then(() => undefined);
     // Whichever loses is ended by the abort below; its rejection is expected.
     arrival.catch(() => {});
     expiry.catch(() => {});
     return await Promise.race([arrival, expiry]);
   } finally {
     stop.abort();
-    shared?.close();
+  }
+}
+
+/**
+ * The message this wait takes, asking the server until one comes (`signal`: the wait is over); `answered` is called
+ * once the first look has its answer.
+ */
+async function nextTaken(
+  client: Client,
+  o: MessageWait,
+  signal: AbortSignal,
+  answered: () => void,
+): Promise<CaughtMessage> {
+  const filters = { to: o.to, workspace: o.workspace, subject: o.subject, since: o.since, claim: !o.match };
+  // A caller told when nothing already caught is taken looks once without waiting first.
+  let waiting = !o.onWaiting;
+  for (let after: string | undefined, first = true; ; first = false) {
+    const wait = !waiting ? 0 : first ? Math.min(HOLD_SECONDS, o.timeoutMs / 1000) : HOLD_SECONDS;
+    let message: CaughtMessage | null;
+    try {
+      const r = await client.sandbox('waitForMessage', {
+        body: { ...filters, after, wait },
+        signal,
+        // A wait is no call to repeat: one the server ends as it stops is the wait's end.
+        retries: 0,
+        timeoutMs: (wait + 30) * 1000,
+      });
+      message = r.body.message;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 503) throw new ServerStopped();
+      throw err;
+    }
+    if (first) answered();
+    if (!message) {
+      if (!waiting) {
+        waiting = true;
+        await o.onWaiting?.();
+      }
+      continue;
+    }
+    if (!o.match) return message;
+    after = message.id;
+    if (!(await o.match(message))) continue;
+    const taken = await claim(client, message.id);
+    if (taken) return taken;
   }
 }
 
@@ -288,22 +216,4 @@ export async function unlessDeleted<T>(request: Promise<T>): Promise<T | undefin
 async function claim(client: Client, id: string): Promise<CaughtMessage | undefined> {
   const claimed = (await unlessDeleted(client.sandbox('claimMessage', { params: { id } })))?.body;
   return claimed?.taken ? claimed.message : undefined;
-}
-
-/** The first message of the stream that matches and that this wait claims; throws when the stream ends. */
-async function nextClaimed(
-  client: Client,
-  stream: AsyncIterable<InboxEvent>,
-  o: MessageWait,
-  accept: (m: CaughtMessageSummary) => Promise<boolean>,
-): Promise<CaughtMessage> {
-  const since = Date.parse(o.since);
-  for await (const e of stream) {
-    if (e.event !== 'message' || Date.parse(e.data.received_at) < since) continue;
-    if (!workspaceMatches(e.data, o.workspace)) continue;
-    if (o.to !== undefined && !(await isTo(client, o.to, e.data))) continue;
-    const taken = (await accept(e.data)) && (await claim(client, e.data.id));
-    if (taken) return taken;
-  }
-  throw new InboxStreamEnded();
 }

@@ -16,6 +16,8 @@ export interface CallOptions<Body = unknown> {
   signal?: AbortSignal;
   /** Longest wait for the response headers, then for the body, in ms (default 30 s; a long poll gives more). */
   timeoutMs?: number;
+  /** How many times a refused or failed call is retried (default: the client's `retries`). */
+  retries?: number;
 }
 
 export interface Reply<T> {

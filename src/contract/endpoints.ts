@@ -403,6 +403,17 @@ export const endpoints = {
     auth: 'admin',
     success: [200, inbox.CaughtMessageSummary],
   },
+  /**
+   * Waits for caught mail: the oldest message the filters take that no wait has claimed, claimed and in full (svc
+   * inbox wait, svc-mail/testing's waitFor, wait_for_message).
+   */
+  waitForMessage: {
+    method: 'POST',
+    path: '/sandbox/messages/wait',
+    auth: 'admin',
+    body: inbox.MessageWaitRequest,
+    success: [200, inbox.MessageWaitResult],
+  },
   claimMessage: {
     method: 'POST',
     path: '/sandbox/messages/:id/claim',

@@ -45,6 +45,38 @@ export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
 export const ClaimedMessage = lazySchema(() => z.object({ taken: z.boolean(), message: CaughtMessage }));
 export type ClaimedMessage = z.infer<typeof ClaimedMessage>;
 
+/** Longest a `POST /sandbox/messages/wait` request is held, seconds. */
+export const MAX_MESSAGE_WAIT = 60;
+
+/**
+ * `POST /sandbox/messages/wait`: the oldest caught message that the filters take and no wait has claimed, claimed for
+ * this request (with `claim: false`, only shown: a caller that judges each message itself claims the one it wants by
+ * id). `wait` holds the request up to that many seconds for such a message to be caught.
+ */
+export const MessageWaitRequest = lazySchema(() =>
+  z.strictObject({
+    /** An envelope recipient, or a To or Cc address, case-insensitively (the listing's `to`). */
+    to: z.string().min(1).max(320).optional(),
+    /** A workspace by id or name (the listing's `workspace`; one that no workspace has is a 404). */
+    workspace: z.string().min(1).max(128).optional(),
+    /** Text in the subject, in any case. */
+    subject: z.string().max(998).optional(),
+    /** Only mail received at or after this time (service clock). */
+    since: InputTimestamp.optional(),
+    /** Only mail caught after this message (a caller that passed over it). */
+    after: Id('eml').optional(),
+    /** Whether the message is claimed for this request (default); false: shown, left for a claim by id. */
+    claim: z.boolean().optional(),
+    /** Seconds (fractions too) to hold the request while no such message is caught (0, the default: answer at once). */
+    wait: z.number().min(0).max(MAX_MESSAGE_WAIT).optional(),
+  }),
+);
+export type MessageWaitRequest = z.output<typeof MessageWaitRequest>;
+
+/** The message a wait found, in full (as `GET /sandbox/messages/{id}` gives it); null when none came in time. */
+export const MessageWaitResult = lazySchema(() => z.object({ message: CaughtMessage.nullable() }));
+export type MessageWaitResult = z.infer<typeof MessageWaitResult>;
+
 export const CaughtAttachment = lazySchema(() =>
   z.object({
     filename: z.string().nullable(),

@@ -14,6 +14,8 @@ export interface Changes {
   next(topic: string, ms: number, signal?: AbortSignal): Promise<boolean>;
   /** Releases every waiter (`false`) and every later one: the server is shutting down. */
   close(): void;
+  /** Whether close() was called. */
+  readonly closed: boolean;
 }
 
 export function createChanges(): Changes {
@@ -71,6 +73,9 @@ export function createChanges(): Changes {
     close() {
       closed = true;
       for (const c of [...closers]) c();
+    },
+    get closed() {
+      return closed;
     },
   };
 }

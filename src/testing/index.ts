@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { InboxStreamEnded, caughtSince, createInboxWatch, workspaceMatches } from '../client/inbox-wait.js';
+import { ServerStopped, caughtSince, workspaceMatches } from '../client/inbox-wait.js';
 import type { EventType, TypedEvent } from '../contract/events.js';
 import type { MessageChecks } from '../contract/checks.js';
 import type { CaughtMessageSummary, ReleaseResult } from '../contract/inbox.js';
@@ -225,8 +225,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const captures = new Set<Capture>();
   const wallClock = { now: Date.now, sleep };
-  // One inbox stream for every wait of the sandbox, opened by the first.
-  const watch = createInboxWatch(client);
   // Where a wait's "since" begins: nothing older is left after inbox.clear() either.
   const started = new Date(server.clock.now()).toISOString();
 
@@ -254,14 +252,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const since = from ? from.toISOString() : started;
         let found;
         try {
-          // The workspace is matched here, not by the listing: a name no workspace has is a wait that times out.
+          // The workspace is matched here, not by the server: a name no workspace has is a wait that times out.
+          const workspace = o.workspace;
           found = await waitAndRead(
             client,
-            { to: o.to, subject: o.subject, since, timeoutMs: timeout, clock: wallClock, watch },
-            { accept: (m) => workspaceMatches(m, o.workspace), match: o.match },
+            { to: o.to, subject: o.subject, since, timeoutMs: timeout, clock: wallClock },
+            { accept: workspace === undefined ? undefined : (m) => workspaceMatches(m, workspace), match: o.match },
           );
         } catch (err) {
-          if (err instanceof InboxStreamEnded)
+          if (err instanceof ServerStopped)
             throw new Error('inbox.waitFor: the sandbox was closed while waiting for mail');
           throw err;
         }
@@ -322,7 +321,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     },
     async close() {
-      watch.close();
       await Promise.all([...captures].map((c) => c.close()));
       await server.close();
     },

@@ -2,8 +2,8 @@
 // and codes read by lib/extract.ts, the rules of `svc inbox wait --extract`. A module of its own so that
 // svc-mail/playwright reads messages without loading the server that index.ts starts.
 import type { Client } from '../client/index.js';
-import { type MessageWait, unlessDeleted, waitForMessage } from '../client/inbox-wait.js';
-import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
+import { type MessageWait, waitForMessage } from '../client/inbox-wait.js';
+import type { CaughtMessage } from '../contract/inbox.js';
 import { chooseLink, findCodes, findLinks, missingLink, type LinkChoice, type MessageLink } from '../lib/extract.js';
 
 /** A caught message, with what a test usually looks for in it: the code and the link a person would use. */
@@ -49,24 +49,20 @@ export function readMessage(m: CaughtMessage): TestMessage {
 
 /**
  * The wait of svc-mail/testing's and svc-mail/playwright's `inbox.waitFor`: client/inbox-wait.ts's wait, the message
- * it takes read (with its codes and links) from the claim's answer, which has it in full: one round trip after it is
- * caught. `match` sees the message in full: one that `accept` takes is read for it first (GET), then claimed.
+ * it takes read (with its codes and links) from the server's answer, which has it in full. `accept` and `match` see
+ * each message the filters take in full, before the wait claims it.
  */
 export async function waitAndRead(
   client: Client,
   wait: Omit<MessageWait, 'match'>,
-  o: { accept?: (m: CaughtMessageSummary) => boolean | Promise<boolean>; match?: (m: TestMessage) => boolean },
+  o: { accept?: (m: CaughtMessage) => boolean | Promise<boolean>; match?: (m: TestMessage) => boolean },
 ): Promise<TestMessage | undefined> {
-  const { match } = o;
+  const { accept, match } = o;
   const found = await waitForMessage(client, {
     ...wait,
-    async match(m) {
-      if (o.accept && !(await o.accept(m))) return false;
-      if (!match) return true;
-      // Deleted since it was seen: not this wait's message, as a claim of it would say.
-      const full = await unlessDeleted(client.sandbox('getMessage', { params: { id: m.id } }));
-      return full !== undefined && match(readMessage(full.body));
-    },
+    // Without either, the server takes the message for the wait as soon as it is caught.
+    match:
+      accept || match ? async (m) => (!accept || (await accept(m))) && (!match || match(readMessage(m))) : undefined,
   });
   return found && readMessage(found);
 }

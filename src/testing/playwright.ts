@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { test as base, type Page, type TestInfo } from '@playwright/test';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
-import { InboxStreamEnded, type InboxWatch, caughtSince, createInboxWatch, isTo } from '../client/inbox-wait.js';
-import type { CaughtMessageSummary, MessageAppearance } from '../contract/inbox.js';
+import { ServerStopped, caughtSince } from '../client/inbox-wait.js';
+import type { CaughtMessage, CaughtMessageSummary, MessageAppearance } from '../contract/inbox.js';
 import { findLocalServer, reachableAt } from '../lib/local-servers.js';
 import type { Sandbox, SandboxOptions } from './index.js';
 import { readMessage, type TestMessage, waitAndRead } from './message.js';
@@ -103,8 +103,6 @@ export interface SvcWorkerFixtures {
 }
 
 const DEFAULT_WAIT_MS = 10_000;
-/** The inbox stream of each worker's sandbox, shared by its tests' waits. */
-const watches = new WeakMap<WorkerSandbox, InboxWatch>();
 const wallClock = { now: Date.now, sleep };
 
 export const test = base.extend<SvcTestFixtures, SvcWorkerFixtures>({
@@ -114,13 +112,9 @@ export const test = base.extend<SvcTestFixtures, SvcWorkerFixtures>({
   sandbox: [
     async ({ svc }, use) => {
       const found = await connect(svc);
-      // One inbox stream for every wait of the worker's tests, opened by the first.
-      const watch = createInboxWatch(found.client);
-      watches.set(found, watch);
       try {
         await use(found);
       } finally {
-        watch.close();
         await found.local?.close();
       }
     },
@@ -171,15 +165,15 @@ function testAddress(o: SvcInboxOption, testInfo: TestInfo): string {
 
 async function testInbox(sandbox: WorkerSandbox, o: SvcInboxOption, testInfo: TestInfo): Promise<TestInbox> {
   const { client, apiUrl, adminToken } = sandbox;
-  const watch = watches.get(sandbox);
   const address = testAddress(o, testInfo);
   const addresses = [address];
   // Mail counts from the test's start on the service clock: a server reused across runs still holds the last run's
   // mail to these same addresses.
   const since = (await client.sandbox('getClock')).body.now;
-  const ours = async (m: CaughtMessageSummary) => {
-    for (const a of addresses) if (await isTo(client, a, m)) return true;
-    return false;
+  // The server's rule for `to`: an envelope recipient, or a To or Cc address, in any case.
+  const ours = (m: CaughtMessage) => {
+    const wanted = new Set(addresses.map((a) => a.toLowerCase()));
+    return [...m.envelope.rcpt_to, ...m.to, ...m.cc].some((a) => wanted.has(a.toLowerCase()));
   };
   const list = async () => {
     const seen = new Map<string, CaughtMessageSummary>();
@@ -205,12 +199,11 @@ async function testInbox(sandbox: WorkerSandbox, o: SvcInboxOption, testInfo: Te
       try {
         found = await waitAndRead(
           client,
-          { to, subject: w.subject, since, timeoutMs: timeout, clock: wallClock, watch },
-          { accept: (m) => to !== undefined || ours(m), match: w.match },
+          { to, subject: w.subject, since, timeoutMs: timeout, clock: wallClock },
+          { accept: to === undefined ? ours : undefined, match: w.match },
         );
       } catch (err) {
-        if (err instanceof InboxStreamEnded)
-          throw new Error('inbox.waitFor: the sandbox stopped while waiting for mail');
+        if (err instanceof ServerStopped) throw new Error('inbox.waitFor: the sandbox stopped while waiting for mail');
         throw err;
       }
       if (found) return found;

@@ -11,7 +11,7 @@ import { domainNamed } from '../../client/domains.js';
 import { chooseLink, findCodes, findLinks, missingCode, missingLink, type MessageLink } from '../../lib/extract.js';
 import {
   describeWanted,
-  InboxStreamEnded,
+  ServerStopped,
   latestMissed,
   subjectMatches,
   waitForMessage,
@@ -331,7 +331,7 @@ export function tools(): Tool[] {
               progress?.(`waiting up to ${humanDuration(timeout)} for a ${wanted} caught since ${since}`),
           });
         } catch (err) {
-          if (err instanceof InboxStreamEnded) throw new CommandError(err.message, 'start it again with `svc serve`');
+          if (err instanceof ServerStopped) throw new CommandError(err.message, 'start it again with `svc serve`');
           throw err;
         }
         if (!found) {

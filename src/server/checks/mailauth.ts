@@ -1,6 +1,7 @@
 // mailauth, loaded here alone, through its documented entry point: the DNS lookup every caller hands it (one type, the
 // shape of core's Resolver.resolve), a caught message's DKIM verdict (the inbox's `dkim`, core's verifyDkim dep, wired
 // by backend.ts) and its whole `authenticate` (SPF, DKIM and DMARC together: the authentication check).
+import { Readable } from 'node:stream';
 import type { AuthenticateOptions, AuthenticateResult, DNSResolver } from 'mailauth';
 import type { DkimVerdict } from '../core/inbox-read.js';
 import { headerBlock } from '../core/rules/caught-body.js';
@@ -24,7 +25,9 @@ export async function verifyDkim(raw: Buffer, resolver: MailauthResolver): Promi
   if (!isSigned(raw)) return 'none';
   try {
     const { dkimVerify } = await loadMailauth();
-    const result = await dkimVerify(raw, { resolver: asMailauth(resolver) });
+    // As a stream (one of mailauth's documented inputs): it is read through at once, where a Buffer is written a
+    // turn of the event loop at a time, and a held wait's answer would wait on whatever else those turns run.
+    const result = await dkimVerify(Readable.from([raw], { objectMode: false }), { resolver: asMailauth(resolver) });
     const statuses = (result.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);
     if (statuses.includes('pass')) return 'pass';
     return statuses.length ? 'fail' : 'none';

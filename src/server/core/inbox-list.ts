@@ -93,6 +93,7 @@ export function createInboxList(deps: { store: InboxStore }) {
       };
     },
 
+    workspacesOf,
     /** The workspaces whose mail the inbox holds, by name (the inbox's workspace filter). */
     workspaces: () => store.workspaces(),
   };

@@ -6,10 +6,14 @@ import type { WebhookStore } from '../store/webhooks.js';
 import { type CatchDeps, createCatch } from './inbox-catch.js';
 import { createInboxList, summaryOf } from './inbox-list.js';
 import { createInboxRead, noMessage, type ReadDeps } from './inbox-read.js';
+import { createInboxWait } from './inbox-wait.js';
+import type { Changes } from '../../lib/changes.js';
 
 export interface InboxDeps extends CatchDeps, ReadDeps {
   /** The webhook attempts, for the live stream. */
   attempts?: Pick<WebhookStore, 'attemptedAfter' | 'lastAttemptId'>;
+  /** The change signal the sink's commits raise: what wakes a held wait (without it, a wait looks once). */
+  changes?: Changes;
 }
 
 export function createInbox(deps: InboxDeps) {
@@ -20,6 +24,8 @@ export function createInbox(deps: InboxDeps) {
   const publish = (e: InboxEvent) => {
     for (const fn of [...listeners]) fn(e);
   };
+
+  const wait = createInboxWait({ ...deps, get: read.get, workspacesOf: listing.workspacesOf });
 
   return {
     catch: createCatch(deps),
@@ -50,6 +56,11 @@ export function createInbox(deps: InboxDeps) {
       const taken = store.claim(id, clock.now());
       return { taken, message: await read.get(id) };
     },
+    /**
+     * Waits for caught mail (`POST /sandbox/messages/wait`): the oldest message the filters take that no wait took,
+     * claimed (as `claim` would) and in full, held until one is caught (inbox-wait.ts).
+     */
+    wait,
     /** Marks a message read (now) or unread; the message as listed. */
     markRead(id: string, read: boolean): CaughtMessageSummary {
       if (!store.setRead(id, read ? clock.now() : null)) noMessage();

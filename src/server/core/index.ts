@@ -114,6 +114,7 @@ export function createCore(coreDeps: CoreDeps, opts: CoreOptions = { sendRate: 5
     verifyDkim: verifyDkim && ((raw) => verifyDkim(raw, deps.resolver)),
     message: emailStore.get,
     relays: relayStore,
+    changes: deps.changes,
     onCaught: () => {
       deps.changes.notify('sink');
       retention.caught();

@@ -272,9 +272,10 @@ export function createInboxStore(db: Db) {
       (db.prepare('SELECT id FROM sink_messages ORDER BY seq DESC LIMIT 1').get() as { id: string } | undefined)?.id ??
       null,
     /**
-     * Newest first. `to` matches an envelope recipient or a To/Cc address, case-insensitively; `claimed` keeps the
-     * mail a wait took (true) or none did (false); `search` is the inbox's search. Paged by `seq` (the primary key) so
-     * a page deep in a large sink costs what the first does. Null: `after` is unknown.
+     * Newest first (`oldestFirst`: oldest first, as a wait takes mail). `to` matches an envelope recipient or a To/Cc
+     * address, case-insensitively; `claimed` keeps the mail a wait took (true) or none did (false); `search` is the
+     * inbox's search. Paged by `seq` (the primary key) so a page deep in a large sink costs what the first does; `after`
+     * is the last message of the page before. Null: `after` is unknown.
      */
     list(opts: {
       to?: string;
@@ -285,6 +286,7 @@ export function createInboxStore(db: Db) {
       limit: number;
       after?: string;
       search?: InboxSearch;
+      oldestFirst?: boolean;
     }): InboxSummaryRow[] | null {
       const where: string[] = [];
       const args: unknown[] = [];
@@ -316,11 +318,18 @@ export function createInboxStore(db: Db) {
       // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
       const key = terms.length ? 'f.rowid' : byRecipient ? 'r.seq' : 's.seq';
       if (opts.after) {
-        const anchor = db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) as
-          | { seq: number }
-          | undefined;
+        const anchor = (db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) ??
+          // Oldest first (a wait), `after` deleted since: ids are in the order mail arrived, so it goes on from there.
+          (opts.oldestFirst
+            ? db
+                .prepare(
+                  `SELECT coalesce(min(seq) - 1, (SELECT coalesce(max(seq), 0) FROM sink_messages)) AS seq
+                   FROM sink_messages WHERE id > ?`,
+                )
+                .get(opts.after)
+            : undefined)) as { seq: number } | undefined;
         if (!anchor) return null;
-        where.push(`${key} < ?`);
+        where.push(`${key} ${opts.oldestFirst ? '>' : '<'} ?`);
         args.push(anchor.seq);
       }
       let from = `sink_messages s ${SUMMARY_JOINS}`;
@@ -336,7 +345,7 @@ export function createInboxStore(db: Db) {
         args.push(matchExpression(excluded, 'OR'));
       }
       const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY ${key} DESC LIMIT ?`;
+        ORDER BY ${key} ${opts.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`;
       return (db.prepare(sql).all(...args, opts.limit + 1) as Stored<InboxSummaryRow>[]).map(decodeSummary);
     },
     /**
@@ -480,6 +489,9 @@ export function createInboxStore(db: Db) {
     claim: (id: string, at: number): boolean =>
       db.prepare('UPDATE sink_messages SET claimed_at = ? WHERE id = ? AND claimed_at IS NULL').run(at, id).changes ===
       1,
+    /** Takes back the claim made at `at` (its wait went away before it had the message). */
+    unclaim: (id: string, at: number) =>
+      void db.prepare('UPDATE sink_messages SET claimed_at = NULL WHERE id = ? AND claimed_at = ?').run(id, at),
     /** Marks a message read at `at`, or unread (null); false when there is no such message. */
     setRead: (id: string, at: number | null) =>
       db.prepare('UPDATE sink_messages SET read_at = ? WHERE id = ?').run(at, id).changes === 1,

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { describeWanted, InboxStreamEnded, latestMissed, waitForMessage } from '../../../client/inbox-wait.js';
+import { describeWanted, ServerStopped, latestMissed, waitForMessage } from '../../../client/inbox-wait.js';
 import { duration, examples, humanDuration, timestamp, type Runner } from '../../command.js';
 import type { Context } from '../../context.js';
 import { CommandError, UsageError } from '../../errors.js';
@@ -136,7 +136,7 @@ export async function inboxWaitRun(ctx: Context, o: InboxWaitOptions): Promise<v
       },
     });
   } catch (err) {
-    if (err instanceof InboxStreamEnded) throw new CommandError(err.message, 'start it again with `svc serve`');
+    if (err instanceof ServerStopped) throw new CommandError(err.message, 'start it again with `svc serve`');
     throw err;
   } finally {
     spinner?.stop();

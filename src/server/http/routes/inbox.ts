@@ -4,6 +4,7 @@ import { BIG_MESSAGE_BYTES } from '../../core/rules/big-message.js';
 import type { Core } from '../../core/index.js';
 import { attachmentHeaders, mediaType, messageCsp, messageDocument } from '../caught.js';
 import type { Handlers } from '../handlers.js';
+import { fail } from '../../core/errors.js';
 
 type InboxRoute =
   | 'listMessages'
@@ -18,6 +19,7 @@ type InboxRoute =
   | 'markMessageRead'
   | 'markMessageUnread'
   | 'claimMessage'
+  | 'waitForMessage'
   | 'getRelay'
   | 'releaseMessage';
 
@@ -84,6 +86,12 @@ export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, In
       const id = caught(params);
       const claimed = await inbox.claim(id);
       return { body: viewed(id, claimed, claimed.message.size) };
+    },
+    waitForMessage: async ({ body, signal }) => {
+      const { message, stopping } = await inbox.wait({ ...body, to: body.to }, signal);
+      if (stopping)
+        fail('unavailable', 'The server is shutting down, so the wait ends; start it again with `svc serve`.');
+      return { body: { message: message && viewed(message.id, message, message.size) } };
     },
     getRelay: () => ({ body: core.relay.info() }),
     releaseMessage: async ({ params, body }) => ({ body: await core.relay.release(caught(params), body.to) }),

@@ -1,0 +1,81 @@
+// Waits for caught mail (POST /sandbox/messages/wait, docs/local-server.md#waits): the oldest caught message the
+// filters take that no wait has claimed, claimed for the request and answered in full, as soon as it is caught. One
+// request does what a listing, the inbox stream and a claim did between them; the server is woken by the sink's commit
+// (the change signal), not by polling.
+import type { CaughtMessage, MessageWaitRequest } from '../../contract/inbox.js';
+import type { Changes } from '../../lib/changes.js';
+import type { Clock } from '../../lib/clock.js';
+import type { InboxStore, InboxSummaryRow } from '../store/inbox.js';
+
+/** Candidates looked at a page at a time (mail the subject filter passes over stays and is looked at again). */
+const PAGE = 50;
+
+export interface WaitDeps {
+  store: InboxStore;
+  clock: Clock;
+  /** What the sink's commits raise (without it, a wait looks once and answers). */
+  changes?: Changes;
+  /** One message in full (inbox-read.ts get). */
+  get(id: string): Promise<CaughtMessage>;
+  /** The workspaces a filter names (inbox-list.ts; a 404 when none has the name). */
+  workspacesOf(q: { workspace?: string }): string[] | undefined;
+}
+
+/** Whether a subject filter takes a message: its text in the subject, in any case (none: every message). */
+export const subjectHas = (subject: string | null, text: string | undefined) =>
+  text === undefined || (subject ?? '').toLowerCase().includes(text.toLowerCase());
+
+export function createInboxWait(deps: WaitDeps) {
+  const { store, clock, changes } = deps;
+
+  /**
+   * The oldest message the filters take (after `after`) that no wait has claimed: claimed now when `claim`, its id
+   * and the time of the claim; undefined for none.
+   */
+  function take(q: MessageWaitRequest, workspaceId: string[] | undefined): { id: string; at?: number } | undefined {
+    const since = q.since === undefined ? undefined : Date.parse(q.since);
+    for (let after = q.after; ; ) {
+      // Oldest first, `after` is never unknown (store.list goes on from a deleted one).
+      const rows: InboxSummaryRow[] =
+        store.list({ to: q.to, workspaceId, since, claimed: false, limit: PAGE, after, oldestFirst: true }) ?? [];
+      for (const r of rows.slice(0, PAGE)) {
+        if (!subjectHas(r.subject, q.subject)) continue;
+        if (q.claim === false) return { id: r.id };
+        const at = clock.now();
+        if (store.claim(r.id, at)) return { id: r.id, at };
+      }
+      if (rows.length <= PAGE) return undefined;
+      after = rows[PAGE - 1]!.id;
+    }
+  }
+
+  /**
+   * The message a wait takes, in full, or null when none is caught within `wait` seconds (or the client goes away:
+   * `signal`). A server shutting down answers a held wait with null at once (`stopping` says so).
+   */
+  return async function wait(
+    q: MessageWaitRequest,
+    signal?: AbortSignal,
+  ): Promise<{ message: CaughtMessage | null; stopping: boolean }> {
+    const workspaceId = deps.workspacesOf(q);
+    const deadline = performance.now() + (q.wait ?? 0) * 1000;
+    for (;;) {
+      if (signal?.aborted) return { message: null, stopping: false };
+      const found = workspaceId?.length === 0 ? undefined : take(q, workspaceId);
+      if (found) {
+        const message = await deps.get(found.id);
+        // The client went away while the message was read: the claim is taken back, for the next wait.
+        if (signal?.aborted && found.at !== undefined) {
+          store.unclaim(found.id, found.at);
+          return { message: null, stopping: false };
+        }
+        return { message, stopping: false };
+      }
+      const left = deadline - performance.now();
+      if (left <= 0 || !changes) return { message: null, stopping: false };
+      // Any caught mail wakes it: it looks again and, finding none it takes, waits on.
+      await changes.next('sink', left, signal);
+      if (changes.closed) return { message: null, stopping: true };
+    }
+  };
+}
