@@ -5,13 +5,13 @@
 // racing for one message get it once. A wait is one request the server holds (POST /sandbox/messages/wait) until such
 // a message is caught, woken by the sink's commit (nothing polls), on the service clock, so a manual clock works too.
 // The inbox stream's readers (`svc inbox --follow`) ask `isTo` of what it announces.
-import type { CaughtMessage, CaughtMessageSummary } from '../contract/inbox.js';
+import { type CaughtMessage, type CaughtMessageSummary, subjectHas } from '../contract/inbox.js';
 import { ApiError } from './errors.js';
 import type { Client } from './index.js';
 
 /** Whether a subject filter matches: a substring of the subject, case-insensitively (none: every message). */
 export function subjectMatches(m: CaughtMessageSummary, subject: string | undefined): boolean {
-  return subject === undefined || (m.subject ?? '').toLowerCase().includes(subject.toLowerCase());
+  return subjectHas(m.subject, subject);
 }
 
 /**

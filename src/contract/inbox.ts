@@ -45,6 +45,10 @@ export type CaughtMessageSummary = z.infer<typeof CaughtMessageSummary>;
 export const ClaimedMessage = lazySchema(() => z.object({ taken: z.boolean(), message: CaughtMessage }));
 export type ClaimedMessage = z.infer<typeof ClaimedMessage>;
 
+/** A wait's `subject` filter: its text in the subject, in any case (none: every message). */
+export const subjectHas = (subject: string | null, text: string | undefined) =>
+  text === undefined || (subject ?? '').toLowerCase().includes(text.toLowerCase());
+
 /** Longest a `POST /sandbox/messages/wait` request is held, seconds. */
 export const MAX_MESSAGE_WAIT = 60;
 

@@ -2,7 +2,7 @@
 // filters take that no wait has claimed, claimed for the request and answered in full, as soon as it is caught. One
 // request does what a listing, the inbox stream and a claim did between them; the server is woken by the sink's commit
 // (the change signal), not by polling.
-import type { CaughtMessage, MessageWaitRequest } from '../../contract/inbox.js';
+import { type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
 import type { InboxStore, InboxSummaryRow } from '../store/inbox.js';
@@ -20,10 +20,6 @@ export interface WaitDeps {
   /** The workspaces a filter names (inbox-list.ts; a 404 when none has the name). */
   workspacesOf(q: { workspace?: string }): string[] | undefined;
 }
-
-/** Whether a subject filter takes a message: its text in the subject, in any case (none: every message). */
-export const subjectHas = (subject: string | null, text: string | undefined) =>
-  text === undefined || (subject ?? '').toLowerCase().includes(text.toLowerCase());
 
 export function createInboxWait(deps: WaitDeps) {
   const { store, clock, changes } = deps;

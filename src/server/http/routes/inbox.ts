@@ -88,7 +88,7 @@ export function inboxRoutes(core: Core, collect?: () => void): Pick<Handlers, In
       return { body: viewed(id, claimed, claimed.message.size) };
     },
     waitForMessage: async ({ body, signal }) => {
-      const { message, stopping } = await inbox.wait({ ...body, to: body.to }, signal);
+      const { message, stopping } = await inbox.wait(body, signal);
       if (stopping)
         fail('unavailable', 'The server is shutting down, so the wait ends; start it again with `svc serve`.');
       return { body: { message: message && viewed(message.id, message, message.size) } };
