@@ -37,12 +37,17 @@ export interface CatchDeps {
   origin?: (messageIdHeader: string) => CaughtOrigin;
   /** Called after a message is stored. */
   onCaught?: (id: string) => void;
+  /** Resolves once the waits held for caught mail have what the catch woke them with (inbox-wait.ts served). */
+  served?: () => Promise<void>;
   /**
    * Called in the transaction that stores a message, for work that must commit with it (a relay rule's job); what it
    * throws is caught there, so that it never costs the message.
    */
   onStored?: (caught: StoredCatch) => void;
 }
+
+/** Up to this size, a message a held wait takes is read for it before the sink answers the sender. */
+const SERVED_FIRST_BYTES = 1024 * 1024;
 
 /** What onStored is told of a message it stores. */
 export interface StoredCatch {
@@ -121,6 +126,9 @@ export function createCatch(deps: CatchDeps): (mail: CaughtMail) => Promise<stri
     if (stored && !commit) storedHook(caught);
     if (!stored) return null;
     deps.onCaught?.(id);
+    // A test waiting for this message has it before the sink answers the sender (a big one's read would keep the
+    // sender waiting: it is answered first).
+    if (mail.raw.length <= SERVED_FIRST_BYTES) await deps.served?.();
     return id;
   };
 }

@@ -83,13 +83,15 @@ describe('inbox.wait', () => {
     expect(inbox.list({ claimed: 'true' }).data).toEqual([]);
   });
 
-  it('is held until a message it takes is caught, woken by the catch, not by other mail', async () => {
+  it('is held until a message it takes is caught, woken by the catch, not by other mail, and answered first', async () => {
     const { inbox, caught } = setup();
     const waiting = inbox.wait({ to: 'cy@example.org', wait: 60 });
     expect(await settled(waiting)).toBe(false);
     await caught('not for cy', 'dee@example.org');
     expect(await settled(waiting)).toBe(false);
     const id = await caught('for cy', 'cy@example.org');
+    // Read for the wait before the sink answers the sender.
+    expect(await settled(waiting)).toBe(true);
     expect(await waiting).toMatchObject({ stopping: false, message: { id, claimed: true, subject: 'for cy' } });
   });
 

@@ -25,10 +25,10 @@ export function createInbox(deps: InboxDeps) {
     for (const fn of [...listeners]) fn(e);
   };
 
-  const wait = createInboxWait({ ...deps, get: read.get, workspacesOf: listing.workspacesOf });
+  const waits = createInboxWait({ ...deps, get: read.get, workspacesOf: listing.workspacesOf });
 
   return {
-    catch: createCatch(deps),
+    catch: createCatch({ ...deps, served: waits.served }),
     list: listing.list,
     caughtId: read.caughtId,
     outbox: listing.outbox,
@@ -60,7 +60,7 @@ export function createInbox(deps: InboxDeps) {
      * Waits for caught mail (`POST /sandbox/messages/wait`): the oldest message the filters take that no wait took,
      * claimed (as `claim` would) and in full, held until one is caught (inbox-wait.ts).
      */
-    wait,
+    wait: waits.wait,
     /** Marks a message read (now) or unread; the message as listed. */
     markRead(id: string, read: boolean): CaughtMessageSummary {
       if (!store.setRead(id, read ? clock.now() : null)) noMessage();

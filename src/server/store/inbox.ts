@@ -131,6 +131,19 @@ type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'atta
   attachments?: string;
   tags?: string | null;
 };
+/** What `list` filters, orders and pages by. */
+interface ListOptions {
+  to?: string;
+  /** One workspace, or any of several (the workspaces a name names). */
+  workspaceId?: string | string[];
+  since?: number;
+  claimed?: boolean;
+  limit: number;
+  after?: string;
+  search?: InboxSearch;
+  oldestFirst?: boolean;
+}
+
 /** The `/v1` message's tags of a listed row (`m.tags`); null for mail from other programs. */
 const messageTags = (tags: string | null | undefined): InboxSummaryRow['tags'] => (tags ? JSON.parse(tags) : null);
 const decodeSummary = (r: Stored<InboxSummaryRow>): InboxSummaryRow => ({
@@ -252,6 +265,69 @@ export function createInboxStore(db: Db) {
     index.run(seq, row.subject ?? '', `${row.from_addr ?? ''} ${row.mail_from ?? ''}`, recipients, text.body);
   };
 
+  /** The rows `list` and `candidates` find (`limit` + 1 of them: one more says there are more), as `columns`. */
+  function listed(opts: ListOptions, columns: string, joins: string): unknown[] | null {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const terms = opts.search?.terms ?? [];
+    // The mail to one address: its rows of sink_recipients lead (newest first, as its key orders them), unless words
+    // to find do; then each row the full-text index yields is looked up there.
+    const byRecipient = Boolean(opts.to) && !terms.length;
+    if (opts.to) {
+      if (byRecipient) where.push('r.address = lower(?)');
+      else where.push('EXISTS (SELECT 1 FROM sink_recipients WHERE address = lower(?) AND seq = s.seq)');
+      args.push(opts.to);
+    }
+    if (opts.workspaceId) {
+      const ids = ([] as string[]).concat(opts.workspaceId);
+      where.push(`s.workspace_id IN (${ids.map(() => '?').join(', ')})`);
+      args.push(...ids);
+    }
+    if (opts.since !== undefined) {
+      where.push('s.received_at >= ?');
+      args.push(opts.since);
+    }
+    if (opts.claimed !== undefined) where.push(opts.claimed ? 's.claimed_at IS NOT NULL' : 's.claimed_at IS NULL');
+    for (const f of opts.search?.filters ?? []) {
+      const { sql, args: more } = filterSql(f);
+      where.push(sql);
+      args.push(...more);
+    }
+    const excluded = opts.search?.excluded ?? [];
+    // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
+    const key = terms.length ? 'f.rowid' : byRecipient ? 'r.seq' : 's.seq';
+    if (opts.after) {
+      const anchor = (db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) ??
+        // Oldest first (a wait), `after` deleted since: ids are in the order mail arrived, so it goes on from there.
+        (opts.oldestFirst
+          ? db
+              .prepare(
+                `SELECT coalesce(min(seq) - 1, (SELECT coalesce(max(seq), 0) FROM sink_messages)) AS seq
+                 FROM sink_messages WHERE id > ?`,
+              )
+              .get(opts.after)
+          : undefined)) as { seq: number } | undefined;
+      if (!anchor) return null;
+      where.push(`${key} ${opts.oldestFirst ? '>' : '<'} ?`);
+      args.push(anchor.seq);
+    }
+    let from = `sink_messages s ${joins}`;
+    if (byRecipient) from = `sink_recipients r JOIN sink_messages s ON s.seq = r.seq ${joins}`;
+    if (terms.length) {
+      from = `sink_search f JOIN sink_messages s ON s.seq = f.rowid ${joins}`;
+      where.unshift('sink_search MATCH ?');
+      // FTS5's NOT takes away what its right side matches: one query for the words wanted and those excluded.
+      const without = excluded.length ? ` NOT (${matchExpression(excluded, 'OR')})` : '';
+      args.unshift(`(${matchExpression(terms, 'AND')})${without}`);
+    } else if (excluded.length) {
+      where.push('s.seq NOT IN (SELECT rowid FROM sink_search WHERE sink_search MATCH ?)');
+      args.push(matchExpression(excluded, 'OR'));
+    }
+    const sql = `SELECT ${columns} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY ${key} ${opts.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`;
+    return db.prepare(sql).all(...args, opts.limit + 1);
+  }
+
   return {
     /** Stores a caught message and indexes it for search; a second copy of a service message (same Message-ID) is ignored. */
     insert(row: InboxRow, text: InboxIndexText): boolean {
@@ -277,77 +353,16 @@ export function createInboxStore(db: Db) {
      * inbox's search. Paged by `seq` (the primary key) so a page deep in a large sink costs what the first does; `after`
      * is the last message of the page before. Null: `after` is unknown.
      */
-    list(opts: {
-      to?: string;
-      /** One workspace, or any of several (the workspaces a name names). */
-      workspaceId?: string | string[];
-      since?: number;
-      claimed?: boolean;
-      limit: number;
-      after?: string;
-      search?: InboxSearch;
-      oldestFirst?: boolean;
-    }): InboxSummaryRow[] | null {
-      const where: string[] = [];
-      const args: unknown[] = [];
-      const terms = opts.search?.terms ?? [];
-      // The mail to one address: its rows of sink_recipients lead (newest first, as its key orders them), unless words
-      // to find do; then each row the full-text index yields is looked up there.
-      const byRecipient = Boolean(opts.to) && !terms.length;
-      if (opts.to) {
-        if (byRecipient) where.push('r.address = lower(?)');
-        else where.push('EXISTS (SELECT 1 FROM sink_recipients WHERE address = lower(?) AND seq = s.seq)');
-        args.push(opts.to);
-      }
-      if (opts.workspaceId) {
-        const ids = ([] as string[]).concat(opts.workspaceId);
-        where.push(`s.workspace_id IN (${ids.map(() => '?').join(', ')})`);
-        args.push(...ids);
-      }
-      if (opts.since !== undefined) {
-        where.push('s.received_at >= ?');
-        args.push(opts.since);
-      }
-      if (opts.claimed !== undefined) where.push(opts.claimed ? 's.claimed_at IS NOT NULL' : 's.claimed_at IS NULL');
-      for (const f of opts.search?.filters ?? []) {
-        const { sql, args: more } = filterSql(f);
-        where.push(sql);
-        args.push(...more);
-      }
-      const excluded = opts.search?.excluded ?? [];
-      // With words to find, the full-text index leads: it yields matching rows newest first (rowid = seq).
-      const key = terms.length ? 'f.rowid' : byRecipient ? 'r.seq' : 's.seq';
-      if (opts.after) {
-        const anchor = (db.prepare('SELECT seq FROM sink_messages WHERE id = ?').get(opts.after) ??
-          // Oldest first (a wait), `after` deleted since: ids are in the order mail arrived, so it goes on from there.
-          (opts.oldestFirst
-            ? db
-                .prepare(
-                  `SELECT coalesce(min(seq) - 1, (SELECT coalesce(max(seq), 0) FROM sink_messages)) AS seq
-                   FROM sink_messages WHERE id > ?`,
-                )
-                .get(opts.after)
-            : undefined)) as { seq: number } | undefined;
-        if (!anchor) return null;
-        where.push(`${key} ${opts.oldestFirst ? '>' : '<'} ?`);
-        args.push(anchor.seq);
-      }
-      let from = `sink_messages s ${SUMMARY_JOINS}`;
-      if (byRecipient) from = `sink_recipients r JOIN sink_messages s ON s.seq = r.seq ${SUMMARY_JOINS}`;
-      if (terms.length) {
-        from = `sink_search f JOIN sink_messages s ON s.seq = f.rowid ${SUMMARY_JOINS}`;
-        where.unshift('sink_search MATCH ?');
-        // FTS5's NOT takes away what its right side matches: one query for the words wanted and those excluded.
-        const without = excluded.length ? ` NOT (${matchExpression(excluded, 'OR')})` : '';
-        args.unshift(`(${matchExpression(terms, 'AND')})${without}`);
-      } else if (excluded.length) {
-        where.push('s.seq NOT IN (SELECT rowid FROM sink_search WHERE sink_search MATCH ?)');
-        args.push(matchExpression(excluded, 'OR'));
-      }
-      const sql = `SELECT ${SUMMARY_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY ${key} ${opts.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`;
-      return (db.prepare(sql).all(...args, opts.limit + 1) as Stored<InboxSummaryRow>[]).map(decodeSummary);
+    list(opts: ListOptions): InboxSummaryRow[] | null {
+      const rows = listed(opts, SUMMARY_COLUMNS, SUMMARY_JOINS) as Stored<InboxSummaryRow>[] | null;
+      return rows ? rows.map(decodeSummary) : null;
     },
+    /**
+     * The messages a wait may take, as `list` finds them (oldest first), with just their id and subject: without the
+     * joins a summary needs (its `/v1` message and workspace), which cost a wait more than the rest of its look.
+     */
+    candidates: (opts: Omit<ListOptions, 'search' | 'oldestFirst'>) =>
+      listed({ ...opts, oldestFirst: true }, 's.id, s.subject', '') as { id: string; subject: string | null }[] | null,
     /**
      * The caught copy of a `/v1` message: the first one caught (the service hands each message over once, for all its
      * recipients, and the sink keeps no second copy of it; another program may send one under another domain).
