@@ -16,8 +16,16 @@ const T0 = Date.parse('2026-08-01T12:00:00Z');
 function setup() {
   const clock = manualClock(T0);
   const changes = createChanges();
+  const store = createInboxStore(openDb({ memory: true }).db);
+  /** How many times a wait has looked for mail to take (the store's query of candidates). */
+  const looks = { n: 0 };
+  const candidates = store.candidates;
+  store.candidates = (o) => {
+    looks.n++;
+    return candidates(o);
+  };
   const inbox = createInbox({
-    store: createInboxStore(openDb({ memory: true }).db),
+    store,
     clock,
     changes,
     onCaught: () => changes.notify('sink'),
@@ -29,7 +37,7 @@ function setup() {
       Buffer.from(`From: a@example.net\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nBody of ${subject}\r\n`),
       { mailFrom: 'a@example.net', rcptTo: rcpt },
     ))!;
-  return { clock, changes, inbox, caught };
+  return { clock, changes, inbox, caught, looks };
 }
 
 /** Whether a promise has settled by the next turn of the event loop (a wait woken at once has, when it takes nothing). */
@@ -93,6 +101,22 @@ describe('inbox.wait', () => {
     // Read for the wait before the sink answers the sender.
     expect(await settled(waiting)).toBe(true);
     expect(await waiting).toMatchObject({ stopping: false, message: { id, claimed: true, subject: 'for cy' } });
+  });
+
+  it('is not woken by mail it cannot take: fifty held waits look once each while other mail is caught', async () => {
+    const { inbox, caught, looks, changes } = setup();
+    const waits = Array.from({ length: 50 }, (_, i) => inbox.wait({ to: `held-${i}@example.org`, wait: 60 }));
+    await new Promise((r) => setImmediate(r));
+    expect(looks.n).toBe(50);
+    for (let i = 0; i < 20; i++) await caught(`other ${i}`, `other-${i}@example.org`);
+    await new Promise((r) => setImmediate(r));
+    expect(looks.n).toBe(50);
+    // One of them is woken by its message, and looks once more.
+    await caught('for 7', 'HELD-7@example.org');
+    expect((await waits[7])?.message?.subject).toBe('for 7');
+    expect(looks.n).toBe(51);
+    changes.close();
+    await Promise.all(waits);
   });
 
   it('takes nothing for a client that went away, and answers a held wait at once when the server stops', async () => {

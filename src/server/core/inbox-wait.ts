@@ -5,7 +5,7 @@
 import { type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
-import type { InboxStore } from '../store/inbox.js';
+import type { InboxStore, WaitedRow } from '../store/inbox.js';
 
 /** Candidates looked at a page at a time (mail the subject filter passes over stays and is looked at again). */
 const PAGE = 50;
@@ -23,9 +23,40 @@ export interface WaitDeps {
 
 export function createInboxWait(deps: WaitDeps) {
   const { store, clock, changes } = deps;
-  /** How many waits are held now, and the reads of the messages woken waits took, until each is read. */
-  let held = 0;
+  /** The reads of the messages woken waits took, until each is read. */
   const reading = new Set<Promise<CaughtMessage>>();
+  /** The held waits: what each might take, and how to wake it. */
+  const held = new Set<{ mightTake(r: WaitedRow): boolean; wake(): void }>();
+  /** The last caught message the held waits were told of, and the subscription that tells them, while any is held. */
+  let toldThrough = 0;
+  let unsubscribe: (() => void) | undefined;
+
+  /**
+   * Tells the held waits of the mail the sink committed since the last time, read once for all of them: a wait that
+   * might take one of the messages looks again (with its query, which decides); the others are not woken.
+   */
+  const tell = () => {
+    for (;;) {
+      const rows = store.recipientsAfter(toldThrough, PAGE);
+      for (const r of rows) for (const w of [...held]) if (w.mightTake(r)) w.wake();
+      toldThrough = rows.at(-1)?.seq ?? toldThrough;
+      if (rows.length < PAGE) return;
+    }
+  };
+  function hold(w: { mightTake(r: WaitedRow): boolean; wake(): void }): () => void {
+    if (held.size === 0) {
+      // What is committed now, the wait has just looked at.
+      toldThrough = store.lastSeq();
+      unsubscribe = changes?.subscribe('sink', tell);
+    }
+    held.add(w);
+    return () => {
+      held.delete(w);
+      if (held.size > 0) return;
+      unsubscribe?.();
+      unsubscribe = undefined;
+    };
+  }
 
   /**
    * The oldest message the filters take (after `after`) that no wait has claimed: claimed now when `claim`, its id
@@ -57,6 +88,15 @@ export function createInboxWait(deps: WaitDeps) {
   ): Promise<{ message: CaughtMessage | null; stopping: boolean }> {
     const workspaceId = deps.workspacesOf(q);
     const deadline = performance.now() + (q.wait ?? 0) * 1000;
+    const since = q.since === undefined ? undefined : Date.parse(q.since);
+    const to = q.to?.toLowerCase();
+    // Looser than the query, never stricter (an address in any case; no `claimed` or `after`): a message it passes
+    // over is one the query would not take.
+    const mightTake = (r: WaitedRow) =>
+      (since === undefined || r.received_at >= since) &&
+      (workspaceId === undefined || (r.workspace_id !== null && workspaceId.includes(r.workspace_id))) &&
+      (to === undefined || [...r.rcpt_to, ...r.to_addrs, ...r.cc_addrs].some((a) => a.toLowerCase() === to)) &&
+      subjectHas(r.subject, q.subject);
     for (;;) {
       if (signal?.aborted) return { message: null, stopping: false };
       const found = workspaceId?.length === 0 ? undefined : take(q, workspaceId);
@@ -78,12 +118,14 @@ export function createInboxWait(deps: WaitDeps) {
       }
       const left = deadline - performance.now();
       if (left <= 0 || !changes) return { message: null, stopping: false };
-      // Any caught mail wakes it: it looks again and, finding none it takes, waits on.
-      held++;
+      // Woken by mail it might take (or its time, its client going away, the server stopping): it looks again.
+      const woken = new AbortController();
+      const release = hold({ mightTake, wake: () => woken.abort() });
       try {
-        await changes.next('sink', left, signal);
+        // Nothing notifies this topic: it is the change signal's wait for the time, an abort, or the server's stop.
+        await changes.next('inbox-wait', left, signal ? AbortSignal.any([signal, woken.signal]) : woken.signal);
       } finally {
-        held--;
+        release();
       }
       if (changes.closed) return { message: null, stopping: true };
     }
@@ -93,13 +135,13 @@ export function createInboxWait(deps: WaitDeps) {
     wait,
     /**
      * Called by the catch once a message is committed, before the sink answers its client: resolves once the held
-     * waits it wakes have read the message they take (at once when no wait is held). The wake runs first (the change
-     * signal's turn was queued before this one), and each woken wait takes its message in that turn; a wait's answer
+     * waits it wakes have read the message they take (at once when no wait is held). The wake runs first (`tell`, on
+     * the change signal's turn, queued before this one), and each woken wait takes its message in that turn; a wait's answer
      * is then not read a turn at a time beside the sender's own work on the sink's answer (the delivery's commit of
      * `sent`: bench:latency).
      */
     async served(): Promise<void> {
-      if (held === 0) return;
+      if (held.size === 0) return;
       await new Promise((r) => setImmediate(r));
       await Promise.allSettled([...reading]);
     },
