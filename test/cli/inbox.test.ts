@@ -412,6 +412,21 @@ describe('svc inbox', () => {
       );
     });
 
+    it('exits 1 saying the server stopped when it stops during the wait', async () => {
+      const other = await startTestServer();
+      const c = await command(other, { configDir });
+      const done = c.run(inboxWaitRun, { to: 'nobody@example.org', timeout: 30_000 }, 'svc inbox wait');
+      await c.until(({ stderr }) => stderr.includes('Waiting up to 30s'));
+      // The held request goes out just after the line: of two requests sent after it, one after the other, the second
+      // is answered once it is held.
+      for (let i = 0; i < 2; i++) await other.admin('GET', '/sandbox/clock');
+      await other.close();
+      expect(await done).toBe(1);
+      expect(c.stderr()).toContain(
+        'error: svc inbox wait: the server stopped while waiting; hint: start it again with `svc serve`',
+      );
+    });
+
     it('--subject picks the first matching message (any case, a substring), and --extract link its action link', async () => {
       const { code, c } = await waitFor({ to: 'ada@example.org', subject: 'RESET', extract: 'link' }, async () => {
         await send('ada@example.org', 'Welcome aboard', { text: 'Start at https://app.example.com/welcome' });

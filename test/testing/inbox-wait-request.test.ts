@@ -89,7 +89,19 @@ describe('a wait for caught mail', () => {
     const other = await startSandbox({ clock: 'real' });
     const c = createClient({ baseUrl: other.apiUrl, adminToken: other.adminToken });
     const ended = expect(wait(c, 'stopping@example.org')).rejects.toBeInstanceOf(ServerStopped);
-    await new Promise((r) => setTimeout(r, 50));
+    // Two requests sent after the wait's, one after the other: the second is answered once the wait is held.
+    for (let i = 0; i < 2; i++) await c.sandbox('getClock');
+    await other.close();
+    await ended;
+  });
+
+  it("ends svc-mail/testing's waitFor with what happened when the sandbox is closed while it is held", async () => {
+    const other = await startSandbox({ clock: 'real' });
+    const ended = expect(other.inbox.waitFor({ to: 'closing@example.org' })).rejects.toThrow(
+      'inbox.waitFor: the sandbox was closed while waiting for mail',
+    );
+    // Two requests sent after the wait's, one after the other: the second is answered once the wait is held.
+    for (let i = 0; i < 2; i++) await other.client.sandbox('getClock');
     await other.close();
     await ended;
   });

@@ -1,7 +1,7 @@
 // Waits for caught mail (POST /sandbox/messages/wait, docs/local-server.md#waits): the oldest caught message the
 // filters take that no wait has claimed, claimed for the request and answered in full, as soon as it is caught. One
-// request does what a listing, the inbox stream and a claim did between them; the server is woken by the sink's commit
-// (the change signal), not by polling.
+// request does what a listing, the inbox stream and a claim did between them. A held wait is woken by the sink's
+// commits (the change signal) of mail it might take, not by polling.
 import { type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
@@ -136,9 +136,9 @@ export function createInboxWait(deps: WaitDeps) {
     /**
      * Called by the catch once a message is committed, before the sink answers its client: resolves once the held
      * waits it wakes have read the message they take (at once when no wait is held). The wake runs first (`tell`, on
-     * the change signal's turn, queued before this one), and each woken wait takes its message in that turn; a wait's answer
-     * is then not read a turn at a time beside the sender's own work on the sink's answer (the delivery's commit of
-     * `sent`: bench:latency).
+     * the change signal's turn, queued before this one), and each woken wait takes its message in that turn; a
+     * wait's answer is then not read a turn at a time beside the sender's own work on the sink's answer (the
+     * delivery's commit of `sent`: bench:latency).
      */
     async served(): Promise<void> {
       if (held.size === 0) return;
