@@ -57,7 +57,9 @@ describe('compose thread', () => {
     // attachment's bytes would not do: they are written outside the heap.) The fields come in 96 pieces so the heap
     // reaches its limit a piece at a time and Node ends the thread; one 24 MB allocation past the limit would be more
     // than the room Node gives a thread there, and V8 would end the whole process.
-    const c = composer({ log, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 } });
+    // The young generation as svc serve gives the thread (8 MB): with 4, a new thread's start on Node 26 once ran out of
+    // it while V8 deserialized its heap, which ends the whole process.
+    const c = composer({ log, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 8 } });
     const fillers = Object.fromEntries(Array.from({ length: 96 }, (_, i) => [`X-Filler-${i}`, 'v'.repeat(256 * 1024)]));
     const big = c.compose(request({ text: 'big', headers: fillers }));
     const small = c.compose(request({ text: 'small, queued behind the big one' }));
@@ -121,7 +123,7 @@ describe('compose thread', () => {
   it('gives a big message to the thread alone: a thread that dies under it takes no other message with it', async () => {
     // Too small a heap for 26 MB of HTML, but room enough to start and build small messages with either path of the
     // nodemailer seam on a loaded machine: the thread dies of the big message alone.
-    const c = composer({ resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 4 } });
+    const c = composer({ resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 8 } });
     const html = `<p>${'Hello there, '.repeat(2_000_000)}</p>`;
     const before = c.compose(request({ text: 'asked for before it' }));
     const big = c.compose(request({ text: 'big', html }));
