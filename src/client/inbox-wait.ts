@@ -5,7 +5,7 @@
 // racing for one message get it once. A wait is one request the server holds (POST /sandbox/messages/wait) until such
 // a message is caught, woken by the sink's commit (nothing polls), on the service clock, so a manual clock works too.
 // The inbox stream's readers (`svc inbox --follow`) ask `isTo` of what it announces.
-import { type CaughtMessage, type CaughtMessageSummary, subjectHas } from '../contract/inbox.js';
+import { addressedTo, type CaughtMessage, type CaughtMessageSummary, subjectHas } from '../contract/inbox.js';
 import { ApiError } from './errors.js';
 import type { Client } from './index.js';
 
@@ -54,8 +54,7 @@ export async function caughtSince(
  * summary; only an envelope recipient (a Bcc) needs the service, asked for the mail to `to` since it was received.
  */
 export async function isTo(client: Client, to: string, m: CaughtMessageSummary): Promise<boolean> {
-  const wanted = to.toLowerCase();
-  if ([...m.to, ...m.cc].some((a) => a.toLowerCase() === wanted)) return true;
+  if (addressedTo([...m.to, ...m.cc], to)) return true;
   return (await caughtSince(client, to, m.received_at)).some((c) => c.id === m.id);
 }
 

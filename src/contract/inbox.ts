@@ -49,6 +49,13 @@ export type ClaimedMessage = z.infer<typeof ClaimedMessage>;
 export const subjectHas = (subject: string | null, text: string | undefined) =>
   text === undefined || (subject ?? '').toLowerCase().includes(text.toLowerCase());
 
+/**
+ * A wait's `to` filter in a message's addresses (its envelope recipients, To and Cc): one of them, in any case. The
+ * server's query reads the same rule from its index of them.
+ */
+export const addressedTo = (addresses: readonly string[], to: string) =>
+  addresses.some((a) => a.toLowerCase() === to.toLowerCase());
+
 /** Longest a `POST /sandbox/messages/wait` request is held, seconds. */
 export const MAX_MESSAGE_WAIT = 60;
 

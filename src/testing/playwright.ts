@@ -9,7 +9,12 @@ import { test as base, type Page, type TestInfo } from '@playwright/test';
 import { createClient, type Client } from '../client/index.js';
 import { sleep } from '../client/backoff.js';
 import { ServerStopped, caughtSince } from '../client/inbox-wait.js';
-import type { CaughtMessage, CaughtMessageSummary, MessageAppearance } from '../contract/inbox.js';
+import {
+  addressedTo,
+  type CaughtMessage,
+  type CaughtMessageSummary,
+  type MessageAppearance,
+} from '../contract/inbox.js';
 import { findLocalServer, reachableAt } from '../lib/local-servers.js';
 import type { Sandbox, SandboxOptions } from './index.js';
 import { readMessage, type TestMessage, waitAndRead } from './message.js';
@@ -170,11 +175,8 @@ async function testInbox(sandbox: WorkerSandbox, o: SvcInboxOption, testInfo: Te
   // Mail counts from the test's start on the service clock: a server reused across runs still holds the last run's
   // mail to these same addresses.
   const since = (await client.sandbox('getClock')).body.now;
-  // The server's rule for `to`: an envelope recipient, or a To or Cc address, in any case.
-  const ours = (m: CaughtMessage) => {
-    const wanted = new Set(addresses.map((a) => a.toLowerCase()));
-    return [...m.envelope.rcpt_to, ...m.to, ...m.cc].some((a) => wanted.has(a.toLowerCase()));
-  };
+  // The server's rule for `to`, for any of the test's addresses.
+  const ours = (m: CaughtMessage) => addresses.some((a) => addressedTo([...m.envelope.rcpt_to, ...m.to, ...m.cc], a));
   const list = async () => {
     const seen = new Map<string, CaughtMessageSummary>();
     for (const a of addresses) for (const m of await caughtSince(client, a, since)) seen.set(m.id, m);

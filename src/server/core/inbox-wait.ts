@@ -2,7 +2,7 @@
 // filters take that no wait has claimed, claimed for the request and answered in full, as soon as it is caught. One
 // request does what a listing, the inbox stream and a claim did between them. A held wait is woken by the sink's
 // commits (the change signal) of mail it might take, not by polling.
-import { type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
+import { addressedTo, type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
 import type { InboxStore, WaitedRow } from '../store/inbox.js';
@@ -62,8 +62,11 @@ export function createInboxWait(deps: WaitDeps) {
    * The oldest message the filters take (after `after`) that no wait has claimed: claimed now when `claim`, its id
    * and the time of the claim; undefined for none.
    */
-  function take(q: MessageWaitRequest, workspaceId: string[] | undefined): { id: string; at?: number } | undefined {
-    const since = q.since === undefined ? undefined : Date.parse(q.since);
+  function take(
+    q: MessageWaitRequest,
+    workspaceId: string[] | undefined,
+    since: number | undefined,
+  ): { id: string; at?: number } | undefined {
     for (let after = q.after; ; ) {
       // Oldest first, `after` is never unknown (the store goes on from a deleted one).
       const rows = store.candidates({ to: q.to, workspaceId, since, claimed: false, limit: PAGE, after }) ?? [];
@@ -89,17 +92,17 @@ export function createInboxWait(deps: WaitDeps) {
     const workspaceId = deps.workspacesOf(q);
     const deadline = performance.now() + (q.wait ?? 0) * 1000;
     const since = q.since === undefined ? undefined : Date.parse(q.since);
-    const to = q.to?.toLowerCase();
+    const to = q.to;
     // Looser than the query, never stricter (an address in any case; no `claimed` or `after`): a message it passes
     // over is one the query would not take.
     const mightTake = (r: WaitedRow) =>
       (since === undefined || r.received_at >= since) &&
       (workspaceId === undefined || (r.workspace_id !== null && workspaceId.includes(r.workspace_id))) &&
-      (to === undefined || [...r.rcpt_to, ...r.to_addrs, ...r.cc_addrs].some((a) => a.toLowerCase() === to)) &&
+      (to === undefined || addressedTo([...r.rcpt_to, ...r.to_addrs, ...r.cc_addrs], to)) &&
       subjectHas(r.subject, q.subject);
     for (;;) {
       if (signal?.aborted) return { message: null, stopping: false };
-      const found = workspaceId?.length === 0 ? undefined : take(q, workspaceId);
+      const found = workspaceId?.length === 0 ? undefined : take(q, workspaceId, since);
       if (found) {
         const read = deps.get(found.id);
         reading.add(read);

@@ -152,18 +152,19 @@ interface ListOptions {
 
 /** The `/v1` message's tags of a listed row (`m.tags`); null for mail from other programs. */
 const messageTags = (tags: string | null | undefined): InboxSummaryRow['tags'] => (tags ? JSON.parse(tags) : null);
-const decodeSummary = (r: Stored<InboxSummaryRow>): InboxSummaryRow => ({
+/** A row's envelope recipients, To and Cc, kept as JSON, read back. */
+const decodeAddresses = <T extends { rcpt_to: string; to_addrs: string; cc_addrs: string }>(r: T) => ({
   ...r,
-  rcpt_to: JSON.parse(r.rcpt_to),
-  to_addrs: JSON.parse(r.to_addrs),
-  cc_addrs: JSON.parse(r.cc_addrs),
+  rcpt_to: JSON.parse(r.rcpt_to) as string[],
+  to_addrs: JSON.parse(r.to_addrs) as string[],
+  cc_addrs: JSON.parse(r.cc_addrs) as string[],
+});
+const decodeSummary = (r: Stored<InboxSummaryRow>): InboxSummaryRow => ({
+  ...decodeAddresses(r),
   tags: messageTags(r.tags),
 });
 const decodeRow = (r: Stored<InboxRow>): InboxRow => ({
-  ...r,
-  rcpt_to: JSON.parse(r.rcpt_to),
-  to_addrs: JSON.parse(r.to_addrs),
-  cc_addrs: JSON.parse(r.cc_addrs),
+  ...decodeAddresses(r),
   headers: JSON.parse(r.headers!),
   attachments: JSON.parse(r.attachments!),
 });
@@ -473,12 +474,7 @@ export function createInboxStore(db: Db) {
              FROM sink_messages s WHERE s.seq > ? ORDER BY s.seq LIMIT ?`,
           )
           .all(seq, limit) as Stored<WaitedRow>[]
-      ).map((r) => ({
-        ...r,
-        rcpt_to: JSON.parse(r.rcpt_to),
-        to_addrs: JSON.parse(r.to_addrs),
-        cc_addrs: JSON.parse(r.cc_addrs),
-      })),
+      ).map(decodeAddresses),
     /** The `seq` of the newest message (0 for none); later messages have larger ones, deletions or not (AUTOINCREMENT). */
     lastSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM sink_messages').get() as { seq: number }).seq,
     /**
