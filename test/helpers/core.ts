@@ -12,7 +12,7 @@ import { LOCAL_PROVIDER_HOSTS } from '../../src/server/core/rules/domain-records
 import { createCore, type Core, type CoreOptions } from '../../src/server/core/index.js';
 import type { CaughtMail } from '../../src/server/core/inbox-catch.js';
 import type { KeyPrincipal } from '../../src/server/core/keys.js';
-import { type Db, groupCommit, openDb } from '../../src/server/store/db.js';
+import { type Db, type GroupCommit, groupCommit, openDb } from '../../src/server/store/db.js';
 import { createJobStore } from '../../src/server/store/jobs.js';
 
 /** Where the service clock starts. */
@@ -29,6 +29,8 @@ export interface Job {
 export interface MemoryCore {
   core: Core;
   db: Db;
+  /** Core's group commit: a write queued on it commits after (or with) every write queued before it. */
+  commit: GroupCommit;
   clock: ManualClock;
   /** The jobs waiting, oldest first (of one kind when given). */
   jobs(kind?: string): Job[];
@@ -39,6 +41,7 @@ export interface MemoryCore {
 
 export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<MemoryCore> {
   const { db } = openDb({ memory: true });
+  const commit = groupCommit(db);
   const clock = manualClock(START);
   const jobStore = createJobStore(db);
   const config: ServiceConfig = {
@@ -52,7 +55,7 @@ export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<Memor
   const core = createCore(
     {
       db,
-      commit: groupCommit(db),
+      commit,
       clock,
       log: silentLogger,
       secrets: { jwtKey: new Uint8Array(randomBytes(32)), hashKey: randomBytes(32) },
@@ -73,6 +76,7 @@ export async function memoryCore(opts: Partial<CoreOptions> = {}): Promise<Memor
   return {
     core,
     db,
+    commit,
     clock,
     jobs: (kind) =>
       (rows.all() as { kind: string; payload: string; run_at: number; queue: string }[])

@@ -2,7 +2,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { timeOrderedIds } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
-import type { InboxAttachment, InboxStore } from '../store/inbox.js';
+import type { InboxAttachment, InboxStore, WaitedRow } from '../store/inbox.js';
 import type { CaughtOrigin } from './rules/message-ids.js';
 import { tagsField } from './rules/search.js';
 
@@ -37,6 +37,8 @@ export interface CatchDeps {
   origin?: (messageIdHeader: string) => CaughtOrigin;
   /** Called after a message is stored. */
   onCaught?: (id: string) => void;
+  /** Wakes the waits held for caught mail that might take this message, once it is committed (inbox-wait.ts caught). */
+  caught?: (row: WaitedRow) => void;
   /** Resolves once the waits held for caught mail have what the catch woke them with (inbox-wait.ts served). */
   served?: () => Promise<void>;
   /**
@@ -126,6 +128,7 @@ export function createCatch(deps: CatchDeps): (mail: CaughtMail) => Promise<stri
     if (stored && !commit) storedHook(caught);
     if (!stored) return null;
     deps.onCaught?.(id);
+    deps.caught?.(caught);
     // A test waiting for this message has it before the sink answers the sender (a big one's read would keep the
     // sender waiting: it is answered first).
     if (mail.raw.length <= SERVED_FIRST_BYTES) await deps.served?.();

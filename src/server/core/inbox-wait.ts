@@ -1,7 +1,7 @@
 // Waits for caught mail (POST /sandbox/messages/wait, docs/local-server.md#waits): the oldest caught message the
 // filters take that no wait has claimed, claimed for the request and answered in full, as soon as it is caught. One
-// request does what a listing, the inbox stream and a claim did between them. A held wait is woken by the sink's
-// commits (the change signal) of mail it might take, not by polling.
+// request does what a listing, the inbox stream and a claim did between them. A held wait is woken by the catch, once
+// it has committed mail the wait might take, not by polling.
 import { addressedTo, type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
@@ -13,7 +13,7 @@ const PAGE = 50;
 export interface WaitDeps {
   store: InboxStore;
   clock: Clock;
-  /** What the sink's commits raise (without it, a wait looks once and answers). */
+  /** The server's change signal: a held wait ends with it (without it, a wait looks once and answers). */
   changes?: Changes;
   /** One message in full (inbox-read.ts get). */
   get(id: string): Promise<CaughtMessage>;
@@ -27,36 +27,6 @@ export function createInboxWait(deps: WaitDeps) {
   const reading = new Set<Promise<CaughtMessage>>();
   /** The held waits: what each might take, and how to wake it. */
   const held = new Set<{ mightTake(r: WaitedRow): boolean; wake(): void }>();
-  /** The last caught message the held waits were told of, and the subscription that tells them, while any is held. */
-  let toldThrough = 0;
-  let unsubscribe: (() => void) | undefined;
-
-  /**
-   * Tells the held waits of the mail the sink committed since the last time, read once for all of them: a wait that
-   * might take one of the messages looks again (with its query, which decides); the others are not woken.
-   */
-  const tell = () => {
-    for (;;) {
-      const rows = store.recipientsAfter(toldThrough, PAGE);
-      for (const r of rows) for (const w of [...held]) if (w.mightTake(r)) w.wake();
-      toldThrough = rows.at(-1)?.seq ?? toldThrough;
-      if (rows.length < PAGE) return;
-    }
-  };
-  function hold(w: { mightTake(r: WaitedRow): boolean; wake(): void }): () => void {
-    if (held.size === 0) {
-      // What is committed now, the wait has just looked at.
-      toldThrough = store.lastSeq();
-      unsubscribe = changes?.subscribe('sink', tell);
-    }
-    held.add(w);
-    return () => {
-      held.delete(w);
-      if (held.size > 0) return;
-      unsubscribe?.();
-      unsubscribe = undefined;
-    };
-  }
 
   /**
    * The oldest message the filters take (after `after`) that no wait has claimed: claimed now when `claim`, its id
@@ -121,14 +91,16 @@ export function createInboxWait(deps: WaitDeps) {
       }
       const left = deadline - performance.now();
       if (left <= 0 || !changes) return { message: null, stopping: false };
-      // Woken by mail it might take (or its time, its client going away, the server stopping): it looks again.
+      // Woken by mail it might take (or its time, its client going away, the server stopping): it looks again. It
+      // looked in this turn, and the catch tells of what it commits from now on (`caught`).
       const woken = new AbortController();
-      const release = hold({ mightTake, wake: () => woken.abort() });
+      const w = { mightTake, wake: () => woken.abort() };
+      held.add(w);
       try {
         // Nothing notifies this topic: it is the change signal's wait for the time, an abort, or the server's stop.
         await changes.next('inbox-wait', left, signal ? AbortSignal.any([signal, woken.signal]) : woken.signal);
       } finally {
-        release();
+        held.delete(w);
       }
       if (changes.closed) return { message: null, stopping: true };
     }
@@ -137,11 +109,19 @@ export function createInboxWait(deps: WaitDeps) {
   return {
     wait,
     /**
-     * Called by the catch once a message is committed, before the sink answers its client: resolves once the held
-     * waits it wakes have read the message they take (at once when no wait is held). The wake runs first (`tell`, on
-     * the change signal's turn, queued before this one), and each woken wait takes its message in that turn; a
-     * wait's answer is then not read a turn at a time beside the sender's own work on the sink's answer (the
-     * delivery's commit of `sent`: bench:latency).
+     * Called by the catch once it has committed a message, with the message: the held waits that might take it are
+     * woken (a wait passed over is one whose query would not take it), in the order they were held; those that are
+     * not woken look at nothing. The message's fields come from the catch, which has them at hand: nothing is read
+     * back for them.
+     */
+    caught(r: WaitedRow): void {
+      for (const w of [...held]) if (w.mightTake(r)) w.wake();
+    },
+    /**
+     * Called by the catch after `caught`, before the sink answers its client: resolves once the held waits it woke
+     * have read the message they take (at once when no wait is held). Each woken wait takes its message in the
+     * microtasks that follow the wake, before this turn is over; a wait's answer is then not read a turn at a time
+     * beside the sender's own work on the sink's answer (the delivery's commit of `sent`: bench:latency).
      */
     async served(): Promise<void> {
       if (held.size === 0) return;

@@ -66,13 +66,16 @@ describe('a first read', () => {
       .prepare('SELECT c.parsed, s.dkim FROM sink_messages s JOIN sink_content c ON c.seq = s.seq WHERE s.id = ?')
       .get(id);
 
-  it('parses the body and verifies DKIM, keeps both, and a second read at the same time sees the same', async () => {
+  it('parses the body and verifies DKIM, keeps both with the next commit, and a second read at the same time sees the same', async () => {
     c = await memoryCore();
     const id = (await c.core.inbox.catch(mail()))!;
     const [a, b] = await Promise.all([c.core.inbox.get(id), c.core.inbox.get(id)]);
     expect(a.text).toBe('Body\n');
     expect(b).toEqual(a);
+    // Kept by a write that commits with the next group commit: through once a write queued after it is.
+    await c.commit(() => {});
     expect(state(id)).toEqual({ parsed: 1, dkim: 'none' });
+    expect(await c.core.inbox.get(id)).toEqual(a);
   });
 });
 

@@ -28,7 +28,7 @@ export function createInbox(deps: InboxDeps) {
   const waits = createInboxWait({ ...deps, get: read.get, workspacesOf: listing.workspacesOf });
 
   return {
-    catch: createCatch({ ...deps, served: waits.served }),
+    catch: createCatch({ ...deps, caught: waits.caught, served: waits.served }),
     list: listing.list,
     caughtId: read.caughtId,
     outbox: listing.outbox,

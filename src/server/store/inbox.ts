@@ -131,10 +131,10 @@ type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'atta
   attachments?: string;
   tags?: string | null;
 };
-/** A caught message as a held wait's filters read it (store.recipientsAfter). */
+/** A caught message as a held wait's filters read it (core/inbox-wait.ts caught). */
 export type WaitedRow = Pick<
   InboxSummaryRow,
-  'seq' | 'workspace_id' | 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'subject' | 'received_at'
+  'workspace_id' | 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'subject' | 'received_at'
 >;
 
 /** What `list` filters, orders and pages by. */
@@ -462,19 +462,6 @@ export function createInboxStore(db: Db) {
           )
           .all(seq, limit) as Stored<InboxSummaryRow>[]
       ).map(decodeSummary),
-    /**
-     * Messages caught after `seq`, oldest first, with what a wait's filters read (inbox-wait.ts): without the joins a
-     * summary needs.
-     */
-    recipientsAfter: (seq: number, limit: number): WaitedRow[] =>
-      (
-        db
-          .prepare(
-            `SELECT s.seq, s.workspace_id, s.rcpt_to, s.to_addrs, s.cc_addrs, s.subject, s.received_at
-             FROM sink_messages s WHERE s.seq > ? ORDER BY s.seq LIMIT ?`,
-          )
-          .all(seq, limit) as Stored<WaitedRow>[]
-      ).map(decodeAddresses),
     /** The `seq` of the newest message (0 for none); later messages have larger ones, deletions or not (AUTOINCREMENT). */
     lastSeq: () => (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM sink_messages').get() as { seq: number }).seq,
     /**
