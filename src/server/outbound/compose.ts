@@ -101,6 +101,11 @@ export interface ComposerOptions {
   /** Compose on a worker thread (`svc serve`) rather than on the calling thread. */
   thread: boolean;
   log: Logger;
+  /**
+   * Whether a small message may be built on the calling thread when nothing else is being built (by default it may;
+   * false: every message goes to the thread).
+   */
+  buildHere?: boolean;
   /** The thread's memory limits; by default a small young generation (it holds one message per request, no cache). */
   resourceLimits?: NonNullable<ConstructorParameters<typeof Worker>[1]>['resourceLimits'];
 }
@@ -112,6 +117,24 @@ export interface ComposerOptions {
 // much of it resident until it built another; ended, it gives back everything it held. bench:big-mail, text bodies:
 // 306–322 MB resident a minute after the last message, 201 MB with this. A new thread costs the next message about
 // 50 ms, once per big message at most.
+
+/**
+ * The most a message's parts may be for it to be built on the calling thread rather than the compose thread (when
+ * nothing else is being built): a transactional message, built and signed in about 0.4 ms.
+ */
+const HERE_BYTES = 64 * 1024;
+
+/** About how many bytes a message's own header fields are (their values, as given). */
+function headerBytes(headers: Mail.Options['headers']): number {
+  let n = 0;
+  for (const v of Array.isArray(headers) ? headers : Object.values(headers ?? {})) {
+    for (const one of ([] as unknown[]).concat(v)) {
+      const value = typeof one === 'object' && one !== null && 'value' in one ? one.value : one;
+      n += typeof value === 'string' ? value.length : 0;
+    }
+  }
+  return n;
+}
 
 /** About how many bytes a request's message will be: its attachments' pieces and content, its text and HTML. */
 function sizeOf(req: ComposeRequest): number {
@@ -237,14 +260,30 @@ export function createComposer(opts: ComposerOptions): Composer {
     t.postMessage({ id, req: r.req }, [...transfer]);
   }
 
-  const compose = (req: ComposeRequest) =>
+  const toThread = (req: ComposeRequest, size = sizeOf(req)) =>
     new Promise<Buffer>((resolve, reject) => {
-      waiting.push({ req, big: sizeOf(req) >= BIG_MESSAGE_BYTES, resolve, reject });
+      waiting.push({ req, big: size >= BIG_MESSAGE_BYTES, resolve, reject });
       pump();
     });
+  /** Messages being built on the calling thread: at most one at a time. */
+  let here = 0;
+  const compose = (req: ComposeRequest) => {
+    const size = sizeOf(req);
+    // A small message is built here when nothing else is being built, here or on the thread: handing it to an idle
+    // thread and back took longer than building it (bench:latency, the compose hop). While others are being built,
+    // it goes to the thread, which under load builds nearly all of them.
+    const busy = opts.buildHere === false || here > 0 || pending.size > 0 || waiting.length > 0;
+    if (busy || size + headerBytes(req.mail.headers) > HERE_BYTES) return toThread(req, size);
+    here++;
+    return composeSigned(req, opts.log).finally(() => here--);
+  };
   return {
     compose,
-    warm: () => void compose(WARM_UP).catch(() => {}),
+    // Both: nodemailer and the signing code loaded here, and the thread started with them.
+    warm: () => {
+      void composeSigned(WARM_UP, opts.log).catch(() => {});
+      void toThread(WARM_UP).catch(() => {});
+    },
     get threads() {
       return starts;
     },
