@@ -25,9 +25,8 @@ describe('compose thread', () => {
   afterEach(async () => {
     for (const c of composers.splice(0)) await c.close();
   });
-  // Every message to the thread, unless a test says otherwise (the last one: what is built on the calling thread).
   const composer = (opts: Partial<Parameters<typeof createComposer>[0]> = {}) => {
-    const c = createComposer({ thread: true, log: silentLogger, buildHere: false, ...opts });
+    const c = createComposer({ thread: true, log: silentLogger, ...opts });
     composers.push(c);
     return c;
   };
@@ -159,24 +158,26 @@ describe('compose thread', () => {
     expect(c.threads).toBe(1);
   });
 
-  it('builds a small message on the calling thread when nothing else is being built; the rest, and bigger ones, on the thread', async () => {
-    const c = composer({ buildHere: true });
+  it('builds a small message that comes alone on the calling thread when nothing else is being built; the rest on the thread', async () => {
+    const c = composer();
     const one = request({ text: 'Your code is 482913' });
-    expect((await c.compose(one)).equals(await composeSigned(one))).toBe(true);
+    expect((await c.compose(one, true)).equals(await composeSigned(one))).toBe(true);
     expect(c.threads).toBe(0);
     // Asked for at once: the first is built here, the others while it is go to the thread.
     const three = ['a', 'b', 'c'].map((text) => request({ text }));
-    const got = await Promise.all(three.map((r) => c.compose(r)));
+    const got = await Promise.all(three.map((r) => c.compose(r, true)));
     for (const [i, r] of three.entries()) expect(got[i]!.equals(await composeSigned(r))).toBe(true);
     expect(c.threads).toBe(1);
-    // Past 64 KiB of parts or of its own header fields, a message goes to the thread even when it is idle.
-    const ended = createComposer({ thread: true, log: silentLogger });
-    composers.push(ended);
-    await ended.compose(request({ html: `<p>${'x'.repeat(70 * 1024)}</p>` }));
-    expect(ended.threads).toBe(1);
-    const headed = createComposer({ thread: true, log: silentLogger });
-    composers.push(headed);
-    await headed.compose(request({ text: 'x', headers: { 'X-Long': 'v'.repeat(70 * 1024) } }));
-    expect(headed.threads).toBe(1);
+    // Not alone (the caller has others on their way), or past 64 KiB of parts or of its own header fields: to the
+    // thread, even when it is idle.
+    for (const [alone, r] of [
+      [false, request({ text: 'one of many' })],
+      [true, request({ html: `<p>${'x'.repeat(70 * 1024)}</p>` })],
+      [true, request({ text: 'x', headers: { 'X-Long': 'v'.repeat(70 * 1024) } })],
+    ] as const) {
+      const fresh = composer();
+      expect((await fresh.compose(r, alone)).equals(await composeSigned(r))).toBe(true);
+      expect(fresh.threads).toBe(1);
+    }
   });
 });

@@ -47,8 +47,11 @@ export async function composeSigned(req: ComposeRequest, log: Logger = silentLog
 }
 
 export interface Composer {
-  /** The signed MIME of a message; rejects with ComposeThreadDied when the thread stopped under it. */
-  compose(req: ComposeRequest): Promise<Buffer>;
+  /**
+   * The signed MIME of a message; rejects with ComposeThreadDied when the thread stopped under it. `alone`: the caller
+   * has no other message on its way, so a small one may be built on the calling thread if nothing else is being built.
+   */
+  compose(req: ComposeRequest, alone?: boolean): Promise<Buffer>;
   /**
    * Loads what the first message would: the thread, and nodemailer on it, by building a small message that is thrown
    * away (a message asked for meanwhile is built right after it).
@@ -101,11 +104,6 @@ export interface ComposerOptions {
   /** Compose on a worker thread (`svc serve`) rather than on the calling thread. */
   thread: boolean;
   log: Logger;
-  /**
-   * Whether a small message may be built on the calling thread when nothing else is being built (by default it may;
-   * false: every message goes to the thread).
-   */
-  buildHere?: boolean;
   /** The thread's memory limits; by default a small young generation (it holds one message per request, no cache). */
   resourceLimits?: NonNullable<ConstructorParameters<typeof Worker>[1]>['resourceLimits'];
 }
@@ -267,12 +265,13 @@ export function createComposer(opts: ComposerOptions): Composer {
     });
   /** Messages being built on the calling thread: at most one at a time. */
   let here = 0;
-  const compose = (req: ComposeRequest) => {
+  const compose = (req: ComposeRequest, alone = false) => {
     const size = sizeOf(req);
-    // A small message is built here when nothing else is being built, here or on the thread: handing it to an idle
-    // thread and back took longer than building it (bench:latency, the compose hop). While others are being built,
-    // it goes to the thread, which under load builds nearly all of them.
-    const busy = opts.buildHere === false || here > 0 || pending.size > 0 || waiting.length > 0;
+    // A small message that comes alone is built here when nothing else is being built, here or on the thread: handing
+    // it to an idle thread and back took longer than building it (bench:latency, the compose hop). Under load every
+    // message goes to the thread: built here, they took the main thread's time from the others' deliveries
+    // (bench:fairness, bench:drain).
+    const busy = !alone || here > 0 || pending.size > 0 || waiting.length > 0;
     if (busy || size + headerBytes(req.mail.headers) > HERE_BYTES) return toThread(req, size);
     here++;
     return composeSigned(req, opts.log).finally(() => here--);

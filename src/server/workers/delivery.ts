@@ -181,11 +181,14 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
 
   /** The signed raw message and its envelope, as handed to the provider. */
   async function compose(out: OutgoingMessage): Promise<OutgoingMail> {
-    const raw = await deps.composer.compose({
-      ...(await build(out)),
-      key: signingKey(out.row.domain_id),
-      signTime: Math.floor(out.row.created_at / 1000),
-    });
+    const raw = await deps.composer.compose(
+      {
+        ...(await build(out)),
+        key: signingKey(out.row.domain_id),
+        signTime: Math.floor(out.row.created_at / 1000),
+      },
+      running === 1,
+    );
     return {
       envelope: { from: `bounces+${out.row.id}@${out.domain.mailFrom}.${out.domain.name}`, to: out.recipients },
       raw,
@@ -198,6 +201,9 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       throw Object.assign(err, { who: SINK });
     });
   }
+
+  /** Messages between their room in the budget and the end of their delivery: one is a message that comes alone. */
+  let running = 0;
 
   /** A message's way from its claim to the sink, holding its size of the budget until it is over. */
   async function deliver(message_id: string, attempts: number): Promise<void> {
@@ -263,9 +269,11 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       // Room is taken before the claim: a message waiting for it is still `queued`, and can be cancelled.
       const size = deps.delivery.sizeOf(message_id);
       const give = await deps.budget.take(size);
+      running++;
       try {
         await deliver(message_id, job.attempts);
       } finally {
+        running--;
         give();
         if (size >= BIG_MESSAGE_BYTES && deps.budget.held === 0) deps.collect?.();
       }
