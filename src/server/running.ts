@@ -135,13 +135,15 @@ export function runningServer(o: {
 /** RunningServer.warmUp. */
 function warmUp(outbound: Outbound, mail: MailSide, stopped: AbortSignal): void {
   // The compose thread a turn after the ready line (a sandbox closed at once never starts it): it loads on the
-  // other core. What loads on this thread (the sender's connection, the sink's parser, the send's schema: 0.1–0.2 s
-  // in all) goes a step a turn after a pause, so that a send made as soon as the server is up (a test's first) is
-  // answered before it and its delivery loads what it needs as before; a person's first send finds it loaded.
+  // other core. What loads on this thread (the sender's connection, the sink's parser, the send's schema, building a
+  // message here: 0.1–0.2 s in all) goes a step a turn after a pause, so that a send made as soon as the server is up
+  // (a test's first) is answered before it and its delivery loads what it needs as before; a person's first send
+  // finds it loaded.
   const steps = [
     () => outbound.sender.warm(),
     () => mail.sink.warm(),
     () => void endpoints.sendEmail.body.safeParse({}),
+    () => outbound.composer.warmHere(),
   ];
   const next = () => {
     if (stopped.aborted) return;

@@ -57,6 +57,8 @@ export interface Composer {
    * away (a message asked for meanwhile is built right after it).
    */
   warm(): void;
+  /** Loads what building a message on the calling thread needs, by building one that is thrown away. */
+  warmHere(): void;
   /** How many threads have been started so far (a restart after a crash, or after a big message, makes two). */
   readonly threads?: number;
   close(): Promise<void>;
@@ -159,7 +161,8 @@ const WARM_UP: ComposeRequest = {
 export function createComposer(opts: ComposerOptions): Composer {
   if (!opts.thread) {
     const compose = (req: ComposeRequest) => composeSigned(req, opts.log);
-    return { compose, warm: () => void compose(WARM_UP).catch(() => {}), close: async () => {} };
+    const warm = () => void compose(WARM_UP).catch(() => {});
+    return { compose, warm, warmHere: warm, close: async () => {} };
   }
   interface Request {
     req: ComposeRequest;
@@ -278,11 +281,8 @@ export function createComposer(opts: ComposerOptions): Composer {
   };
   return {
     compose,
-    // Both: nodemailer and the signing code loaded here, and the thread started with them.
-    warm: () => {
-      void composeSigned(WARM_UP, opts.log).catch(() => {});
-      void toThread(WARM_UP).catch(() => {});
-    },
+    warm: () => void toThread(WARM_UP).catch(() => {}),
+    warmHere: () => void composeSigned(WARM_UP, opts.log).catch(() => {}),
     get threads() {
       return starts;
     },
