@@ -100,7 +100,7 @@ export function createCatch(deps: CatchDeps): (mail: CaughtMail) => Promise<stri
       headers: mail.headers,
       parsed: 0,
       attachments: [] as InboxAttachment[],
-      // Signatures are verified when the message is first read (inbox-read.ts dkimOf): most caught mail is never
+      // Signatures are verified when the message is first read (inbox-read.ts firstRead): most caught mail is never
       // opened, and verification is the largest part of catching a message.
       dkim: mail.signed ? 'pending' : 'none',
       size: mail.raw.length,

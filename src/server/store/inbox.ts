@@ -38,7 +38,7 @@ export interface InboxRow {
    */
   parsed?: number;
   attachments: InboxAttachment[];
-  /** `pending` until first read (core/inbox-read.ts dkimOf, verified by checks/mailauth.ts). */
+  /** `pending` until first read (core/inbox-read.ts firstRead, verified by checks/mailauth.ts). */
   dkim: 'pass' | 'fail' | 'none' | 'pending';
   size: number;
   raw: Buffer;
