@@ -1,7 +1,8 @@
 // Turning a message into signed MIME: nodemailer's composer, then DKIM. This is the largest piece of CPU work of a
-// delivery, so `svc serve` runs it on a worker thread (compose-thread.ts) beside the main event loop. The MIME is
-// written by the nodemailer seam (seams/nodemailer.ts): in one pass (seams/nodemailer-fast.ts), or by nodemailer's own
-// build.
+// delivery, so `svc serve` runs it on a worker thread (compose-thread.ts) beside the main event loop, but for a small
+// message that comes alone, which is built sooner on the main thread than handed over (createComposer's compose). The
+// MIME is written by the nodemailer seam (seams/nodemailer.ts): in one pass (seams/nodemailer-fast.ts), or by
+// nodemailer's own build.
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Worker } from 'node:worker_threads';
 import { silentLogger, type LogFields, type LogLevel, type Logger } from '../../lib/log.js';
@@ -119,8 +120,8 @@ export interface ComposerOptions {
 // 50 ms, once per big message at most.
 
 /**
- * The most a message's parts may be for it to be built on the calling thread rather than the compose thread (when
- * nothing else is being built): a transactional message, built and signed in about 0.4 ms.
+ * The most a message's parts, and its own header fields, may be for it to be built on the calling thread rather than
+ * the compose thread (when it comes alone): a transactional message, built and signed in about 0.4 ms.
  */
 const HERE_BYTES = 64 * 1024;
 

@@ -179,6 +179,9 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
     return { mail, pieces };
   }
 
+  /** Messages between their room in the budget and the end of their delivery: one is a message that comes alone. */
+  let running = 0;
+
   /** The signed raw message and its envelope, as handed to the provider. */
   async function compose(out: OutgoingMessage): Promise<OutgoingMail> {
     const raw = await deps.composer.compose(
@@ -201,9 +204,6 @@ export function deliveryWorker(deps: DeliveryWorkerDeps): JobHandler<JobPayloads
       throw Object.assign(err, { who: SINK });
     });
   }
-
-  /** Messages between their room in the budget and the end of their delivery: one is a message that comes alone. */
-  let running = 0;
 
   /** A message's way from its claim to the sink, holding its size of the budget until it is over. */
   async function deliver(message_id: string, attempts: number): Promise<void> {
