@@ -9,8 +9,13 @@ import { headerBlock } from '../core/rules/caught-body.js';
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve` shape): the sandbox zone or real DNS. */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<unknown>;
 
-/** mailauth, loaded by the first verdict or check (or the checks' warm-up), not at start: most mail is never opened. */
-export const loadMailauth = () => import('mailauth');
+/**
+ * mailauth, loaded by the first verdict or check (or the checks' warm-up), not at start: most mail is never opened.
+ * Kept once loaded: an import() of a module already loaded still goes through the module loader, some 5–10 µs a call
+ * warm, on the way of every first read.
+ */
+let mailauth: Promise<typeof import('mailauth')> | undefined;
+export const loadMailauth = () => (mailauth ??= import('mailauth'));
 
 /** The lookup as mailauth's types have it: it answers what node's resolver would, typed loosely on our side. */
 const asMailauth = (resolver: MailauthResolver) => resolver as DNSResolver;

@@ -102,9 +102,11 @@ function filenameOf(name: string | undefined, i: number, contentType: string): s
  * mail clients expect, and no header names it). A message with neither a text nor an HTML part is sent with an empty
  * text part.
  */
+/** mailparser, loaded with the first submitted message (most servers never take one, and it is slow to load), then kept. */
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+
 export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<Submitted> {
-  // Loaded with the first submitted message: most servers never take one, and mailparser is slow to load.
-  const { simpleParser } = await import('mailparser');
+  const { simpleParser } = await (mailparser ??= import('mailparser'));
   const parsed = await simpleParser(raw, {
     skipHtmlToText: true,
     skipTextToHtml: true,
