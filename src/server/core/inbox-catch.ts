@@ -2,7 +2,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { timeOrderedIds } from '../../lib/ids.js';
 import type { GroupCommit } from '../store/db.js';
-import type { InboxAttachment, InboxStore, WaitedRow } from '../store/inbox.js';
+import type { InboxAttachment, InboxStore } from '../store/inbox.js';
+import type { WaitedRow } from './inbox-wait.js';
 import type { CaughtOrigin } from './rules/message-ids.js';
 import { tagsField } from './rules/search.js';
 

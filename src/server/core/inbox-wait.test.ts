@@ -24,12 +24,8 @@ function setup() {
     looks.n++;
     return candidates(o);
   };
-  const inbox = createInbox({
-    store,
-    clock,
-    changes,
-    onCaught: () => changes.notify('sink'),
-  });
+  // Held waits are woken by the catch itself, not by the change signal's `sink` topic (which no one notifies here).
+  const inbox = createInbox({ store, clock, changes });
   /** Catches a message with `subject`, To `to` and the envelope recipients `rcpt` (To's address by default). */
   const caught = async (subject: string, to: string, rcpt = [to]) =>
     (await ingest(

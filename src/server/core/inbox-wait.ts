@@ -5,7 +5,13 @@
 import { addressedTo, type CaughtMessage, type MessageWaitRequest, subjectHas } from '../../contract/inbox.js';
 import type { Changes } from '../../lib/changes.js';
 import type { Clock } from '../../lib/clock.js';
-import type { InboxStore, WaitedRow } from '../store/inbox.js';
+import type { InboxStore, InboxSummaryRow } from '../store/inbox.js';
+
+/** A caught message as a held wait's filter reads it: what the catch hands `caught`. */
+export type WaitedRow = Pick<
+  InboxSummaryRow,
+  'workspace_id' | 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'subject' | 'received_at'
+>;
 
 /** Candidates looked at a page at a time (mail the subject filter passes over stays and is looked at again). */
 const PAGE = 50;

@@ -131,12 +131,6 @@ type Stored<T> = Omit<T, 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'headers' | 'atta
   attachments?: string;
   tags?: string | null;
 };
-/** A caught message as a held wait's filters read it (core/inbox-wait.ts caught). */
-export type WaitedRow = Pick<
-  InboxSummaryRow,
-  'workspace_id' | 'rcpt_to' | 'to_addrs' | 'cc_addrs' | 'subject' | 'received_at'
->;
-
 /** What `list` filters, orders and pages by. */
 interface ListOptions {
   to?: string;
