@@ -16,6 +16,7 @@ import {
   SessionEndedError,
 } from './index.js';
 import { API_CALL_BACKOFF, backoffDelay, RECONNECT_BACKOFF, retryAfterMs } from './backoff.js';
+import { readAll, send } from './transport.js';
 
 const ORIGIN = 'http://127.0.0.1:4010';
 const problem = (status: number, code: string) => ({
@@ -355,6 +356,44 @@ describe('the client, against failures a real server does not produce on demand'
     );
     expect(slept).toEqual([]);
     await dispatcher.close();
+  });
+
+  it('lets a body go that its reader leaves early, through Node http and through fetch, and reads one sent in pieces whole', async () => {
+    // A real server that sends an endless body a piece at a time (an event stream), and tells when its client is gone.
+    const gone: string[] = [];
+    const server = createServer((req, res) => {
+      res.on('close', () => gone.push(req.url!));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      if (req.url === '/whole') {
+        res.write('one ');
+        setImmediate(() => res.end('two'));
+        return;
+      }
+      res.write('first piece');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dispatcher = new Agent();
+    try {
+      const { port } = server.address() as AddressInfo;
+      const o = { headersMs: 5_000, idleMs: 5_000 };
+      for (const [path, through] of [
+        ['/http', o],
+        ['/fetch', { ...o, dispatcher }],
+      ] as const) {
+        const r = await send(new URL(`http://127.0.0.1:${port}${path}`), { method: 'GET', headers: {} }, through);
+        for await (const chunk of r.body) {
+          expect(Buffer.from(chunk).toString()).toBe('first piece');
+          break;
+        }
+        await expect.poll(() => gone).toContain(path);
+      }
+      const whole = await send(new URL(`http://127.0.0.1:${port}/whole`), { method: 'GET', headers: {} }, o);
+      expect(Buffer.from(await readAll(whole)).toString()).toBe('one two');
+    } finally {
+      await dispatcher.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('times out a service that sends no answer, or stops in the middle of its body', async () => {
