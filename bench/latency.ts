@@ -140,7 +140,10 @@ async function svcFigures(build?: string): Promise<Record<string, number[]>> {
   const svc = await spawnServe(['--send-rate', '1000000', '--max-messages', 'off'], { build });
   const name = build ? `svc (${build})` : 'svc';
   try {
-    const client = createClient({ baseUrl: svc.ready.api, adminToken: svc.ready.admin_token });
+    const key = svc.ready.seed.api_key_test;
+    // The package's client as svc-mail/testing hands it to a test: the seeded test key for the sends, the admin token
+    // for the waits.
+    const client = createClient({ baseUrl: svc.ready.api, adminToken: svc.ready.admin_token, apiKey: key });
     // svc-mail/testing's own clock (testing/index.ts): a wait's time-out ends with the wait. A sleep that ignored the
     // wait's signal left each wait's 10 s timer behind in this process, and the collections of this process's heap
     // took up to 30 ms instead of 15, on the figure of the send they fell on (bench/README.md).
@@ -150,12 +153,9 @@ async function svcFigures(build?: string): Promise<Record<string, number[]>> {
       const m = await waitAndRead(client, { to, since, timeoutMs: 10_000, clock }, {});
       if (!m) throw new Error(`svc: no message to ${to} within 10 s`);
     };
-    const key = svc.ready.seed.api_key_test;
     const from = `Shop <orders@${svc.ready.seed.domain}>`;
-    // Sent with the package's client, as svc-mail/testing hands it to a test (its `client`, with the seeded test key).
-    const sender = createClient({ baseUrl: svc.ready.api, apiKey: key });
     const api: Way = async (to) => {
-      await sender.call('sendEmail', { body: { ...mail(to), from } });
+      await client.call('sendEmail', { body: { ...mail(to), from } });
       await seen(to);
     };
     // The same with Node's fetch, as an app's own code or an SDK sends: fetch keeps a fifth of what a request allocates

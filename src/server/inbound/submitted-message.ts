@@ -95,6 +95,9 @@ function filenameOf(name: string | undefined, i: number, contentType: string): s
   return `attachment-${i + 1}${sub ? `.${sub.replace(/^.*\+/, '')}` : ''}`;
 }
 
+/** mailparser, loaded with the first submitted message (most servers never take one, and it is slow to load), then kept. */
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+
 /**
  * The send request a submitted message makes. From, Subject, Reply-To, the text and HTML parts, attachments (inline
  * ones keep their Content-ID, so `cid:` images still show) and the other header fields come from the message; the
@@ -102,9 +105,6 @@ function filenameOf(name: string | undefined, i: number, contentType: string): s
  * mail clients expect, and no header names it). A message with neither a text nor an HTML part is sent with an empty
  * text part.
  */
-/** mailparser, loaded with the first submitted message (most servers never take one, and it is slow to load), then kept. */
-let mailparser: Promise<typeof import('mailparser')> | undefined;
-
 export async function submittedRequest(raw: Buffer, rcptTo: string[]): Promise<Submitted> {
   const { simpleParser } = await (mailparser ??= import('mailparser'));
   const parsed = await simpleParser(raw, {
