@@ -15,7 +15,8 @@ export type WaitedRow = Pick<
 
 /**
  * The reason a held wait's signal is aborted with when mail comes: nothing reads it, and abort() without one builds a
- * DOMException, stack and all, on the way of every wait's answer (43 µs a send in bench:latency's profile).
+ * DOMException, stack and all, on the way of every wait's answer (43 µs a send of the server's main thread:
+ * bench/README.md, bench:latency).
  */
 const WOKEN = 'woken by the catch';
 
